@@ -1,0 +1,110 @@
+# kimg: find out why CUDA says "no kernel image is available".
+#
+#   make            build/kimg-probe, build/libkimg.so
+#   make test       fixtures (nvcc), unit tests (Check), integration tests
+#   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
+#   make bench      benchmarks (bench/README.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Layout: core/ is the pure image model (parsers, rules, fixes); sys/ holds
+# the few services that touch the process (lazy library loading, driver
+# queries, files); report/ renders; probe/ and shim/ are the front ends.
+
+CC ?= gcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+FUZZ_SECONDS ?= 10
+CLANG ?= clang
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS += -D_GNU_SOURCE -Icore -Isys -Ireport
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 $(WARN) -fPIC -fvisibility=hidden -fno-semantic-interposition
+LDLIBS_SYS := -ldl -lpthread
+
+CORE_SRC := $(sort $(wildcard core/*.c))
+SYS_SRC := $(sort $(wildcard sys/*.c) $(wildcard report/*.c))
+PROBE_SRC := $(sort $(wildcard probe/*.c))
+SHIM_SRC := $(sort $(wildcard shim/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+CORE_OBJ := $(call obj,$(CORE_SRC))
+SYS_OBJ := $(call obj,$(SYS_SRC))
+PROBE_OBJ := $(call obj,$(PROBE_SRC))
+SHIM_OBJ := $(call obj,$(SHIM_SRC))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+
+CORE_LIB := $(BUILD)/libkimgcore.a
+SYS_LIB := $(BUILD)/libkimgsys.a
+PROBE := $(BUILD)/kimg-probe
+SHIM := $(BUILD)/libkimg.so
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+.PHONY: all test unit fixtures fuzz fuzz-build bench install uninstall clean
+all: $(PROBE) $(if $(SHIM_SRC),$(SHIM))
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The core is compiled once; the probe, the shim and the tests link the same objects.
+$(CORE_LIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(SYS_LIB): $(SYS_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(PROBE): $(PROBE_OBJ) $(SYS_LIB) $(CORE_LIB)
+	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(SYS_LIB) $(CORE_LIB) $(LDLIBS_SYS)
+
+$(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) shim/libkimg.map
+	$(CC) $(CFLAGS) -shared -Wl,--version-script=shim/libkimg.map -Wl,-z,now -Wl,-z,nodelete \
+		-o $@ $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(LDLIBS_SYS)
+
+# Unit tests: one Check program per core/sys module.
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(SYS_LIB) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(SYS_LIB) $(CORE_LIB) $(CHECK_LIBS) $(LDLIBS_SYS)
+
+fixtures:
+	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
+
+unit: $(UNIT_BIN)
+
+test: all fixtures unit
+	BUILD=$(BUILD) tests/run.sh
+
+# libFuzzer targets: each links the core sources directly with clang's sanitizers.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $< $(CORE_SRC)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+bench: all fixtures
+	BUILD=$(BUILD) bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 0755 $(PROBE) $(DESTDIR)$(PREFIX)/bin/kimg-probe
+	if [ -f $(SHIM) ]; then install -m 0755 $(SHIM) $(DESTDIR)$(PREFIX)/lib/libkimg.so; fi
+	if [ -f scripts/kimg-run ]; then install -m 0755 scripts/kimg-run $(DESTDIR)$(PREFIX)/bin/kimg-run; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kimg-probe $(DESTDIR)$(PREFIX)/bin/kimg-run $(DESTDIR)$(PREFIX)/lib/libkimg.so
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

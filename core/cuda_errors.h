@@ -1,0 +1,19 @@
+/* CUresult / cudaError_t numbers kimg explains (compat-rules.md section 9). */
+#ifndef KIMG_CUDA_ERRORS_H
+#define KIMG_CUDA_ERRORS_H
+
+#include <stdbool.h>
+
+/* "CUDA_ERROR_NO_BINARY_FOR_GPU" (driver) for 209; NULL when unknown. */
+const char *kimg_cuda_error_name(int code);
+/* Runtime name: "cudaErrorNoKernelImageForDevice"; NULL when unknown. */
+const char *kimg_cuda_runtime_error_name(int code);
+/* Short meaning: "no kernel image suitable for the device". */
+const char *kimg_cuda_error_text(int code);
+/* True for the image-class codes: 200 209 218 221 222 223 300, and 500 / 98
+ * which are image errors only when the module has no fitting image. */
+bool kimg_cuda_error_is_image_class(int code);
+/* 500 and 98: image-class only after the rules confirm a mismatch. */
+bool kimg_cuda_error_needs_confirmation(int code);
+
+#endif

@@ -1,0 +1,23 @@
+/* GPU product names -> compute capability (compat-rules.md section 6). */
+#ifndef KIMG_GPUS_H
+#define KIMG_GPUS_H
+
+#include "arch.h"
+
+struct kimg_gpu {
+	const char *name;      /* canonical: "GeForce RTX 4060 Ti" */
+	uint16_t sm;           /* 89 */
+	bool tegra;
+	const char *family;    /* "Ada" */
+};
+
+/* Case-insensitive match ignoring "NVIDIA", "GeForce", "Tesla", "Quadro"
+ * prefixes and spacing/hyphens ("rtx4060ti", "RTX 4060 Ti" and
+ * "NVIDIA GeForce RTX 4060 Ti" all match). Longest / exact match wins, so
+ * "RTX 4060 Ti" is not "RTX 4060". NULL when unknown. */
+const struct kimg_gpu *kimg_gpu_lookup(const char *name);
+
+/* Table access for listing: returns NULL past the end. */
+const struct kimg_gpu *kimg_gpu_at(size_t index);
+
+#endif

@@ -1,0 +1,58 @@
+/* Finding device code in an input: host ELF files (executables, shared
+ * objects, relocatable objects), static archives, and raw cubin, PTX and
+ * fatbin files. Each place holding device code is a "module": one fatbin
+ * container, or one raw cubin / PTX image. */
+#ifndef KIMG_INPUT_H
+#define KIMG_INPUT_H
+
+#include "error.h"
+#include "span.h"
+
+enum kimg_input_kind {
+	KIMG_INPUT_UNKNOWN = 0,
+	KIMG_INPUT_HOST_ELF, /* host ELF: EXEC, DYN or REL, any machine but EM_CUDA */
+	KIMG_INPUT_ARCHIVE,  /* "!<arch>\n" static archive */
+	KIMG_INPUT_CUBIN,    /* ELF with e_machine EM_CUDA (190) */
+	KIMG_INPUT_FATBIN,   /* starts with the container magic */
+	KIMG_INPUT_WRAPPER,  /* registration wrapper (in-memory only) */
+	KIMG_INPUT_PTX,      /* text with a .version or .target directive */
+	KIMG_INPUT_ZIP,      /* "PK\3\4": wheels and zips, read by the front end */
+	KIMG_INPUT_KIND_COUNT
+};
+
+enum kimg_module_origin {
+	KIMG_ORIGIN_NV_FATBIN = 0, /* section .nv_fatbin */
+	KIMG_ORIGIN_RELFATBIN,     /* section __nv_relfatbin (-rdc) */
+	KIMG_ORIGIN_WRAPPER,       /* reached through a .nvFatBinSegment wrapper */
+	KIMG_ORIGIN_SCAN,          /* container magic found outside known sections */
+	KIMG_ORIGIN_RAW,           /* the whole input is the module */
+	KIMG_ORIGIN_COUNT
+};
+
+struct kimg_module_ref {
+	enum kimg_input_kind kind;     /* KIMG_INPUT_FATBIN, _CUBIN or _PTX */
+	enum kimg_module_origin origin;
+	struct kimg_span bytes;        /* the module's bytes inside the input */
+	uint64_t offset;               /* of bytes within the outermost input */
+	const char *section;           /* section name, or NULL */
+	const char *member;            /* archive member name (NUL-terminated copy
+	                                  valid during the callback), or NULL */
+};
+
+/* Called once per module in input order; a non-zero return stops the walk
+ * and is returned by kimg_input_for_each_module. */
+typedef int (*kimg_module_fn)(void *ctx, const struct kimg_module_ref *mod);
+
+enum kimg_input_kind kimg_input_classify(struct kimg_span in);
+const char *kimg_input_kind_name(enum kimg_input_kind kind);
+
+/* Walk every module in `in`. Host ELF: containers in .nv_fatbin and
+ * __nv_relfatbin (many back to back, zero padding between), and those only
+ * reachable through .nvFatBinSegment wrappers; archives: each member in
+ * turn. Malformed parts are reported through *err after the walk has
+ * yielded every module it could: returns the number of modules, or a
+ * negative error when the input itself is unusable. A partial result with
+ * err->code != 0 means "these modules, then a problem". */
+int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx, struct kimg_error *err);
+
+#endif

@@ -1,0 +1,166 @@
+#include "json.h"
+
+void kimg_json_init(struct kimg_json *j, FILE *out)
+{
+	j->out = out;
+	j->depth = 0;
+	j->first[0] = true;
+	j->after_key = false;
+}
+
+/* Comma before a value unless it is the first in its container or follows a key. */
+static void value_prefix(struct kimg_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (!j->first[j->depth])
+		fputc(',', j->out);
+	j->first[j->depth] = false;
+}
+
+static void open_level(struct kimg_json *j, char c)
+{
+	value_prefix(j);
+	fputc(c, j->out);
+	if (j->depth + 1 < KIMG_JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_level(struct kimg_json *j, char c)
+{
+	if (j->depth > 0)
+		j->depth--;
+	fputc(c, j->out);
+}
+
+void kimg_json_begin_object(struct kimg_json *j) { open_level(j, '{'); }
+void kimg_json_end_object(struct kimg_json *j) { close_level(j, '}'); }
+void kimg_json_begin_array(struct kimg_json *j) { open_level(j, '['); }
+void kimg_json_end_array(struct kimg_json *j) { close_level(j, ']'); }
+
+/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+static void write_escaped(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	fputc('"', out);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t len;
+		if (c == '"' || c == '\\') {
+			fputc('\\', out);
+			fputc(c, out);
+			i++;
+		} else if (c == '\n') {
+			fputs("\\n", out);
+			i++;
+		} else if (c == '\t') {
+			fputs("\\t", out);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(out, "\\u%04x", c);
+			i++;
+		} else if ((len = utf8_seq_len(s + i, n - i)) != 0) {
+			fwrite(s + i, 1, len, out);
+			i += len;
+		} else {
+			fprintf(out, "\\u%04x", c); /* stray byte: keep it visible, keep JSON valid */
+			i++;
+		}
+	}
+	fputc('"', out);
+}
+
+void kimg_json_key(struct kimg_json *j, const char *key)
+{
+	value_prefix(j);
+	write_escaped(j->out, key, strlen(key));
+	fputc(':', j->out);
+	j->after_key = true;
+}
+
+void kimg_json_string_n(struct kimg_json *j, const char *s, size_t n)
+{
+	value_prefix(j);
+	write_escaped(j->out, s, n);
+}
+
+void kimg_json_string(struct kimg_json *j, const char *s)
+{
+	if (!s) {
+		kimg_json_null(j);
+		return;
+	}
+	kimg_json_string_n(j, s, strlen(s));
+}
+
+void kimg_json_int(struct kimg_json *j, int64_t v)
+{
+	value_prefix(j);
+	fprintf(j->out, "%lld", (long long)v);
+}
+
+void kimg_json_uint(struct kimg_json *j, uint64_t v)
+{
+	value_prefix(j);
+	fprintf(j->out, "%llu", (unsigned long long)v);
+}
+
+void kimg_json_bool(struct kimg_json *j, bool v)
+{
+	value_prefix(j);
+	fputs(v ? "true" : "false", j->out);
+}
+
+void kimg_json_null(struct kimg_json *j)
+{
+	value_prefix(j);
+	fputs("null", j->out);
+}
+
+void kimg_json_kv_string(struct kimg_json *j, const char *key, const char *s)
+{
+	kimg_json_key(j, key);
+	kimg_json_string(j, s);
+}
+
+void kimg_json_kv_int(struct kimg_json *j, const char *key, int64_t v)
+{
+	kimg_json_key(j, key);
+	kimg_json_int(j, v);
+}
+
+void kimg_json_kv_uint(struct kimg_json *j, const char *key, uint64_t v)
+{
+	kimg_json_key(j, key);
+	kimg_json_uint(j, v);
+}
+
+void kimg_json_kv_bool(struct kimg_json *j, const char *key, bool v)
+{
+	kimg_json_key(j, key);
+	kimg_json_bool(j, v);
+}

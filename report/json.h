@@ -1,0 +1,42 @@
+/* A minimal streaming JSON writer for the front ends (probe output, shim
+ * JSON Lines). Keeps comma state per nesting level; strings are escaped
+ * per RFC 8259 (control bytes as \u00XX; invalid UTF-8 bytes as \u00XX of
+ * the byte so output stays valid). */
+#ifndef KIMG_REPORT_JSON_H
+#define KIMG_REPORT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KIMG_JSON_MAX_DEPTH 32
+
+struct kimg_json {
+	FILE *out;
+	int depth;
+	bool first[KIMG_JSON_MAX_DEPTH];
+	bool after_key;
+};
+
+void kimg_json_init(struct kimg_json *j, FILE *out);
+void kimg_json_begin_object(struct kimg_json *j);
+void kimg_json_end_object(struct kimg_json *j);
+void kimg_json_begin_array(struct kimg_json *j);
+void kimg_json_end_array(struct kimg_json *j);
+void kimg_json_key(struct kimg_json *j, const char *key);
+void kimg_json_string(struct kimg_json *j, const char *s);       /* NULL -> null */
+void kimg_json_string_n(struct kimg_json *j, const char *s, size_t n);
+void kimg_json_int(struct kimg_json *j, int64_t v);
+void kimg_json_uint(struct kimg_json *j, uint64_t v);
+void kimg_json_bool(struct kimg_json *j, bool v);
+void kimg_json_null(struct kimg_json *j);
+
+/* key + value shorthands */
+void kimg_json_kv_string(struct kimg_json *j, const char *key, const char *s);
+void kimg_json_kv_int(struct kimg_json *j, const char *key, int64_t v);
+void kimg_json_kv_uint(struct kimg_json *j, const char *key, uint64_t v);
+void kimg_json_kv_bool(struct kimg_json *j, const char *key, bool v);
+
+#endif
