@@ -1,0 +1,104 @@
+/* Internal contract of libkimg.so between the hooks layer (hook_*.c: the
+ * only code that touches the dynamic linker and the driver) and the
+ * diagnosis layer (registry, diagnose, options, stack, reporters).
+ * Nothing here is exported: the version script exports only hook symbols. */
+#ifndef KIMG_SHIM_H
+#define KIMG_SHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KIMG_HIDDEN __attribute__((visibility("hidden")))
+#define KIMG_EXPORT __attribute__((visibility("default")))
+#define KIMG_COLD __attribute__((cold, noinline))
+#define KIMG_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KIMG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- options (options.c): read once in the constructor, then read-only ---- */
+
+enum kimg_format { KIMG_FORMAT_TEXT = 0, KIMG_FORMAT_JSON };
+enum kimg_on_error { KIMG_ON_ERROR_CONTINUE = 0, KIMG_ON_ERROR_ABORT, KIMG_ON_ERROR_EXIT };
+enum kimg_fallback { KIMG_FALLBACK_NONE = 0, KIMG_FALLBACK_PTX, KIMG_FALLBACK_FORCE_PTX };
+
+struct kimg_options {
+	bool disabled;             /* KIMG_SKIP matched this program, or KIMG_DISABLE=1 */
+	bool verbose;              /* KIMG_VERBOSE */
+	enum kimg_format format;   /* KIMG_FORMAT=text|json */
+	char log_path[512];        /* KIMG_LOG expanded (%p %h %r); "" = stderr */
+	enum kimg_on_error on_error;
+	int exit_code;             /* KIMG_ON_ERROR=exit:N */
+	enum kimg_fallback fallback;
+	char fallback_glob[256];   /* KIMG_FALLBACK=force-ptx:GLOB */
+	bool audit;                /* KIMG_AUDIT */
+};
+
+KIMG_HIDDEN extern struct kimg_options kimg_opts;
+KIMG_HIDDEN void kimg_options_init(void);  /* walks environ itself; no allocation */
+
+/* ---- real driver entry points (hooks layer fills these) ---- */
+
+typedef int CUresult_t;
+struct kimg_driver_api {
+	CUresult_t (*cuDriverGetVersion)(int *);
+	CUresult_t (*cuCtxGetDevice)(int *);
+	CUresult_t (*cuDeviceGet)(int *, int);
+	CUresult_t (*cuDeviceGetCount)(int *);
+	CUresult_t (*cuDeviceGetName)(char *, int, int);
+	CUresult_t (*cuDeviceGetAttribute)(int *, int, int);
+};
+/* Real (unwrapped) driver functions, resolved lazily from the driver the
+ * process loaded; members are NULL when unavailable. Never calls hooks. */
+KIMG_HIDDEN const struct kimg_driver_api *kimg_driver_real(void);
+
+/* ---- registry (registry.c): handle -> where its code came from ----
+ * Fixed-size, lock-free (atomic CAS), allocation-free tables: insertions
+ * happen on successful loads, lookups only on the cold error path. */
+
+enum kimg_handle_kind {
+	KIMG_HANDLE_MODULE = 0, /* CUmodule */
+	KIMG_HANDLE_LIBRARY,    /* CUlibrary */
+	KIMG_HANDLE_FUNCTION,   /* CUfunction -> parent module or kernel */
+	KIMG_HANDLE_KERNEL,     /* CUkernel -> parent library */
+	KIMG_HANDLE_FATBIN,     /* runtime registration handle (void **) from __cudaRegisterFatBinary */
+	KIMG_HANDLE_HOST_STUB,  /* host stub address -> registration handle (+ device name) */
+	KIMG_HANDLE_KIND_COUNT
+};
+
+struct kimg_origin {
+	const void *image;   /* in-memory image or registration wrapper, or NULL */
+	const char *path;    /* file it was loaded from (cuModuleLoad, cuLibraryLoadFromFile), or NULL */
+	const void *parent;  /* for FUNCTION/KERNEL/HOST_STUB: the handle it came from */
+	const char *name;    /* for FUNCTION/KERNEL/HOST_STUB: the mangled kernel name */
+};
+
+/* Strings passed in must stay valid (names given by the driver's caller are
+ * copied into a fixed arena by the registry; paths likewise). */
+KIMG_HIDDEN void kimg_registry_add(enum kimg_handle_kind kind, const void *handle, const struct kimg_origin *origin);
+KIMG_HIDDEN bool kimg_registry_find(enum kimg_handle_kind kind, const void *handle, struct kimg_origin *out);
+
+/* ---- failure reporting (diagnose.c): the one cold entry point ---- */
+
+struct kimg_failure {
+	const char *call;          /* "cuLibraryGetKernel", "cudaLaunchKernel", ... */
+	int error;                 /* the code the real function returned */
+	const char *kernel;        /* mangled kernel name when the call names one */
+	enum kimg_handle_kind handle_kind;
+	const void *handle;        /* the module/library/function/kernel/stub involved, or NULL */
+	const void *image;         /* image passed to a failed load, or NULL */
+	const char *path;          /* file passed to a failed load, or NULL */
+};
+
+/* Called by a hook when the real call returned an image-class error.
+ * Builds the report from the core model, writes it once per
+ * (module, error), applies KIMG_ON_ERROR. Never changes the error. */
+KIMG_HIDDEN KIMG_COLD void kimg_report_failure(const struct kimg_failure *f);
+
+/* At exit: one summary line when anything failed. */
+KIMG_HIDDEN void kimg_report_summary(void);
+
+/* Thread-local re-entry guard: hooks pass straight through while the
+ * diagnosis itself runs (it calls the driver, dladdr, libunwind). */
+KIMG_HIDDEN extern __thread int kimg_in_diagnosis;
+
+#endif
