@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Compare `kimg-probe scan --json` with `cuobjdump --list-elf --list-ptx` on real libraries.
+
+Per-arch counts of SASS and PTX images must match exactly. cuobjdump prints an
+sm_XYf cubin without its `f` (fatbin-format.md section 14), so SASS arches are
+compared with the `f` removed; PTX keeps its suffix in both tools.
+Usage: compare_cuobjdump.py KIMG_PROBE FILE...   (exit 1 on any mismatch)
+"""
+import collections
+import json
+import re
+import subprocess
+import sys
+import time
+
+ELF_RE = re.compile(r"^ELF file\s+\d+:\s+(\S+)$")
+PTX_RE = re.compile(r"^PTX file\s+\d+:\s+(\S+)$")
+ARCH_RE = re.compile(r"\.(sm_\d+[af]?)\.(cubin|ptx)$")
+
+
+def cuobjdump_counts(path):
+    t0 = time.perf_counter()
+    out = subprocess.run(["cuobjdump", "--list-elf", "--list-ptx", path],
+                         capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    counts = collections.Counter()
+    for line in out.stdout.splitlines():
+        line = line.strip()
+        for regex, kind in ((ELF_RE, "sass"), (PTX_RE, "ptx")):
+            m = regex.match(line)
+            if m:
+                a = ARCH_RE.search(m.group(1))
+                arch = a.group(1) if a else "?"
+                if kind == "sass":
+                    arch = arch.rstrip("f")
+                else:
+                    arch = arch.replace("sm_", "compute_")
+                counts[(kind, arch)] += 1
+    return counts, dt, out.returncode, out.stderr.strip()
+
+
+def kimg_counts(probe, path):
+    t0 = time.perf_counter()
+    out = subprocess.run([probe, "scan", "--json", path], capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    doc = json.loads(out.stdout)
+    counts = collections.Counter()
+    for f in doc["files"]:
+        for mod in f.get("modules", []):
+            for img in mod["images"]:
+                if img["kind"] not in ("sass", "ptx"):
+                    continue
+                arch = img["arch"]
+                if img["kind"] == "sass" and arch.endswith("f"):
+                    arch = arch[:-1]
+                counts[(img["kind"], arch)] += 1
+    return counts, dt
+
+
+def main():
+    probe, files = sys.argv[1], sys.argv[2:]
+    bad = 0
+    for path in files:
+        kc, kt = kimg_counts(probe, path)
+        cc, ct, rc, err = cuobjdump_counts(path)
+        keys = sorted(set(kc) | set(cc))
+        diff = [(k, kc[k], cc[k]) for k in keys if kc[k] != cc[k]]
+        total_k, total_c = sum(kc.values()), sum(cc.values())
+        status = "MATCH" if not diff and total_c > 0 else "MISMATCH"
+        if rc != 0 and total_c == 0:
+            status = "CUOBJDUMP-FAILED"
+        print(f"{status} {path}: kimg {total_k} images in {kt:.3f}s, cuobjdump {total_c} in {ct:.3f}s")
+        print("   " + ", ".join(f"{k[0]}:{k[1]}={kc[k]}" for k in keys))
+        for k, a, b in diff:
+            print(f"   differs {k[0]} {k[1]}: kimg {a}, cuobjdump {b}")
+        if status != "MATCH":
+            bad += 1
+            if err:
+                print("   cuobjdump: " + err[:300])
+    print(f"{len(files) - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
