@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# GPU-machine test suite: run from the repository root on a machine with an NVIDIA GPU,
+# nvcc, cuobjdump, PyTorch and CuPy. Builds kimg, then:
+#   1. kimg-probe device vs nvidia-smi
+#   2. kimg-probe scan vs cuobjdump on the large CUDA libraries present
+#   3. libkimg.so end to end (tests/gpu/shim_gpu.py), when libkimg.so is built
+# Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
+set -u
+export PATH="/usr/local/cuda/bin:$PATH"
+BUILD=${BUILD:-build}
+LOGS=${OUT:-$BUILD/gpu}
+mkdir -p "$LOGS"
+status=0
+make -j"$(nproc)" BUILD="$BUILD" all >"$LOGS/build.log" 2>&1 || { tail -n 30 "$LOGS/build.log"; exit 1; }
+echo "== device vs nvidia-smi"
+python3 tests/gpu/device_vs_nvidia_smi.py "$BUILD/kimg-probe" || status=1
+echo "== scan vs cuobjdump"
+libs=()
+torch_lib=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)
+for f in "$torch_lib"/libtorch_cuda.so "$torch_lib"/libc10_cuda.so; do [ -f "$f" ] && libs+=("$f"); done
+site=$(dirname "$torch_lib" | xargs dirname)
+while IFS= read -r f; do libs+=("$f"); done < <(find "$site/nvidia" -name 'libcublasLt.so*' -o -name 'libcusparse.so*' \
+	-o -name 'libcufft.so*' -o -name 'libcurand.so*' 2>/dev/null | sort | head -n 6)
+python3 tests/gpu/compare_cuobjdump.py "$BUILD/kimg-probe" "${libs[@]}" | tee "$LOGS/compare.log" || status=1
+if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_SHIM:-0}" != 1 ]; then
+	echo "== libkimg.so end to end"
+	python3 tests/gpu/shim_gpu.py "$BUILD" "$BUILD/gpu-work" | tee "$LOGS/shim.log" || status=1
+	tar -C "$BUILD/gpu-work" -czf "$LOGS/shim-work.tgz" --exclude='*.so' --exclude='drv_load' --exclude='wrong_*' \
+		--exclude='right_*' --exclude='torch_ext' . 2>/dev/null
+fi
+exit $status
