@@ -1,6 +1,7 @@
 # kimg: find out why CUDA says "no kernel image is available".
 #
 #   make            build/kimg-probe, build/libkimg.so
+#   make demo       kimg-probe on the built-in example (fixtures built with nvcc)
 #   make test       fixtures (nvcc), unit tests (Check), integration tests
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make bench      benchmarks (bench/README.md)
@@ -46,7 +47,7 @@ SHIM := $(BUILD)/libkimg.so
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all test unit fixtures fuzz fuzz-build bench install uninstall clean
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench install uninstall clean
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM))
 
 $(BUILD)/obj/%.o: %.c
@@ -75,6 +76,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(SYS_LIB) $(CORE_LIB)
 
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
+
+# The README's first command: kimg-probe on the built-in example.
+demo: all fixtures
+	BUILD=$(BUILD) scripts/demo.sh
 
 unit: $(UNIT_BIN)
 

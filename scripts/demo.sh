@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The built-in example: builds small CUDA programs with known arch sets (tests/fixtures),
+# lists the device code inside them, and checks them against three GPUs.
+set -u
+BUILD=${BUILD:-build}
+probe="$BUILD/kimg-probe"
+fx="$BUILD/fixtures"
+run() { echo; echo "\$ $*"; "$@"; }
+run "$probe" scan "$fx/multi_exe" "$fx/libtwo.so"
+run "$probe" check --sm "8.6,9.0,RTX 4060 Ti,Jetson AGX Orin" "$fx/sm80_exe" "$fx/ptxonly_exe" "$fx/libtwo.so"
+echo
+echo "(check exits 1 when some module cannot run on some listed GPU: exit status $?)"
