@@ -1,0 +1,34 @@
+/* Pieces shared by the text and JSON renderers of struct kimg_report. */
+#include <stdio.h>
+
+#include "report.h"
+
+void kimg_report_format_driver(int driver_version, char *buf, size_t size)
+{
+	if (driver_version <= 0)
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%d.%d", driver_version / 1000, driver_version % 1000 / 10);
+}
+
+void kimg_report_format_isa(uint16_t isa, char *buf, size_t size)
+{
+	if (isa == 0)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, "%u.%u", (unsigned)KIMG_ISA_MAJOR(isa), (unsigned)KIMG_ISA_MINOR(isa));
+}
+
+size_t kimg_report_summary_line(unsigned failures, unsigned modules, char *buf, size_t size)
+{
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	if (failures == 0)
+		return 0;
+	int n = snprintf(buf, size, "kimg: %u kernel%s in %u module%s failed to load (see above)\n",
+			 failures, failures == 1 ? "" : "s", modules, modules == 1 ? "" : "s");
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}

@@ -1,0 +1,91 @@
+/* The shim's report model and its two renderers (text for people, JSON
+ * Lines for machines). The model is filled by shim/diagnose.c from the core
+ * verdicts; the renderers only format it, they never re-derive a verdict
+ * (STYLE.md section 1). JSON keys are documented in docs/report-json.md.
+ *
+ * Everything is fixed size so the shim can fill one without the heap. */
+#ifndef KIMG_REPORT_H
+#define KIMG_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "device.h"
+#include "fix.h"
+#include "image.h"
+#include "rules.h"
+
+#define KIMG_REPORT_MAX_IMAGES 64
+#define KIMG_REPORT_MAX_FRAMES 32
+
+struct kimg_python_frame {
+	char file[256];
+	int line;
+	char function[128];
+};
+
+/* Optional section of a later feature (KIMG_FALLBACK): what kimg tried. */
+struct kimg_report_fallback {
+	bool present;
+	char action[64];   /* "force-ptx" */
+	char result[128];  /* "retried with PTX only: 0 CUDA_SUCCESS" */
+};
+
+struct kimg_report {
+	/* the failing call */
+	const char *call;             /* "cuLibraryGetKernel" */
+	int error;                    /* CUresult / cudaError_t value */
+	const char *kernel;           /* mangled name, or NULL */
+	char kernel_demangled[512];   /* "" when unknown or not a C++ name */
+
+	/* where the code came from */
+	char module_file[512];        /* "" when unknown */
+	uint64_t module_offset;       /* of the module within module_file */
+	bool module_offset_known;
+	const char *module_origin;    /* ".nv_fatbin", "cuModuleLoad", "memory", ... or NULL */
+	char module_note[160];        /* why the module could not be read, "" when it was */
+
+	/* the images found in the module and their verdicts */
+	struct kimg_image images[KIMG_REPORT_MAX_IMAGES];
+	struct kimg_image_verdict image_verdicts[KIMG_REPORT_MAX_IMAGES];
+	size_t image_count;           /* entries filled in images[] */
+	size_t image_total;           /* entries in the module (> image_count when truncated) */
+
+	/* the device and the module verdict; *_known false when not available */
+	bool device_known;
+	struct kimg_device device;
+	bool verdict_known;
+	struct kimg_module_verdict verdict;
+	bool fix_known;
+	struct kimg_fix fix;
+
+	/* where the program was when it failed, innermost first */
+	char stack[KIMG_REPORT_MAX_FRAMES][256];
+	size_t stack_count;
+	struct kimg_python_frame python[KIMG_REPORT_MAX_FRAMES];
+	size_t python_count;
+
+	struct kimg_report_fallback fallback;
+};
+
+/* Human-readable block: every line starts with "kimg: ". Returns 0, or
+ * -EIO when the stream reports an error. */
+int kimg_report_write_text(const struct kimg_report *r, FILE *out);
+
+/* One JSON object on one line, ending in '\n' (JSON Lines). Returns 0, or
+ * -EIO when the stream reports an error. */
+int kimg_report_write_json(const struct kimg_report *r, FILE *out);
+
+/* "kimg: 2 kernels in 1 module failed to load (see above)\n" into buf
+ * (always NUL-terminated). Returns the length, 0 when nothing failed. */
+size_t kimg_report_summary_line(unsigned failures, unsigned modules, char *buf, size_t size);
+
+/* Helpers shared by both renderers. */
+/* "13.0" from 13000, "?" for 0. */
+void kimg_report_format_driver(int driver_version, char *buf, size_t size);
+/* "9.0" from 900; "" for 0. */
+void kimg_report_format_isa(uint16_t isa, char *buf, size_t size);
+
+#endif

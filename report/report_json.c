@@ -1,0 +1,197 @@
+/* JSON Lines rendering of a struct kimg_report: one object per line.
+ * The keys are a stable interface, documented in docs/report-json.md;
+ * change them only together with that document and tests/unit/test_report.c. */
+#include <errno.h>
+#include <string.h>
+
+#include "cuda_errors.h"
+#include "json.h"
+#include "report.h"
+
+static void write_error(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "error");
+	kimg_json_begin_object(j);
+	kimg_json_kv_int(j, "code", r->error);
+	kimg_json_kv_string(j, "name", kimg_cuda_error_name(r->error));
+	kimg_json_kv_string(j, "runtime_name", kimg_cuda_runtime_error_name(r->error));
+	kimg_json_kv_string(j, "text", kimg_cuda_error_text(r->error));
+	kimg_json_end_object(j);
+}
+
+static void write_kernel(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "kernel");
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "name", r->kernel);
+	kimg_json_kv_string(j, "demangled", r->kernel_demangled[0] ? r->kernel_demangled : NULL);
+	kimg_json_end_object(j);
+}
+
+static void write_image(struct kimg_json *j, const struct kimg_report *r, size_t i)
+{
+	const struct kimg_image *img = &r->images[i];
+	char arch[32], isa[16];
+	kimg_image_arch_name(img, arch, sizeof arch);
+	kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
+	kimg_json_kv_string(j, "arch", arch);
+	kimg_json_kv_string(j, "ptx_isa", isa[0] ? isa : NULL);
+	kimg_json_kv_bool(j, "compressed", img->compression != KIMG_COMPRESS_NONE);
+	kimg_json_kv_string(j, "compression", kimg_compression_name(img->compression));
+	kimg_json_kv_uint(j, "size", img->size);
+	kimg_json_kv_uint(j, "offset", img->offset);
+	if (r->verdict_known) {
+		const struct kimg_image_verdict *v = &r->image_verdicts[i];
+		kimg_json_kv_string(j, "verdict", kimg_outcome_id(v->outcome));
+		kimg_json_kv_string(j, "reason", kimg_reason_id(v->reason));
+		kimg_json_kv_string(j, "rule", v->rule);
+		kimg_json_kv_bool(j, "selected", r->verdict.selected == (int)i);
+	} else {
+		kimg_json_kv_string(j, "verdict", NULL);
+		kimg_json_kv_string(j, "reason", NULL);
+		kimg_json_kv_string(j, "rule", NULL);
+		kimg_json_kv_bool(j, "selected", false);
+	}
+	kimg_json_end_object(j);
+}
+
+static void write_module(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "module");
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "file", r->module_file[0] ? r->module_file : NULL);
+	if (r->module_offset_known)
+		kimg_json_kv_uint(j, "offset", r->module_offset);
+	else {
+		kimg_json_key(j, "offset");
+		kimg_json_null(j);
+	}
+	kimg_json_kv_string(j, "origin", r->module_origin);
+	kimg_json_kv_string(j, "note", r->module_note[0] ? r->module_note : NULL);
+	kimg_json_kv_uint(j, "image_count", r->image_total);
+	kimg_json_key(j, "images");
+	kimg_json_begin_array(j);
+	for (size_t i = 0; i < r->image_count; i++)
+		write_image(j, r, i);
+	kimg_json_end_array(j);
+	kimg_json_end_object(j);
+}
+
+static void write_device(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "device");
+	if (!r->device_known) {
+		kimg_json_null(j);
+		return;
+	}
+	const struct kimg_device *d = &r->device;
+	char cc[16], drv[16], isa[16];
+	kimg_arch_format_cc(d->cc, cc, sizeof cc);
+	kimg_report_format_driver(d->driver_version, drv, sizeof drv);
+	kimg_report_format_isa(kimg_driver_max_ptx_isa(d->driver_version), isa, sizeof isa);
+	kimg_json_begin_object(j);
+	kimg_json_kv_int(j, "ordinal", d->ordinal);
+	kimg_json_kv_string(j, "name", d->name[0] ? d->name : NULL);
+	kimg_json_kv_string(j, "sm", cc);
+	kimg_json_kv_bool(j, "tegra", d->tegra);
+	kimg_json_kv_string(j, "driver", d->driver_version > 0 ? drv : NULL);
+	kimg_json_kv_int(j, "driver_version", d->driver_version);
+	kimg_json_kv_string(j, "max_ptx_isa", isa[0] ? isa : NULL);
+	kimg_json_kv_bool(j, "force_ptx_jit", d->force_ptx_jit);
+	kimg_json_kv_bool(j, "disable_ptx_jit", d->disable_ptx_jit);
+	kimg_json_end_object(j);
+}
+
+static void write_verdict(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "verdict");
+	if (!r->verdict_known) {
+		kimg_json_null(j);
+		return;
+	}
+	const struct kimg_module_verdict *v = &r->verdict;
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "outcome", kimg_outcome_id(v->outcome));
+	kimg_json_kv_string(j, "reason", kimg_reason_id(v->reason));
+	kimg_json_kv_string(j, "reason_text", kimg_reason_text(v->reason));
+	kimg_json_kv_string(j, "rule", v->rule);
+	kimg_json_key(j, "selected");
+	if (v->selected >= 0)
+		kimg_json_int(j, v->selected);
+	else
+		kimg_json_null(j);
+	kimg_json_kv_int(j, "expected_error", v->expected_error);
+	kimg_json_end_object(j);
+}
+
+/* Empty strings become null so a consumer tests one thing, not two. */
+static void kv_opt(struct kimg_json *j, const char *key, const char *s)
+{
+	kimg_json_kv_string(j, key, s && s[0] ? s : NULL);
+}
+
+static void write_fix(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "fix");
+	if (!r->fix_known) {
+		kimg_json_null(j);
+		return;
+	}
+	const struct kimg_fix *f = &r->fix;
+	kimg_json_begin_object(j);
+	kv_opt(j, "advice", f->advice);
+	kv_opt(j, "nvcc", f->nvcc);
+	kv_opt(j, "cmake", f->cmake);
+	kv_opt(j, "torch_cuda_arch_list", f->torch_arch_list);
+	kv_opt(j, "wheel", f->wheel);
+	kimg_json_kv_int(j, "min_toolkit", f->min_toolkit);
+	kimg_json_kv_int(j, "max_toolkit", f->max_toolkit);
+	kv_opt(j, "min_driver", f->min_driver);
+	kimg_json_end_object(j);
+}
+
+static void write_stacks(struct kimg_json *j, const struct kimg_report *r)
+{
+	kimg_json_key(j, "stack");
+	kimg_json_begin_array(j);
+	for (size_t i = 0; i < r->stack_count; i++)
+		kimg_json_string(j, r->stack[i]);
+	kimg_json_end_array(j);
+	kimg_json_key(j, "python_stack");
+	kimg_json_begin_array(j);
+	for (size_t i = 0; i < r->python_count; i++) {
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "file", r->python[i].file);
+		kimg_json_kv_int(j, "line", r->python[i].line);
+		kimg_json_kv_string(j, "function", r->python[i].function);
+		kimg_json_end_object(j);
+	}
+	kimg_json_end_array(j);
+}
+
+int kimg_report_write_json(const struct kimg_report *r, FILE *out)
+{
+	struct kimg_json j;
+	kimg_json_init(&j, out);
+	kimg_json_begin_object(&j);
+	write_error(&j, r);
+	kimg_json_kv_string(&j, "call", r->call);
+	write_kernel(&j, r);
+	write_module(&j, r);
+	write_device(&j, r);
+	write_verdict(&j, r);
+	write_fix(&j, r);
+	write_stacks(&j, r);
+	if (r->fallback.present) {
+		kimg_json_key(&j, "fallback");
+		kimg_json_begin_object(&j);
+		kimg_json_kv_string(&j, "action", r->fallback.action);
+		kimg_json_kv_string(&j, "result", r->fallback.result);
+		kimg_json_end_object(&j);
+	}
+	kimg_json_end_object(&j);
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}

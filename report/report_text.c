@@ -1,0 +1,166 @@
+/* Text rendering of a struct kimg_report: one block a person reads at a
+ * glance. Every line starts with "kimg: " so the block stays findable when
+ * it lands in the middle of a program's own output. */
+#include <errno.h>
+#include <string.h>
+
+#include "cuda_errors.h"
+#include "report.h"
+
+#define P "kimg: "
+
+/* The driver's names for driver calls, the runtime's for runtime calls
+ * (cudaLaunchKernel returns cudaErrorNoKernelImageForDevice, not
+ * CUDA_ERROR_NO_BINARY_FOR_GPU, although the number is the same). */
+static const char *error_name(const struct kimg_report *r)
+{
+	const char *drv = kimg_cuda_error_name(r->error);
+	const char *rt = kimg_cuda_runtime_error_name(r->error);
+	bool runtime_call = r->call && strncmp(r->call, "cuda", 4) == 0;
+	const char *name = runtime_call ? (rt ? rt : drv) : (drv ? drv : rt);
+	return name ? name : "unknown error";
+}
+
+static void image_verdict_text(const struct kimg_report *r, size_t i, char *buf, size_t size)
+{
+	const struct kimg_image_verdict *v = &r->image_verdicts[i];
+	bool selected = r->verdict_known && r->verdict.selected == (int)i;
+	const char *rule = v->rule ? v->rule : "";
+	const char *open = *rule ? " [" : "", *close = *rule ? "]" : "";
+	switch (v->outcome) {
+	case KIMG_OUTCOME_SASS:
+	case KIMG_OUTCOME_PTX_JIT: {
+		const char *how = v->outcome == KIMG_OUTCOME_SASS ? "runs as cubin" : "runs through PTX JIT";
+		if (selected)
+			snprintf(buf, size, "selected: %s%s%s%s", how, open, rule, close);
+		else if (v->reason != KIMG_REASON_FITS)
+			snprintf(buf, size, "%s, but %s%s%s%s", how, kimg_reason_text(v->reason), open, rule, close);
+		else
+			snprintf(buf, size, "%s%s%s%s", how, open, rule, close);
+		break;
+	}
+	default:
+		snprintf(buf, size, "no: %s%s%s%s", kimg_reason_text(v->reason), open, rule, close);
+		break;
+	}
+}
+
+static void write_device(const struct kimg_report *r, FILE *out)
+{
+	if (!r->device_known) {
+		fprintf(out, P "  device: unknown (the driver could not be asked)\n");
+		return;
+	}
+	const struct kimg_device *d = &r->device;
+	char cc[16], drv[16], isa[16];
+	kimg_arch_format_cc(d->cc, cc, sizeof cc);
+	kimg_report_format_driver(d->driver_version, drv, sizeof drv);
+	kimg_report_format_isa(kimg_driver_max_ptx_isa(d->driver_version), isa, sizeof isa);
+	fprintf(out, P "  device: %s", d->name[0] ? d->name : "GPU");
+	if (d->ordinal >= 0)
+		fprintf(out, " (device %d)", d->ordinal);
+	fprintf(out, ", SM %s%s, driver %s, max PTX ISA %s", cc, d->tegra ? " (Tegra)" : "", drv, isa[0] ? isa : "?");
+	if (d->force_ptx_jit)
+		fprintf(out, ", CUDA_FORCE_PTX_JIT=1");
+	if (d->disable_ptx_jit)
+		fprintf(out, ", CUDA_DISABLE_PTX_JIT=1");
+	fputc('\n', out);
+}
+
+static void write_images(const struct kimg_report *r, FILE *out)
+{
+	if (r->image_total == 0)
+		return;
+	fprintf(out, P "  images (%zu):\n", r->image_total);
+	fprintf(out, P "    %-3s %-5s %-13s %-4s %-10s %10s  %s\n", "#", "kind", "arch", "ptx", "compressed", "size",
+		"verdict");
+	for (size_t i = 0; i < r->image_count; i++) {
+		const struct kimg_image *img = &r->images[i];
+		char arch[32], isa[16], verdict[256];
+		kimg_image_arch_name(img, arch, sizeof arch);
+		kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
+		const char *comp = kimg_compression_name(img->compression);
+		if (r->verdict_known)
+			image_verdict_text(r, i, verdict, sizeof verdict);
+		else
+			snprintf(verdict, sizeof verdict, "?");
+		fprintf(out, P "    %-3zu %-5s %-13s %-4s %-10s %10llu  %s\n", i, kimg_image_kind_name(img->kind), arch,
+			isa[0] ? isa : "-", comp ? comp : "-", (unsigned long long)img->size, verdict);
+	}
+	if (r->image_count < r->image_total)
+		fprintf(out, P "    ... %zu more not shown\n", r->image_total - r->image_count);
+}
+
+static void write_fix(const struct kimg_report *r, FILE *out)
+{
+	const struct kimg_fix *f = &r->fix;
+	const char *lead = P "  fix:    ";
+	const char *cont = P "          ";
+#define FIX_LINE(...) do { fputs(lead, out); fprintf(out, __VA_ARGS__); fputc('\n', out); lead = cont; } while (0)
+	if (f->advice[0])
+		FIX_LINE("%s", f->advice);
+	if (f->nvcc[0])
+		FIX_LINE("nvcc: %s", f->nvcc);
+	if (f->cmake[0])
+		FIX_LINE("CMake: -DCMAKE_CUDA_ARCHITECTURES=\"%s\"", f->cmake);
+	if (f->torch_arch_list[0])
+		FIX_LINE("PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"%s\"", f->torch_arch_list);
+	if (f->wheel[0])
+		FIX_LINE("wheel: %s", f->wheel);
+	if (f->min_toolkit > 0) {
+		char lo[16], hi[16];
+		kimg_report_format_driver(f->min_toolkit, lo, sizeof lo);
+		kimg_report_format_driver(f->max_toolkit, hi, sizeof hi);
+		FIX_LINE("toolkit: CUDA %s%s%s%s%s", lo, f->max_toolkit > 0 ? " to " : " or newer",
+			 f->max_toolkit > 0 ? hi : "", f->min_driver[0] ? ", driver >= " : "", f->min_driver);
+	}
+#undef FIX_LINE
+}
+
+int kimg_report_write_text(const struct kimg_report *r, FILE *out)
+{
+	const char *text = kimg_cuda_error_text(r->error);
+	fprintf(out, P "%s returned %d %s", r->call ? r->call : "a CUDA call", r->error, error_name(r));
+	if (text)
+		fprintf(out, " (%s)", text);
+	fputc('\n', out);
+
+	write_device(r, out);
+	if (r->kernel) {
+		if (r->kernel_demangled[0] && strcmp(r->kernel_demangled, r->kernel) != 0)
+			fprintf(out, P "  kernel: %s  [%s]\n", r->kernel_demangled, r->kernel);
+		else
+			fprintf(out, P "  kernel: %s\n", r->kernel);
+	}
+	fprintf(out, P "  module: %s", r->module_file[0] ? r->module_file : "(in memory, file unknown)");
+	if (r->module_offset_known)
+		fprintf(out, " @ 0x%llx", (unsigned long long)r->module_offset);
+	if (r->module_origin)
+		fprintf(out, " (%s)", r->module_origin);
+	fputc('\n', out);
+	if (r->module_note[0])
+		fprintf(out, P "  note:   %s\n", r->module_note);
+
+	write_images(r, out);
+	if (r->verdict_known) {
+		const char *rule = r->verdict.rule;
+		fprintf(out, P "  why:    %s%s%s%s\n", kimg_reason_text(r->verdict.reason), rule ? " [" : "", rule ? rule : "",
+			rule ? "]" : "");
+	}
+	if (r->fix_known)
+		write_fix(r, out);
+	if (r->fallback.present)
+		fprintf(out, P "  fallback: %s: %s\n", r->fallback.action, r->fallback.result);
+
+	if (r->python_count > 0) {
+		fprintf(out, P "  python stack (innermost first):\n");
+		for (size_t i = 0; i < r->python_count; i++)
+			fprintf(out, P "    %s:%d in %s\n", r->python[i].file, r->python[i].line, r->python[i].function);
+	}
+	if (r->stack_count > 0) {
+		fprintf(out, P "  stack:\n");
+		for (size_t i = 0; i < r->stack_count; i++)
+			fprintf(out, P "    #%-2zu %s\n", i, r->stack[i]);
+	}
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,75 @@
+/* Internal interfaces of the diagnosis side of libkimg.so, beyond the
+ * hooks contract in shim.h: option parsing (options.c), the log target
+ * (log.c), registry statistics (registry.c). Nothing here is exported. */
+#ifndef KIMG_SHIM_DIAG_H
+#define KIMG_SHIM_DIAG_H
+
+#include <stddef.h>
+
+#include "shim.h"
+
+#ifndef KIMG_VERSION
+#define KIMG_VERSION "0.1.0"
+#endif
+
+/* ---- options.c ---- */
+
+/* Facts read from the environment besides struct kimg_options: the driver's
+ * own JIT switches (the rules need them, and the process may change its
+ * environment later), and what the banner shows. */
+struct kimg_env_snapshot {
+	bool force_ptx_jit;     /* CUDA_FORCE_PTX_JIT, else CUDA_FORCE_JIT, != 0 */
+	bool disable_ptx_jit;   /* CUDA_DISABLE_PTX_JIT, else CUDA_DISABLE_JIT, != 0 */
+	bool skipped;           /* disabled because KIMG_SKIP matched */
+	char program[64];       /* program name compared with KIMG_SKIP */
+	char skip[512];         /* KIMG_SKIP list in effect */
+	char log_spec[512];     /* KIMG_LOG as given, before expansion */
+	char fallback_spec[280];/* KIMG_FALLBACK as given */
+};
+
+KIMG_HIDDEN extern struct kimg_env_snapshot kimg_env;
+
+/* What kimg_options_parse needs to know about the process; the constructor
+ * fills it from /proc/self/exe, program_invocation_short_name, the host
+ * name and getpid(). Tests pass their own. */
+struct kimg_options_ctx {
+	const char *exe;        /* basename of /proc/self/exe, or NULL */
+	const char *short_name; /* program_invocation_short_name, or NULL */
+	const char *hostname;   /* for %h; NULL -> "localhost" */
+	long pid;               /* for %p */
+};
+
+/* Parse a NULL-terminated "NAME=VALUE" array into *o and *env (both reset
+ * to defaults first). Bad values leave the default and append one line
+ * "kimg: warning: KIMG_X=...: why\n" to warn (NUL-terminated, truncated
+ * when full). No allocation, no libc locale use. Returns the number of
+ * warnings. */
+KIMG_HIDDEN int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, struct kimg_options *o,
+				   struct kimg_env_snapshot *env, char *warn, size_t warn_size);
+
+/* The KIMG_VERBOSE banner: one line, version and every option's value,
+ * ending in '\n'. Returns its length (truncated to size - 1). */
+KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf,
+				       size_t size);
+
+/* ---- log.c: where reports go ---- */
+
+/* Write buf to the KIMG_LOG target (opened once, lazily, O_APPEND) or to
+ * stderr, in one write() when the kernel allows, so lines from several
+ * processes sharing a log do not interleave. Thread safe. */
+KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
+
+/* For init: print the banner when KIMG_VERBOSE is set. */
+KIMG_HIDDEN void kimg_options_print_banner(void);
+
+/* ---- registry.c ---- */
+
+struct kimg_registry_stats {
+	unsigned long entries;        /* live entries, all kinds */
+	unsigned long dropped;        /* insertions dropped: table full */
+	unsigned long strings_dropped;/* names/paths not copied: arena full */
+	unsigned long arena_used;     /* bytes */
+};
+KIMG_HIDDEN void kimg_registry_get_stats(struct kimg_registry_stats *s);
+
+#endif
