@@ -1,0 +1,131 @@
+/* Static archives ("!<arch>\n"): each member is classified and walked as
+ * an input of its own, with its name reported in every module.
+ * Format: System V / GNU ar with the "//" long-name table and "/" or
+ * "/SYM64/" symbol tables, and BSD "#1/N" inline names. */
+#include "input_internal.h"
+
+#include <stdio.h>
+
+#define AR_MAGIC_SIZE 8u
+#define AR_HDR_SIZE 60u
+#define AR_NAME_MAX 255u
+
+/* Decimal, space padded; -1 on anything else. */
+static int64_t ar_decimal(const uint8_t *p, unsigned n)
+{
+	int64_t v = 0;
+	unsigned i = 0;
+	for (; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+		v = v * 10 + (p[i] - '0'); /* at most 10 digits: no overflow */
+	if (i == 0)
+		return -1;
+	for (; i < n; i++)
+		if (p[i] != ' ')
+			return -1;
+	return v;
+}
+
+static void copy_name(char *dst, const uint8_t *src, uint64_t n)
+{
+	if (n > AR_NAME_MAX)
+		n = AR_NAME_MAX;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Member name into `name`. Returns the number of data bytes the name
+ * occupies at the start of the member (BSD "#1/N"), or -1 if malformed. */
+static int64_t ar_name(const uint8_t *hdr, struct kimg_span longnames, struct kimg_span data, char *name)
+{
+	uint64_t n;
+	if (hdr[0] == '#' && hdr[1] == '1' && hdr[2] == '/') {
+		int64_t len = ar_decimal(hdr + 3, 13);
+		if (len < 0 || (uint64_t)len > data.size)
+			return -1;
+		/* The inline name may be NUL padded. */
+		const uint8_t *nul = memchr(data.data, 0, (size_t)len);
+		copy_name(name, data.data, nul ? (uint64_t)(nul - data.data) : (uint64_t)len);
+		return len;
+	}
+	if (hdr[0] == '/' && hdr[1] >= '0' && hdr[1] <= '9') {
+		/* GNU: "/123" is an offset into "//", names end with "/\n". */
+		int64_t off = ar_decimal(hdr + 1, 15);
+		const uint8_t *end;
+		if (off < 0 || (uint64_t)off >= longnames.size)
+			return -1;
+		end = memchr(longnames.data + off, '\n', longnames.size - (uint64_t)off);
+		n = end ? (uint64_t)(end - (longnames.data + off)) : longnames.size - (uint64_t)off;
+		if (n > 0 && longnames.data[off + n - 1] == '/')
+			n--;
+		copy_name(name, longnames.data + off, n);
+		return 0;
+	}
+	/* Short name: GNU ends it with '/', BSD pads it with spaces. */
+	for (n = 0; n < 16 && hdr[n] != '/' && hdr[n] != ' '; n++)
+		;
+	copy_name(name, hdr, n);
+	return 0;
+}
+
+int kimg_walk_archive(struct kimg_walk *w, struct kimg_span in)
+{
+	struct kimg_span longnames = { NULL, 0 };
+	uint64_t pos = AR_MAGIC_SIZE;
+	char name[AR_NAME_MAX + 1];
+
+	if (w->member)
+		return kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
+	while (pos < in.size && !w->stop) {
+		const uint8_t *hdr = kimg_span_at(&in, pos, AR_HDR_SIZE);
+		int64_t size, skip;
+		struct kimg_span data;
+		uint64_t saved_base = w->base;
+
+		/* A lone '\n' may pad the last member to an even offset. */
+		if (!hdr) {
+			if (in.size - pos == 1 && in.data[pos] == '\n')
+				break;
+			return kimg_walk_fail(w, -KIMG_ETRUNC, pos, "archive: member header truncated");
+		}
+		size = ar_decimal(hdr + 48, 10);
+		if (hdr[58] != '`' || hdr[59] != '\n' || size < 0)
+			return kimg_walk_fail(w, -KIMG_EFORMAT, pos, "archive: bad member header");
+		if (!kimg_span_has(&in, pos + AR_HDR_SIZE, (uint64_t)size))
+			return kimg_walk_fail(w, -KIMG_ETRUNC, pos, "archive: member of %lld bytes passes the end",
+					      (long long)size);
+		data = kimg_span_sub(&in, pos + AR_HDR_SIZE, (uint64_t)size);
+
+		if (memcmp(hdr, "//              ", 16) == 0) {
+			longnames = data;
+		} else if (memcmp(hdr, "/               ", 16) == 0 || memcmp(hdr, "/SYM64/         ", 16) == 0 ||
+			   memcmp(hdr, "__.SYMDEF", 9) == 0) {
+			/* symbol tables */
+		} else if ((skip = ar_name(hdr, longnames, data, name)) < 0) {
+			return kimg_walk_fail(w, -KIMG_EFORMAT, pos, "archive: bad member name");
+		} else {
+			struct kimg_span body = kimg_span_sub(&data, (uint64_t)skip, data.size - (uint64_t)skip);
+			/* Symbol tables named "__.SYMDEF SORTED" come with BSD names. */
+			if (strncmp(name, "__.SYMDEF", 9) != 0) {
+				w->member = name;
+				w->base = saved_base + pos + AR_HDR_SIZE + (uint64_t)skip;
+				switch (kimg_input_classify(body)) {
+				case KIMG_INPUT_ARCHIVE:
+					kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
+					break;
+				case KIMG_INPUT_UNKNOWN:
+				case KIMG_INPUT_ZIP:
+				case KIMG_INPUT_WRAPPER:
+					break; /* not device code: text files, other objects */
+				default:
+					/* A bad member is recorded and the walk goes on. */
+					kimg_walk_input(w, body);
+				}
+				w->member = NULL;
+				w->base = saved_base;
+			}
+		}
+		pos += AR_HDR_SIZE + (uint64_t)size;
+		pos += pos & 1; /* members start at even offsets */
+	}
+	return 0;
+}

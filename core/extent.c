@@ -1,0 +1,145 @@
+/* Extent of an in-memory device image whose length nobody passed us
+ * (cuModuleLoadData, cuLibraryLoadData, __cudaRegisterFatBinary take bare
+ * pointers). The object's own headers bound it; `limit` bounds how far we
+ * are willing to believe them. Reads stay inside what has been established. */
+#include "fatbin.h"
+
+#define ELF64_EHDR_SIZE 64u
+#define ELF64_SHDR_SIZE 64u
+#define ELF64_PHDR_SIZE 56u
+#define SHT_NOBITS 8u
+#define WRAPPER_SIZE 24u
+
+static void grow(uint64_t *end, uint64_t off, uint64_t len, bool *overflow)
+{
+	if (len > UINT64_MAX - off)
+		*overflow = true;
+	else if (off + len > *end)
+		*end = off + len;
+}
+
+/* ELF: the furthest of the header, the section and program header tables,
+ * and every section / segment with file contents. */
+static int elf_extent(const struct kimg_span *s, uint64_t *size, struct kimg_error *err)
+{
+	const uint8_t *id = kimg_span_at(s, 0, ELF64_EHDR_SIZE);
+	uint64_t shoff, phoff, end = ELF64_EHDR_SIZE, shnum;
+	uint16_t shentsize, e_shnum, phentsize, phnum;
+	bool overflow = false;
+
+	if (!id)
+		return kimg_error_set(err, -KIMG_ETRUNC, 0, "ELF image: limit ends inside the ELF header");
+	if (id[4] != 2 || id[5] != 1)
+		return kimg_error_set(err, -KIMG_ENOTSUP, 0, "ELF image: class %u / data %u, only ELF64 little-endian",
+				      id[4], id[5]);
+	kimg_span_u64(s, 0x20, &phoff);
+	kimg_span_u64(s, 0x28, &shoff);
+	kimg_span_u16(s, 0x36, &phentsize);
+	kimg_span_u16(s, 0x38, &phnum);
+	kimg_span_u16(s, 0x3A, &shentsize);
+	kimg_span_u16(s, 0x3C, &e_shnum);
+
+	shnum = e_shnum;
+	if (shoff != 0) {
+		uint64_t sh0_size;
+		if (shentsize != ELF64_SHDR_SIZE)
+			return kimg_error_set(err, -KIMG_EFORMAT, 0x3A, "ELF image: e_shentsize %u", shentsize);
+		/* Extended numbering: e_shnum 0 means the count is in section 0. */
+		if (shnum == 0) {
+			if (!kimg_span_u64(s, shoff + 0x20, &sh0_size))
+				return kimg_error_set(err, -KIMG_ETRUNC, shoff, "ELF image: section 0 past the limit");
+			shnum = sh0_size;
+		}
+		if (shoff > s->size || shnum > (s->size - shoff) / ELF64_SHDR_SIZE)
+			return kimg_error_set(err, -KIMG_ETRUNC, shoff, "ELF image: %llu section headers pass the limit",
+					      (unsigned long long)shnum);
+		grow(&end, shoff, shnum * ELF64_SHDR_SIZE, &overflow);
+		for (uint64_t i = 0; i < shnum; i++) {
+			uint64_t h = shoff + i * ELF64_SHDR_SIZE, off, len;
+			uint32_t type;
+			kimg_span_u32(s, h + 0x04, &type);
+			kimg_span_u64(s, h + 0x18, &off);
+			kimg_span_u64(s, h + 0x20, &len);
+			if (i > 0 && type != SHT_NOBITS)
+				grow(&end, off, len, &overflow);
+		}
+	}
+	if (phoff != 0 && phnum != 0) {
+		if (phentsize != ELF64_PHDR_SIZE)
+			return kimg_error_set(err, -KIMG_EFORMAT, 0x36, "ELF image: e_phentsize %u", phentsize);
+		if (!kimg_span_has(s, phoff, (uint64_t)phnum * ELF64_PHDR_SIZE))
+			return kimg_error_set(err, -KIMG_ETRUNC, phoff, "ELF image: program headers pass the limit");
+		grow(&end, phoff, (uint64_t)phnum * ELF64_PHDR_SIZE, &overflow);
+		for (uint64_t i = 0; i < phnum; i++) {
+			uint64_t h = phoff + i * ELF64_PHDR_SIZE, off, len;
+			kimg_span_u64(s, h + 0x08, &off);
+			kimg_span_u64(s, h + 0x20, &len);
+			grow(&end, off, len, &overflow);
+		}
+	}
+	if (overflow || end > s->size)
+		return kimg_error_set(err, -KIMG_ETRUNC, 0, "ELF image: contents pass the limit of %llu bytes",
+				      (unsigned long long)s->size);
+	*size = end;
+	return 0;
+}
+
+/* PTX handed to cuModuleLoadData is NUL-terminated text (§11). */
+static int ptx_extent(const struct kimg_span *s, uint64_t *size, struct kimg_error *err)
+{
+	const uint8_t *nul = memchr(s->data, 0, s->size);
+	uint64_t n;
+	if (!nul)
+		return kimg_error_set(err, -KIMG_ELIMIT, 0, "text image: no NUL within %llu bytes",
+				      (unsigned long long)s->size);
+	n = (uint64_t)(nul - s->data);
+	if (!memmem(s->data, n, ".version", 8) && !memmem(s->data, n, ".target", 7))
+		return kimg_error_set(err, -KIMG_EUNKNOWN, 0, "image is neither fatbin, ELF nor PTX text");
+	*size = n;
+	return 0;
+}
+
+static int container_extent(const struct kimg_span *s, uint64_t *size, struct kimg_error *err)
+{
+	struct kimg_fatbin fb;
+	int rc = kimg_fatbin_open(*s, 0, &fb, err);
+	if (rc < 0)
+		return rc;
+	*size = fb.bytes.size;
+	return 0;
+}
+
+int kimg_memory_image_extent(const void *p, uint64_t limit, const void **target, uint64_t *size, struct kimg_error *err)
+{
+	struct kimg_span s = kimg_span_make(p, limit);
+	uint32_t magic;
+
+	*target = p;
+	*size = 0;
+	if (!p || !kimg_span_u32(&s, 0, &magic))
+		return kimg_error_set(err, -KIMG_ETRUNC, 0, "image: fewer than 4 bytes");
+	if (magic == KIMG_FATBIN_WRAPPER_MAGIC) {
+		/* §2: the wrapper holds the container's run-time address; the
+		 * container is trusted with the same limit as the wrapper. */
+		uint32_t version;
+		uint64_t data;
+		if (!kimg_span_has(&s, 0, WRAPPER_SIZE))
+			return kimg_error_set(err, -KIMG_ETRUNC, 0, "fatbin wrapper: limit ends inside 24 bytes");
+		kimg_span_u32(&s, 4, &version);
+		kimg_span_u64(&s, 8, &data);
+		if (version != 1 && version != 2)
+			return kimg_error_set(err, -KIMG_EFORMAT, 4, "fatbin wrapper: version %u", version);
+		if (data == 0 || data > UINTPTR_MAX)
+			return kimg_error_set(err, -KIMG_EFORMAT, 8, "fatbin wrapper: null container address");
+		*target = (const void *)(uintptr_t)data;
+		s = kimg_span_make(*target, limit);
+		if (!kimg_span_u32(&s, 0, &magic) || magic != KIMG_FATBIN_MAGIC)
+			return kimg_error_set(err, -KIMG_EFORMAT, 0, "fatbin wrapper: target is not a fatbin container");
+		return container_extent(&s, size, err);
+	}
+	if (magic == KIMG_FATBIN_MAGIC)
+		return container_extent(&s, size, err);
+	if (magic == 0x464C457Fu) /* "\x7fELF" */
+		return elf_extent(&s, size, err);
+	return ptx_extent(&s, size, err);
+}

@@ -1,0 +1,220 @@
+/* Input classification and the module walk for raw inputs (cubin, PTX,
+ * fatbin files). Host ELF files: input_elf.c; static archives: archive.c. */
+#include "input_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "fatbin.h"
+
+#define EM_CUDA 190u
+/* PTX directives are looked for in the first 64 KiB only: a PTX file opens
+ * with a short comment block, and classify must stay cheap on huge inputs. */
+#define PTX_SNIFF_MAX (64u * 1024u)
+
+static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
+	[KIMG_INPUT_UNKNOWN] = "unknown",
+	[KIMG_INPUT_HOST_ELF] = "host-elf",
+	[KIMG_INPUT_ARCHIVE] = "archive",
+	[KIMG_INPUT_CUBIN] = "cubin",
+	[KIMG_INPUT_FATBIN] = "fatbin",
+	[KIMG_INPUT_WRAPPER] = "wrapper",
+	[KIMG_INPUT_PTX] = "ptx",
+	[KIMG_INPUT_ZIP] = "zip",
+};
+
+const char *kimg_input_kind_name(enum kimg_input_kind kind)
+{
+	return (unsigned)kind < KIMG_INPUT_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+static bool has_directive(const uint8_t *p, uint64_t n, const char *d)
+{
+	size_t len = strlen(d);
+	return n > len && memcmp(p, d, len) == 0 && (p[len] == ' ' || p[len] == '\t');
+}
+
+/* Text whose lines include ".version X" or ".target Y" before any NUL. */
+static bool looks_like_ptx(struct kimg_span in)
+{
+	uint64_t n = in.size < PTX_SNIFF_MAX ? in.size : PTX_SNIFF_MAX;
+	const uint8_t *p = in.data;
+	uint64_t i = 0;
+	while (i < n) {
+		while (i < n && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		if (has_directive(p + i, n - i, ".version") || has_directive(p + i, n - i, ".target"))
+			return true;
+		while (i < n && p[i] != '\n') {
+			if (p[i] == 0)
+				return false;
+			i++;
+		}
+		i++;
+	}
+	return false;
+}
+
+enum kimg_input_kind kimg_input_classify(struct kimg_span in)
+{
+	const uint8_t *p = kimg_span_at(&in, 0, 4);
+	uint32_t magic;
+	uint16_t machine;
+
+	if (!p)
+		return KIMG_INPUT_UNKNOWN;
+	if (in.size >= 8 && memcmp(p, "!<arch>\n", 8) == 0)
+		return KIMG_INPUT_ARCHIVE;
+	if (memcmp(p, "PK\3\4", 4) == 0)
+		return KIMG_INPUT_ZIP;
+	kimg_span_u32(&in, 0, &magic);
+	if (magic == KIMG_FATBIN_MAGIC)
+		return KIMG_INPUT_FATBIN;
+	if (magic == KIMG_FATBIN_WRAPPER_MAGIC)
+		return KIMG_INPUT_WRAPPER;
+	if (memcmp(p, "\177ELF", 4) == 0) {
+		/* e_machine is read little-endian: a big-endian file is never a
+		 * cubin and is rejected as a host ELF with a clear message. */
+		const uint8_t *id = kimg_span_at(&in, 0, 6);
+		if (id && id[5] == 1 && kimg_span_u16(&in, 18, &machine) && machine == EM_CUDA)
+			return KIMG_INPUT_CUBIN;
+		return KIMG_INPUT_HOST_ELF;
+	}
+	if (looks_like_ptx(in))
+		return KIMG_INPUT_PTX;
+	return KIMG_INPUT_UNKNOWN;
+}
+
+void kimg_walk_emit(struct kimg_walk *w, enum kimg_input_kind kind, enum kimg_module_origin origin,
+		    struct kimg_span bytes, uint64_t off, const char *section)
+{
+	struct kimg_module_ref m = { kind, origin, bytes, w->base + off, section, w->member };
+	int rc = w->fn ? w->fn(w->ctx, &m) : 0;
+	w->count++;
+	if (rc)
+		w->stop = rc;
+}
+
+static void record(struct kimg_walk *w, int code, uint64_t off, const char *what)
+{
+	struct kimg_error *e = w->err;
+	size_t n = 0, len;
+	if (!e || e->code != 0)
+		return;
+	e->code = code;
+	e->offset = w->base + off;
+	if (w->member) {
+		int r = snprintf(e->what, sizeof e->what, "member %.60s: ", w->member);
+		n = r > 0 ? (size_t)r : 0;
+	}
+	len = strnlen(what, sizeof e->what - n - 1);
+	memcpy(e->what + n, what, len);
+	e->what[n + len] = '\0';
+}
+
+int kimg_walk_fail(struct kimg_walk *w, int code, uint64_t off, const char *fmt, ...)
+{
+	char what[sizeof w->err->what];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	record(w, code, off, what);
+	return code;
+}
+
+int kimg_walk_take(struct kimg_walk *w, const struct kimg_error *e, uint64_t off)
+{
+	record(w, e->code, off + e->offset, e->what);
+	return e->code;
+}
+
+int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,
+			 enum kimg_module_origin origin, const char *section, bool first_fatal)
+{
+	uint64_t pos = 0;
+	int found = 0;
+
+	while (!w->stop) {
+		struct kimg_fatbin fb;
+		struct kimg_error e = { 0, 0, "" };
+		int rc;
+		/* §4: each container may be followed by zero padding (to 8). Only
+		 * the few bytes between containers are read, never a payload. */
+		while (pos < sec.size && sec.data[pos] == 0)
+			pos++;
+		if (pos >= sec.size)
+			break;
+		rc = kimg_fatbin_open(sec, pos, &fb, &e);
+		if (rc < 0) {
+			kimg_walk_take(w, &e, off);
+			return first_fatal && found == 0 ? rc : 0;
+		}
+		kimg_walk_emit(w, KIMG_INPUT_FATBIN, origin, fb.bytes, off + pos, section);
+		found++;
+		pos += fb.bytes.size;
+	}
+	return 0;
+}
+
+bool kimg_container_is_plausible(struct kimg_span in, uint64_t off, uint64_t *size)
+{
+	struct kimg_fatbin fb;
+	struct kimg_image img;
+	uint64_t cursor = 0;
+	int rc, entries = 0;
+
+	if (kimg_fatbin_open(in, off, &fb, NULL) < 0 || fb.header_size != KIMG_FATBIN_HEADER_SIZE)
+		return false;
+	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, NULL)) == 1)
+		entries++;
+	/* Every byte accounted for: the last entry ends at the container end. */
+	if (rc < 0 || entries == 0 || cursor != fb.bytes.size)
+		return false;
+	*size = fb.bytes.size;
+	return true;
+}
+
+int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
+{
+	enum kimg_input_kind kind = kimg_input_classify(in);
+
+	switch (kind) {
+	case KIMG_INPUT_HOST_ELF:
+		return kimg_walk_host_elf(w, in);
+	case KIMG_INPUT_ARCHIVE:
+		return kimg_walk_archive(w, in);
+	case KIMG_INPUT_CUBIN:
+	case KIMG_INPUT_PTX:
+		kimg_walk_emit(w, kind, KIMG_ORIGIN_RAW, in, 0, NULL);
+		return 0;
+	case KIMG_INPUT_FATBIN:
+		return kimg_walk_containers(w, in, 0, KIMG_ORIGIN_RAW, NULL, true);
+	case KIMG_INPUT_WRAPPER:
+		return kimg_walk_fail(w, -KIMG_ENOTSUP, 0,
+				      "fatbin wrapper: holds a run-time address, meaningful only in memory");
+	case KIMG_INPUT_ZIP:
+		return kimg_walk_fail(w, -KIMG_ENOTSUP, 0, "zip archive: open its members first");
+	default:
+		if (in.size == 0)
+			return kimg_walk_fail(w, -KIMG_EUNKNOWN, 0, "empty input");
+		return kimg_walk_fail(w, -KIMG_EUNKNOWN, 0,
+				      "not a host ELF, archive, fatbin, cubin or PTX file");
+	}
+}
+
+int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx, struct kimg_error *err)
+{
+	struct kimg_walk w = { fn, ctx, err, NULL, 0, 0, 0 };
+	int rc;
+
+	if (err) {
+		err->code = 0;
+		err->offset = 0;
+		err->what[0] = '\0';
+	}
+	rc = kimg_walk_input(&w, in);
+	if (w.stop)
+		return w.stop;
+	return rc < 0 ? rc : w.count;
+}

@@ -1,0 +1,54 @@
+/* Internal contract between the input walkers (input.c, input_elf.c,
+ * archive.c). Not part of the API: names keep the kimg_ prefix but are
+ * hidden by -fvisibility=hidden like everything not marked for export. */
+#ifndef KIMG_INPUT_INTERNAL_H
+#define KIMG_INPUT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "input.h"
+
+/* State of one kimg_input_for_each_module call. `base` and `member`
+ * change while an archive member is walked, so every module and every
+ * error offset is relative to the outermost input. */
+struct kimg_walk {
+	kimg_module_fn fn;
+	void *ctx;
+	struct kimg_error *err; /* first problem; may be NULL */
+	const char *member;     /* current archive member name, or NULL */
+	uint64_t base;          /* offset of the current input in the outermost */
+	int count;              /* modules yielded */
+	int stop;               /* non-zero: the callback's return, stop now */
+};
+
+/* Yield one module; `off` is relative to the current input. */
+void kimg_walk_emit(struct kimg_walk *w, enum kimg_input_kind kind, enum kimg_module_origin origin,
+		    struct kimg_span bytes, uint64_t off, const char *section);
+
+/* Record a problem unless one is already recorded; returns code. */
+int kimg_walk_fail(struct kimg_walk *w, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Record an error returned by a parser that worked on a sub-span starting
+ * at `off` of the current input; returns its code. */
+int kimg_walk_take(struct kimg_walk *w, const struct kimg_error *e, uint64_t off);
+
+/* Containers back to back in `sec` (which starts at `off` in the current
+ * input), zero padding between them. A bad container stops the run and is
+ * recorded; if it is the first one and first_fatal is set, its code is
+ * returned (a raw .fatbin file that is not one), else 0. */
+int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,
+			 enum kimg_module_origin origin, const char *section, bool first_fatal);
+
+/* One input of any kind (the whole file, or an archive member). Negative
+ * when it is unusable (recorded through kimg_walk_fail), else 0. */
+int kimg_walk_input(struct kimg_walk *w, struct kimg_span in);
+
+int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in);
+int kimg_walk_archive(struct kimg_walk *w, struct kimg_span in);
+
+/* Strict check used when a magic is found outside the known sections:
+ * a standard 16-byte header and every entry header valid (§9). */
+bool kimg_container_is_plausible(struct kimg_span in, uint64_t off, uint64_t *size);
+
+#endif
