@@ -1,0 +1,437 @@
+/* kimg-probe check: can each module run on each listed GPU? The verdicts
+ * and fixes come from the core (kimg_rules_check_module, kimg_fix_for);
+ * this file only renders them and decides the exit status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_errors.h"
+#include "fix.h"
+#include "probe.h"
+#include "rules.h"
+
+static const char check_help[] =
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--json] PATH...\n"
+	"\n"
+	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
+	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
+	"the driver's JIT) or why none fits, with the error the program would get\n"
+	"(209, 222 ...) and the build settings that fix it (nvcc -gencode, CMake\n"
+	"CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST, minimum toolkit and driver).\n"
+	"\n"
+	"  --sm LIST      comma-separated GPUs: a compute capability (9.0, 90,\n"
+	"                 sm_90), a GPU name (\"RTX 4060 Ti\", H100, \"Jetson AGX\n"
+	"                 Orin\"; quote names with spaces), or 'native' for the GPUs\n"
+	"                 of this machine with their real driver version\n"
+	"  --driver X.Y   CUDA version of the driver assumed for the GPUs given by\n"
+	"                 number or name (e.g. 12.4): PTX newer than that driver's\n"
+	"                 JIT is then reported as error 222. Default: no driver\n"
+	"                 limit (PTX ISA versions are not checked against a driver)\n"
+	"  --json         one JSON document on stdout (docs/json.md)\n"
+	"\n"
+	"Modules that are device-link stubs (every image a cubin without kernels,\n"
+	"as CUDA 13 executables carry; fatbin-format.md section 2) are reported as\n"
+	"such and never make the check fail. A stub is detected only for modules\n"
+	"that would otherwise fail, since it needs the cubins' symbol tables.\n"
+	"\n"
+	"Exit status: 0 when every module can run on every listed GPU; 1 when some\n"
+	"module cannot; 2 on a usage error or when any input could not be read\n"
+	"(2 wins over 1: a partial check is not a pass). Problems with inputs are\n"
+	"printed as 'kimg-probe: PATH: problem' on stderr.\n";
+
+struct check_state {
+	bool json;
+	struct kimg_json j;
+	struct probe_target *targets;
+	int n_targets;
+	unsigned long files, modules, stubs, errors, checks, cannot;
+	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
+};
+
+static void target_label(const struct probe_target *t, char *buf, size_t size)
+{
+	char cc[16];
+	kimg_arch_format_cc(t->dev.cc, cc, sizeof cc);
+	if (t->dev.ordinal >= 0)
+		snprintf(buf, size, "%s (GPU %d %s)", cc, t->dev.ordinal, t->dev.name);
+	else if (t->named)
+		snprintf(buf, size, "%s (%s)", cc, t->dev.name);
+	else
+		snprintf(buf, size, "%s", cc);
+}
+
+static void json_fix(struct kimg_json *j, const struct kimg_fix *fix)
+{
+	char v[16];
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "nvcc", fix->nvcc[0] ? fix->nvcc : NULL);
+	kimg_json_kv_string(j, "cmake", fix->cmake[0] ? fix->cmake : NULL);
+	kimg_json_kv_string(j, "torch_cuda_arch_list", fix->torch_arch_list[0] ? fix->torch_arch_list : NULL);
+	probe_format_cuda_version(fix->min_toolkit, v, sizeof v);
+	kimg_json_kv_string(j, "min_toolkit", v[0] ? v : NULL);
+	probe_format_cuda_version(fix->max_toolkit, v, sizeof v);
+	kimg_json_kv_string(j, "max_toolkit", v[0] ? v : NULL);
+	kimg_json_kv_string(j, "min_driver", fix->min_driver[0] ? fix->min_driver : NULL);
+	kimg_json_kv_string(j, "wheel", fix->wheel[0] ? fix->wheel : NULL);
+	kimg_json_kv_string(j, "advice", fix->advice[0] ? fix->advice : NULL);
+	kimg_json_end_object(j);
+}
+
+static void text_fix(const struct kimg_fix *fix)
+{
+	char lo[16], hi[16];
+	if (fix->nvcc[0])
+		printf("        fix: nvcc %s\n", fix->nvcc);
+	if (fix->cmake[0] || fix->torch_arch_list[0])
+		printf("             CMAKE_CUDA_ARCHITECTURES=%s  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
+		       fix->cmake[0] ? fix->cmake : "-", fix->torch_arch_list[0] ? fix->torch_arch_list : "-");
+	probe_format_cuda_version(fix->min_toolkit, lo, sizeof lo);
+	probe_format_cuda_version(fix->max_toolkit, hi, sizeof hi);
+	if (lo[0] || hi[0] || fix->min_driver[0]) {
+		printf("             toolkit: CUDA %s%s%s%s", lo[0] ? lo : "?", hi[0] ? " to " : " or newer",
+		       hi[0] ? hi : "", fix->min_driver[0] ? "" : "\n");
+		if (fix->min_driver[0])
+			printf(", driver >= %s\n", fix->min_driver);
+	}
+	if (fix->wheel[0])
+		printf("             PyTorch: %s\n", fix->wheel);
+	if (fix->advice[0])
+		printf("             %s\n", fix->advice);
+}
+
+struct verdict_row {
+	struct kimg_module_verdict v;
+	struct kimg_fix fix;
+	bool have_fix;
+};
+
+/* Verdicts of one module on every target; returns true if any cannot run. */
+static bool judge(struct check_state *s, const struct probe_module *m, struct verdict_row *rows)
+{
+	bool fails = false;
+	for (int t = 0; t < s->n_targets; t++) {
+		memset(&rows[t], 0, sizeof rows[t]);
+		kimg_rules_check_module(m->imgs, m->n_imgs, &s->targets[t].dev, NULL, &rows[t].v);
+		if (rows[t].v.outcome == KIMG_OUTCOME_CANNOT_RUN) {
+			fails = true;
+			rows[t].have_fix = kimg_fix_for(&s->targets[t].dev, &rows[t].v, m->imgs, m->n_imgs, &rows[t].fix) == 0;
+		}
+	}
+	return fails;
+}
+
+static void selected_name(const struct probe_module *m, const struct kimg_module_verdict *v, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (v->selected >= 0 && (size_t)v->selected < m->n_imgs)
+		kimg_image_arch_name(&m->imgs[v->selected], buf, size);
+}
+
+static void json_module(struct check_state *s, const struct probe_module *m, const struct verdict_row *rows,
+			bool stub)
+{
+	struct kimg_json *j = &s->j;
+	kimg_json_begin_object(j);
+	kimg_json_kv_uint(j, "offset", m->offset);
+	kimg_json_kv_uint(j, "size", m->size);
+	kimg_json_kv_string(j, "kind", probe_module_kind_name(m->kind));
+	kimg_json_kv_string(j, "origin", probe_origin_name(m->origin));
+	kimg_json_kv_string(j, "section", m->section);
+	kimg_json_kv_string(j, "member", m->member);
+	kimg_json_kv_string(j, "error", m->error[0] ? m->error : NULL);
+	kimg_json_kv_bool(j, "link_stub", stub);
+	kimg_json_key(j, "images");
+	kimg_json_begin_array(j);
+	for (size_t k = 0; k < m->n_imgs; k++)
+		probe_json_image(j, &m->imgs[k], false);
+	kimg_json_end_array(j);
+	kimg_json_key(j, "verdicts");
+	kimg_json_begin_array(j);
+	for (int t = 0; rows && t < s->n_targets; t++) {
+		const struct probe_target *tg = &s->targets[t];
+		const struct kimg_module_verdict *v = &rows[t].v;
+		char cc[16], img[32];
+		kimg_arch_format_cc(tg->dev.cc, cc, sizeof cc);
+		selected_name(m, v, img, sizeof img);
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "sm", cc);
+		kimg_json_kv_string(j, "device", tg->named ? tg->dev.name : NULL);
+		kimg_json_kv_string(j, "outcome", kimg_outcome_id(v->outcome));
+		kimg_json_kv_string(j, "image", img[0] ? img : NULL);
+		kimg_json_kv_string(j, "reason", kimg_reason_id(v->reason));
+		kimg_json_kv_string(j, "rule", v->rule);
+		kimg_json_key(j, "expected_error");
+		if (v->expected_error)
+			kimg_json_int(j, v->expected_error);
+		else
+			kimg_json_null(j);
+		kimg_json_key(j, "fix");
+		if (rows[t].have_fix && !stub)
+			json_fix(j, &rows[t].fix);
+		else
+			kimg_json_null(j);
+		kimg_json_end_object(j);
+	}
+	kimg_json_end_array(j);
+	kimg_json_end_object(j);
+}
+
+/* Distinct image targets of a module, in order: "sm_80 sm_90 compute_90". */
+static void module_archs(const struct probe_module *m, char *buf, size_t size)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->n_imgs; i++) {
+		char a[32], key[34];
+		kimg_image_arch_name(&m->imgs[i], a, sizeof a);
+		snprintf(key, sizeof key, " %s ", a);
+		char padded[512];
+		snprintf(padded, sizeof padded, " %s ", buf);
+		if (strstr(padded, key))
+			continue;
+		int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", a);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static void text_module(struct check_state *s, size_t index, const struct probe_module *m,
+			const struct verdict_row *rows, bool stub)
+{
+	char place[256], archs[400];
+	probe_format_module_place(m, place, sizeof place);
+	module_archs(m, archs, sizeof archs);
+	printf("  module %zu %s: %s\n", index + 1, place, m->n_imgs ? archs : "(no images)");
+	if (m->error[0])
+		printf("    error: %s\n", m->error);
+	if (stub) {
+		printf("    device-link stub (cubins without kernels): not checked\n");
+		return;
+	}
+	for (int t = 0; rows && t < s->n_targets; t++) {
+		const struct kimg_module_verdict *v = &rows[t].v;
+		char label[160], img[32];
+		target_label(&s->targets[t], label, sizeof label);
+		selected_name(m, v, img, sizeof img);
+		if (v->outcome == KIMG_OUTCOME_SASS) {
+			printf("    %-18s runs: cubin %s\n", label, img);
+		} else if (v->outcome == KIMG_OUTCOME_PTX_JIT) {
+			printf("    %-18s runs: PTX %s, compiled by the driver's JIT\n", label, img);
+		} else {
+			const char *ename = kimg_cuda_error_name(v->expected_error);
+			printf("    %-18s CANNOT RUN: %s [%s]", label, kimg_reason_text(v->reason), v->rule ? v->rule : "?");
+			if (v->expected_error)
+				printf(" -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
+			putchar('\n');
+			if (rows[t].have_fix)
+				text_fix(&rows[t].fix);
+		}
+	}
+}
+
+static void check_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
+{
+	struct check_state *s = ctx;
+	struct probe_file pf;
+	memset(&pf, 0, sizeof pf);
+	pf.path = path;
+	pf.bytes = bytes;
+	probe_collect(&pf);
+	s->files++;
+	if (pf.error[0]) {
+		probe_report_error(path, pf.error);
+		s->errors++;
+	}
+	struct verdict_row *rows = calloc((size_t)s->n_targets, sizeof *rows);
+	if (s->json) {
+		kimg_json_begin_object(&s->j);
+		kimg_json_kv_string(&s->j, "path", path);
+		kimg_json_kv_string(&s->j, "kind", probe_module_kind_name(pf.kind));
+		kimg_json_kv_string(&s->j, "error", pf.error[0] ? pf.error : NULL);
+		kimg_json_key(&s->j, "modules");
+		kimg_json_begin_array(&s->j);
+	} else if (pf.n_mods > 0 || explicit_path) {
+		printf("%s: %zu module%s%s\n", path, pf.n_mods, pf.n_mods == 1 ? "" : "s",
+		       pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
+		if (pf.error[0])
+			printf("  error: %s\n", pf.error);
+	}
+	for (size_t i = 0; i < pf.n_mods; i++) {
+		const struct probe_module *m = &pf.mods[i];
+		if (m->error[0]) {
+			char place[256], msg[512];
+			probe_format_module_place(m, place, sizeof place);
+			snprintf(msg, sizeof msg, "module %s: %s", place, m->error);
+			probe_report_error(path, msg);
+			s->errors++;
+		}
+		s->modules++;
+		bool stub = false;
+		bool judged = rows && m->n_imgs > 0;
+		if (judged && judge(s, m, rows))
+			stub = probe_module_is_link_stub(m);
+		if (stub)
+			s->stubs++;
+		for (int t = 0; judged && !stub && t < s->n_targets; t++) {
+			s->checks++;
+			s->by_outcome[rows[t].v.outcome < KIMG_OUTCOME_COUNT ? rows[t].v.outcome : KIMG_OUTCOME_CANNOT_RUN]++;
+			if (rows[t].v.outcome == KIMG_OUTCOME_CANNOT_RUN)
+				s->cannot++;
+		}
+		if (s->json)
+			json_module(s, m, judged ? rows : NULL, stub);
+		else
+			text_module(s, i, m, judged ? rows : NULL, stub);
+	}
+	if (s->json) {
+		kimg_json_end_array(&s->j);
+		kimg_json_end_object(&s->j);
+	}
+	free(rows);
+	probe_file_free(&pf);
+}
+
+static void check_error(void *ctx, const char *path, const char *problem)
+{
+	struct check_state *s = ctx;
+	probe_report_error(path, problem);
+	s->errors++;
+	if (s->json) {
+		kimg_json_begin_object(&s->j);
+		kimg_json_kv_string(&s->j, "path", path);
+		kimg_json_kv_string(&s->j, "kind", NULL);
+		kimg_json_kv_string(&s->j, "error", problem);
+		kimg_json_key(&s->j, "modules");
+		kimg_json_begin_array(&s->j);
+		kimg_json_end_array(&s->j);
+		kimg_json_end_object(&s->j);
+	}
+}
+
+/* "12.4" -> 12040; -1 when malformed. */
+static int parse_driver(const char *text)
+{
+	unsigned major, minor;
+	char tail;
+	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
+		return -1;
+	return (int)(major * 1000 + minor * 10);
+}
+
+static void json_targets(struct check_state *s)
+{
+	struct kimg_json *j = &s->j;
+	kimg_json_key(j, "targets");
+	kimg_json_begin_array(j);
+	for (int t = 0; t < s->n_targets; t++) {
+		const struct kimg_device *d = &s->targets[t].dev;
+		char cc[16], drv[16];
+		kimg_arch_format_cc(d->cc, cc, sizeof cc);
+		probe_format_cuda_version(d->driver_version, drv, sizeof drv);
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "sm", cc);
+		kimg_json_kv_string(j, "device", s->targets[t].named ? d->name : NULL);
+		kimg_json_kv_bool(j, "tegra", d->tegra);
+		kimg_json_kv_string(j, "driver_cuda_version", drv[0] ? drv : NULL);
+		kimg_json_key(j, "index");
+		if (d->ordinal >= 0)
+			kimg_json_int(j, d->ordinal);
+		else
+			kimg_json_null(j);
+		kimg_json_end_object(j);
+	}
+	kimg_json_end_array(j);
+}
+
+int probe_cmd_check(int argc, char **argv)
+{
+	struct check_state s;
+	memset(&s, 0, sizeof s);
+	const char *sm_list = NULL;
+	int driver = 0;
+	char **paths = calloc((size_t)argc, sizeof *paths);
+	int n_paths = 0, status = PROBE_EXIT_ERROR;
+	bool options_done = false;
+	if (!paths)
+		return PROBE_EXIT_ERROR;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (options_done || a[0] != '-' || a[1] == '\0') {
+			paths[n_paths++] = argv[i];
+		} else if (strcmp(a, "--") == 0) {
+			options_done = true;
+		} else if (strcmp(a, "--json") == 0) {
+			s.json = true;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(check_help, stdout);
+			status = PROBE_EXIT_OK;
+			goto out;
+		} else if (strcmp(a, "--sm") == 0 || strncmp(a, "--sm=", 5) == 0) {
+			sm_list = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!sm_list) {
+				fprintf(stderr, "kimg-probe check: --sm needs a LIST\n");
+				goto out;
+			}
+		} else if (strcmp(a, "--driver") == 0 || strncmp(a, "--driver=", 9) == 0) {
+			const char *d = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!d || (driver = parse_driver(d)) < 0) {
+				fprintf(stderr, "kimg-probe check: --driver needs a CUDA version X.Y (e.g. 12.4)\n");
+				goto out;
+			}
+		} else {
+			fprintf(stderr, "kimg-probe check: unknown option '%s' (see kimg-probe check --help)\n", a);
+			goto out;
+		}
+	}
+	if (!sm_list) {
+		fprintf(stderr, "kimg-probe check: --sm LIST is required (see kimg-probe check --help)\n");
+		goto out;
+	}
+	if (n_paths == 0) {
+		fprintf(stderr, "kimg-probe check: no PATH given (see kimg-probe check --help)\n");
+		goto out;
+	}
+	if ((s.n_targets = probe_parse_targets(sm_list, driver, &s.targets)) < 0)
+		goto out;
+	struct probe_walker w = { &s, check_input, check_error };
+	if (s.json) {
+		kimg_json_init(&s.j, stdout);
+		kimg_json_begin_object(&s.j);
+		json_targets(&s);
+		kimg_json_key(&s.j, "files");
+		kimg_json_begin_array(&s.j);
+	}
+	probe_walk(paths, n_paths, &w);
+	status = s.errors ? PROBE_EXIT_ERROR : s.cannot ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+	if (s.json) {
+		kimg_json_end_array(&s.j);
+		kimg_json_kv_bool(&s.j, "ok", status == PROBE_EXIT_OK);
+		kimg_json_key(&s.j, "summary");
+		kimg_json_begin_object(&s.j);
+		kimg_json_kv_uint(&s.j, "files", s.files);
+		kimg_json_kv_uint(&s.j, "modules", s.modules);
+		kimg_json_kv_uint(&s.j, "link_stubs", s.stubs);
+		kimg_json_kv_uint(&s.j, "checks", s.checks);
+		kimg_json_kv_uint(&s.j, "sass", s.by_outcome[KIMG_OUTCOME_SASS]);
+		kimg_json_kv_uint(&s.j, "ptx_jit", s.by_outcome[KIMG_OUTCOME_PTX_JIT]);
+		kimg_json_kv_uint(&s.j, "cannot_run", s.cannot);
+		kimg_json_kv_uint(&s.j, "errors", s.errors);
+		kimg_json_end_object(&s.j);
+		kimg_json_end_object(&s.j);
+		fputc('\n', stdout);
+	} else {
+		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit), %lu cannot run",
+		       s.files, s.files == 1 ? "" : "s", s.modules, s.modules == 1 ? "" : "s", s.n_targets,
+		       s.n_targets == 1 ? "" : "s", s.checks - s.cannot, s.by_outcome[KIMG_OUTCOME_SASS],
+		       s.by_outcome[KIMG_OUTCOME_PTX_JIT], s.cannot);
+		if (s.stubs)
+			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
+		printf("; %lu error%s%s\n", s.errors, s.errors == 1 ? "" : "s",
+		       s.errors ? " (some inputs could not be read: exit 2)" : "");
+	}
+	fflush(stdout);
+out:
+	free(paths);
+	free(s.targets);
+	return status;
+}

@@ -1,0 +1,272 @@
+/* kimg-probe scan: every module and image in files, directories, wheels. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+static const char scan_help[] =
+	"usage: kimg-probe scan [--json] [--kernels] PATH...\n"
+	"\n"
+	"List the device code in each PATH: every module (fatbin container, or a\n"
+	"raw cubin / PTX file) with its images: kind (sass, ptx, ltoir), target\n"
+	"(sm_90a, compute_100f, lto_90), PTX ISA version, compression and size.\n"
+	"Reads host ELF files (executables, .so, .o), static archives, raw\n"
+	"fatbin/cubin/PTX files; directories are searched recursively (symlinked\n"
+	"directories are not followed; pipes and devices inside them are skipped);\n"
+	".whl and .zip files are read in place through libarchive (members shown as\n"
+	"wheel.whl!/torch/lib/libx.so). Inside directories and archives, files that\n"
+	"hold no ELF, archive, fatbin, cubin or PTX are skipped silently. Only\n"
+	"headers are read: payloads stay untouched unless --kernels is given.\n"
+	"\n"
+	"  --json      one JSON document on stdout (docs/json.md); every entry as\n"
+	"              found, nothing merged\n"
+	"  --kernels   add the kernel names of each image (decompresses payloads;\n"
+	"              names are mangled)\n"
+	"\n"
+	"Text output folds identical images of one module into one line with a\n"
+	"count (xN), and ends with a summary line.\n"
+	"\n"
+	"Exit status: 0 when every input was read; 2 when any input could not be\n"
+	"read or parsed (missing, unreadable, truncated, not an ELF ...): each such\n"
+	"problem is one line 'kimg-probe: PATH: problem' on stderr and the scan goes\n"
+	"on with the next input. $KIMG_LIBARCHIVE names another libarchive to load.\n";
+
+struct scan_state {
+	bool json, kernels;
+	struct kimg_json j;
+	unsigned long files, modules, images, errors;
+	unsigned long by_kind[KIMG_IMAGE_KIND_COUNT];
+};
+
+struct text_kernels {
+	unsigned count;
+};
+
+static int text_kernel(void *ctx, const char *name, size_t len)
+{
+	struct text_kernels *t = ctx;
+	printf("%s%.*s", t->count++ ? ", " : "        kernels: ", (int)len, name);
+	return 0;
+}
+
+static bool same_image(const struct kimg_image *a, const struct kimg_image *b)
+{
+	return a->kind == b->kind && a->arch.sm == b->arch.sm && a->arch.variant == b->arch.variant &&
+	       a->ptx_isa == b->ptx_isa && a->compression == b->compression && a->size == b->size;
+}
+
+static void text_image(struct scan_state *s, const struct kimg_image *img, unsigned count)
+{
+	char arch[32], isa[16], times[16] = "";
+	kimg_image_arch_name(img, arch, sizeof arch);
+	probe_format_isa(img->ptx_isa, isa, sizeof isa);
+	const char *comp = kimg_compression_name(img->compression);
+	if (count > 1)
+		snprintf(times, sizeof times, "  x%u", count);
+	printf("    %-6s %-14s %-5s %-7s %10llu%s\n", kimg_image_kind_name(img->kind), arch,
+	       img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : "-", comp ? comp : "-",
+	       (unsigned long long)img->size, times);
+	if (s->kernels) {
+		struct text_kernels t = { 0 };
+		struct kimg_error err = { 0, 0, "" };
+		int rc = probe_image_kernels(img, text_kernel, &t, &err);
+		if (rc < 0)
+			printf("%s(kernels unreadable: %s)", t.count ? " " : "        ", err.what[0] ? err.what : kimg_strerror(rc));
+		if (t.count || rc < 0)
+			putchar('\n');
+	}
+}
+
+static void text_module(struct scan_state *s, size_t index, const struct probe_module *m)
+{
+	char place[256];
+	probe_format_module_place(m, place, sizeof place);
+	printf("  module %zu %s: %s, %zu image%s\n", index + 1, place, probe_module_kind_name(m->kind), m->n_imgs,
+	       m->n_imgs == 1 ? "" : "s");
+	bool *shown = calloc(m->n_imgs ? m->n_imgs : 1, sizeof *shown);
+	for (size_t i = 0; i < m->n_imgs; i++) {
+		if (shown && shown[i])
+			continue;
+		unsigned count = 1;
+		/* Fold later identical entries (a linked program can hold two
+		 * cubins per gencode, fatbin-format.md section 8) unless kernel
+		 * names were asked for: those are listed per entry. */
+		for (size_t k = i + 1; shown && !s->kernels && k < m->n_imgs; k++)
+			if (!shown[k] && same_image(&m->imgs[i], &m->imgs[k])) {
+				shown[k] = true;
+				count++;
+			}
+		text_image(s, &m->imgs[i], count);
+	}
+	free(shown);
+	if (m->error[0])
+		printf("    error: %s\n", m->error);
+}
+
+static void count_file(struct scan_state *s, const struct probe_file *pf)
+{
+	s->files++;
+	s->modules += pf->n_mods;
+	for (size_t i = 0; i < pf->n_mods; i++)
+		for (size_t k = 0; k < pf->mods[i].n_imgs; k++) {
+			s->images++;
+			unsigned kind = pf->mods[i].imgs[k].kind;
+			if (kind < KIMG_IMAGE_KIND_COUNT)
+				s->by_kind[kind]++;
+		}
+}
+
+static void report_problems(struct scan_state *s, const struct probe_file *pf)
+{
+	if (pf->error[0]) {
+		probe_report_error(pf->path, pf->error);
+		s->errors++;
+	}
+	for (size_t i = 0; i < pf->n_mods; i++)
+		if (pf->mods[i].error[0]) {
+			char place[256], msg[512];
+			probe_format_module_place(&pf->mods[i], place, sizeof place);
+			snprintf(msg, sizeof msg, "module %s: %s", place, pf->mods[i].error);
+			probe_report_error(pf->path, msg);
+			s->errors++;
+		}
+}
+
+static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
+{
+	struct scan_state *s = ctx;
+	struct probe_file pf;
+	memset(&pf, 0, sizeof pf);
+	pf.path = path;
+	pf.bytes = bytes;
+	probe_collect(&pf);
+	report_problems(s, &pf);
+	count_file(s, &pf);
+	if (s->json) {
+		struct kimg_json *j = &s->j;
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "path", path);
+		kimg_json_kv_string(j, "kind", probe_module_kind_name(pf.kind));
+		kimg_json_kv_uint(j, "size", bytes.size);
+		kimg_json_kv_string(j, "error", pf.error[0] ? pf.error : NULL);
+		kimg_json_key(j, "modules");
+		kimg_json_begin_array(j);
+		for (size_t i = 0; i < pf.n_mods; i++) {
+			const struct probe_module *m = &pf.mods[i];
+			kimg_json_begin_object(j);
+			kimg_json_kv_uint(j, "offset", m->offset);
+			kimg_json_kv_uint(j, "size", m->size);
+			kimg_json_kv_string(j, "kind", probe_module_kind_name(m->kind));
+			kimg_json_kv_string(j, "origin", probe_origin_name(m->origin));
+			kimg_json_kv_string(j, "section", m->section);
+			kimg_json_kv_string(j, "member", m->member);
+			kimg_json_kv_string(j, "error", m->error[0] ? m->error : NULL);
+			kimg_json_key(j, "images");
+			kimg_json_begin_array(j);
+			for (size_t k = 0; k < m->n_imgs; k++)
+				probe_json_image(j, &m->imgs[k], s->kernels);
+			kimg_json_end_array(j);
+			kimg_json_end_object(j);
+		}
+		kimg_json_end_array(j);
+		kimg_json_end_object(j);
+	} else if (pf.n_mods > 0 || explicit_path) {
+		printf("%s: %s, %zu module%s%s\n", path, probe_module_kind_name(pf.kind), pf.n_mods,
+		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
+		for (size_t i = 0; i < pf.n_mods; i++)
+			text_module(s, i, &pf.mods[i]);
+		if (pf.error[0])
+			printf("  error: %s\n", pf.error);
+	}
+	probe_file_free(&pf);
+}
+
+static void scan_error(void *ctx, const char *path, const char *problem)
+{
+	struct scan_state *s = ctx;
+	probe_report_error(path, problem);
+	s->errors++;
+	if (s->json) {
+		struct kimg_json *j = &s->j;
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "path", path);
+		kimg_json_kv_string(j, "kind", NULL);
+		kimg_json_kv_string(j, "error", problem);
+		kimg_json_key(j, "modules");
+		kimg_json_begin_array(j);
+		kimg_json_end_array(j);
+		kimg_json_end_object(j);
+	}
+}
+
+int probe_cmd_scan(int argc, char **argv)
+{
+	struct scan_state s;
+	memset(&s, 0, sizeof s);
+	char **paths = calloc((size_t)argc, sizeof *paths);
+	int n_paths = 0;
+	bool options_done = false;
+	if (!paths)
+		return PROBE_EXIT_ERROR;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (options_done || a[0] != '-' || a[1] == '\0') {
+			paths[n_paths++] = argv[i];
+		} else if (strcmp(a, "--") == 0) {
+			options_done = true;
+		} else if (strcmp(a, "--json") == 0) {
+			s.json = true;
+		} else if (strcmp(a, "--kernels") == 0) {
+			s.kernels = true;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(scan_help, stdout);
+			free(paths);
+			return PROBE_EXIT_OK;
+		} else {
+			fprintf(stderr, "kimg-probe scan: unknown option '%s' (see kimg-probe scan --help)\n", a);
+			free(paths);
+			return PROBE_EXIT_ERROR;
+		}
+	}
+	if (n_paths == 0) {
+		fprintf(stderr, "kimg-probe scan: no PATH given (see kimg-probe scan --help)\n");
+		free(paths);
+		return PROBE_EXIT_ERROR;
+	}
+	struct probe_walker w = { &s, scan_input, scan_error };
+	if (s.json) {
+		kimg_json_init(&s.j, stdout);
+		kimg_json_begin_object(&s.j);
+		kimg_json_key(&s.j, "files");
+		kimg_json_begin_array(&s.j);
+	}
+	probe_walk(paths, n_paths, &w);
+	free(paths);
+	if (s.json) {
+		kimg_json_end_array(&s.j);
+		kimg_json_key(&s.j, "summary");
+		kimg_json_begin_object(&s.j);
+		kimg_json_kv_uint(&s.j, "files", s.files);
+		kimg_json_kv_uint(&s.j, "modules", s.modules);
+		kimg_json_kv_uint(&s.j, "images", s.images);
+		kimg_json_kv_uint(&s.j, "sass", s.by_kind[KIMG_IMAGE_SASS]);
+		kimg_json_kv_uint(&s.j, "ptx", s.by_kind[KIMG_IMAGE_PTX]);
+		kimg_json_kv_uint(&s.j, "ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
+		kimg_json_kv_uint(&s.j, "unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		kimg_json_kv_uint(&s.j, "errors", s.errors);
+		kimg_json_end_object(&s.j);
+		kimg_json_end_object(&s.j);
+		fputc('\n', stdout);
+	} else {
+		printf("%lu file%s, %lu module%s, %lu image%s: %lu sass, %lu ptx", s.files, s.files == 1 ? "" : "s",
+		       s.modules, s.modules == 1 ? "" : "s", s.images, s.images == 1 ? "" : "s",
+		       s.by_kind[KIMG_IMAGE_SASS], s.by_kind[KIMG_IMAGE_PTX]);
+		if (s.by_kind[KIMG_IMAGE_LTOIR])
+			printf(", %lu ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
+		if (s.by_kind[KIMG_IMAGE_UNKNOWN])
+			printf(", %lu unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		printf("; %lu error%s\n", s.errors, s.errors == 1 ? "" : "s");
+	}
+	fflush(stdout);
+	return s.errors ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+}

@@ -1,0 +1,215 @@
+/* From an input's bytes to the probe's module list: the core finds the
+ * modules (kimg_input_for_each_module) and walks each fatbin's entry
+ * headers; raw cubin and PTX inputs become one image each. Only headers
+ * are touched, so scanning a 456 MB library faults in a few pages per
+ * container instead of reading the file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubin.h"
+#include "fatbin.h"
+#include "probe.h"
+#include "ptx.h"
+
+static const char *const origin_names[KIMG_ORIGIN_COUNT] = {
+	[KIMG_ORIGIN_NV_FATBIN] = "nv_fatbin",
+	[KIMG_ORIGIN_RELFATBIN] = "relfatbin",
+	[KIMG_ORIGIN_WRAPPER] = "wrapper",
+	[KIMG_ORIGIN_SCAN] = "scan",
+	[KIMG_ORIGIN_RAW] = "raw",
+};
+
+static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
+	[KIMG_INPUT_UNKNOWN] = "unknown",
+	[KIMG_INPUT_HOST_ELF] = "elf",
+	[KIMG_INPUT_ARCHIVE] = "archive",
+	[KIMG_INPUT_CUBIN] = "cubin",
+	[KIMG_INPUT_FATBIN] = "fatbin",
+	[KIMG_INPUT_WRAPPER] = "wrapper",
+	[KIMG_INPUT_PTX] = "ptx",
+	[KIMG_INPUT_ZIP] = "zip",
+};
+
+const char *probe_origin_name(enum kimg_module_origin o)
+{
+	return (unsigned)o < KIMG_ORIGIN_COUNT ? origin_names[o] : "unknown";
+}
+
+const char *probe_module_kind_name(enum kimg_input_kind k)
+{
+	return (unsigned)k < KIMG_INPUT_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static struct kimg_image *push_image(struct probe_module *m)
+{
+	if (m->n_imgs == m->cap_imgs) {
+		size_t cap = m->cap_imgs ? m->cap_imgs * 2 : 8;
+		struct kimg_image *p = realloc(m->imgs, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		m->imgs = p;
+		m->cap_imgs = cap;
+	}
+	struct kimg_image *img = &m->imgs[m->n_imgs++];
+	memset(img, 0, sizeof *img);
+	return img;
+}
+
+/* Fatbin module: one image per entry header. A malformed entry stops this
+ * container (fatbin-format.md section 9) and is recorded on the module. */
+static int collect_fatbin(struct probe_module *m, struct kimg_span bytes)
+{
+	struct kimg_fatbin fb;
+	struct kimg_error err = { 0, 0, "" };
+	if (kimg_fatbin_open(bytes, 0, &fb, &err) < 0) {
+		snprintf(m->error, sizeof m->error, "fatbin at 0x%llx: %s",
+			 (unsigned long long)(m->offset + err.offset), err.what[0] ? err.what : kimg_strerror(err.code));
+		return 1;
+	}
+	uint64_t cursor = 0;
+	for (;;) {
+		struct kimg_image tmp;
+		int rc = kimg_fatbin_next(&fb, &cursor, &tmp, &err);
+		if (rc == 0)
+			return 0;
+		if (rc < 0) {
+			snprintf(m->error, sizeof m->error, "entry at 0x%llx: %s",
+				 (unsigned long long)(m->offset + err.offset),
+				 err.what[0] ? err.what : kimg_strerror(rc));
+			return 1;
+		}
+		struct kimg_image *img = push_image(m);
+		if (!img) {
+			snprintf(m->error, sizeof m->error, "out of memory");
+			return 1;
+		}
+		*img = tmp;
+		img->offset += m->offset;
+	}
+}
+
+static int collect_cubin(struct probe_module *m, struct kimg_span bytes)
+{
+	struct kimg_cubin_info info;
+	struct kimg_error err = { 0, 0, "" };
+	if (kimg_cubin_parse(bytes, &info, &err) < 0) {
+		snprintf(m->error, sizeof m->error, "cubin: %s", err.what[0] ? err.what : kimg_strerror(err.code));
+		return 1;
+	}
+	struct kimg_image *img = push_image(m);
+	if (!img)
+		return 1;
+	img->kind = KIMG_IMAGE_SASS;
+	img->arch.sm = info.sm;
+	/* A raw cubin has no fatbin entry flags; ABI V1 still marks sm_90a. */
+	img->arch.variant = info.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
+	img->offset = m->offset;
+	img->stored_size = img->size = bytes.size;
+	img->payload = bytes;
+	return 0;
+}
+
+static int collect_ptx(struct probe_module *m, struct kimg_span bytes)
+{
+	struct kimg_ptx_info info;
+	struct kimg_error err = { 0, 0, "" };
+	if (kimg_ptx_parse(bytes, &info, &err) < 0) {
+		snprintf(m->error, sizeof m->error, "PTX: %s", err.what[0] ? err.what : kimg_strerror(err.code));
+		return 1;
+	}
+	struct kimg_image *img = push_image(m);
+	if (!img)
+		return 1;
+	img->kind = KIMG_IMAGE_PTX;
+	img->arch = info.target;
+	img->ptx_isa = info.isa;
+	img->offset = m->offset;
+	img->stored_size = img->size = bytes.size;
+	img->payload = bytes;
+	return 0;
+}
+
+struct collect_ctx {
+	struct probe_file *pf;
+	int problems;
+};
+
+static int on_module(void *ctx, const struct kimg_module_ref *ref)
+{
+	struct collect_ctx *c = ctx;
+	struct probe_file *pf = c->pf;
+	if (pf->n_mods == pf->cap_mods) {
+		size_t cap = pf->cap_mods ? pf->cap_mods * 2 : 8;
+		struct probe_module *p = realloc(pf->mods, cap * sizeof *p);
+		if (!p)
+			return -1;
+		pf->mods = p;
+		pf->cap_mods = cap;
+	}
+	struct probe_module *m = &pf->mods[pf->n_mods++];
+	memset(m, 0, sizeof *m);
+	m->kind = ref->kind;
+	m->origin = ref->origin;
+	m->offset = ref->offset;
+	m->size = ref->bytes.size;
+	m->section = dup_or_null(ref->section);
+	m->member = dup_or_null(ref->member);
+	switch (ref->kind) {
+	case KIMG_INPUT_FATBIN:
+		c->problems += collect_fatbin(m, ref->bytes);
+		break;
+	case KIMG_INPUT_CUBIN:
+		c->problems += collect_cubin(m, ref->bytes);
+		break;
+	case KIMG_INPUT_PTX:
+		c->problems += collect_ptx(m, ref->bytes);
+		break;
+	default:
+		snprintf(m->error, sizeof m->error, "module of kind %s not supported", probe_module_kind_name(ref->kind));
+		c->problems++;
+		break;
+	}
+	return 0;
+}
+
+int probe_collect(struct probe_file *pf)
+{
+	struct collect_ctx c = { pf, 0 };
+	struct kimg_error err = { 0, 0, "" };
+	pf->kind = kimg_input_classify(pf->bytes);
+	if (pf->bytes.size == 0) {
+		snprintf(pf->error, sizeof pf->error, "empty file");
+		return 1;
+	}
+	if (pf->kind == KIMG_INPUT_UNKNOWN) {
+		snprintf(pf->error, sizeof pf->error, "not an ELF file, static archive, fatbin, cubin or PTX");
+		return 1;
+	}
+	int rc = kimg_input_for_each_module(pf->bytes, on_module, &c, &err);
+	if (rc < 0 || err.code != 0) {
+		const char *what = err.what[0] ? err.what : kimg_strerror(rc < 0 ? rc : err.code);
+		if (err.offset)
+			snprintf(pf->error, sizeof pf->error, "%s (at offset 0x%llx)", what, (unsigned long long)err.offset);
+		else
+			snprintf(pf->error, sizeof pf->error, "%s", what);
+		c.problems++;
+	}
+	return c.problems;
+}
+
+void probe_file_free(struct probe_file *pf)
+{
+	for (size_t i = 0; i < pf->n_mods; i++) {
+		free(pf->mods[i].imgs);
+		free(pf->mods[i].section);
+		free(pf->mods[i].member);
+	}
+	free(pf->mods);
+	pf->mods = NULL;
+	pf->n_mods = pf->cap_mods = 0;
+}

@@ -1,0 +1,33 @@
+/* Small renderings shared by the text and JSON outputs. */
+#include "probe.h"
+
+void probe_format_cuda_version(int v, char *buf, size_t size)
+{
+	if (v <= 0)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+void probe_format_isa(uint16_t isa, char *buf, size_t size)
+{
+	if (isa == 0)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, "%u.%u", (unsigned)KIMG_ISA_MAJOR(isa), (unsigned)KIMG_ISA_MINOR(isa));
+}
+
+void probe_format_module_place(const struct probe_module *m, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "at 0x%llx", (unsigned long long)m->offset);
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (m->section)
+		n += snprintf(buf + n, size - (size_t)n, " in %s", m->section);
+	else if (m->origin == KIMG_ORIGIN_RAW)
+		n += snprintf(buf + n, size - (size_t)n, " (whole file)");
+	else if (m->origin == KIMG_ORIGIN_SCAN)
+		n += snprintf(buf + n, size - (size_t)n, " (found by magic outside known sections)");
+	if (n >= 0 && (size_t)n < size && m->member)
+		snprintf(buf + n, size - (size_t)n, " of member %s", m->member);
+}

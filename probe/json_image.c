@@ -1,0 +1,44 @@
+/* One image as JSON, shared by scan and check (docs/json.md). */
+#include "probe.h"
+
+static int json_kernel(void *ctx, const char *name, size_t len)
+{
+	kimg_json_string_n(ctx, name, len);
+	return 0;
+}
+
+void probe_json_image(struct kimg_json *j, const struct kimg_image *img, bool kernels)
+{
+	char arch[32], isa[16];
+	kimg_image_arch_name(img, arch, sizeof arch);
+	probe_format_isa(img->ptx_isa, isa, sizeof isa);
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
+	kimg_json_kv_string(j, "arch", arch);
+	kimg_json_kv_string(j, "ptx_isa", img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : NULL);
+	kimg_json_kv_string(j, "compressed", kimg_compression_name(img->compression));
+	kimg_json_kv_uint(j, "size", img->size);
+	kimg_json_kv_uint(j, "stored_size", img->stored_size);
+	kimg_json_kv_uint(j, "offset", img->offset);
+	kimg_json_kv_uint(j, "flags", img->flags);
+	kimg_json_key(j, "identifier");
+	if (img->identifier.size) {
+		/* NUL-padded in the entry tail: stop at the first NUL. */
+		size_t n = 0;
+		while (n < img->identifier.size && img->identifier.data[n])
+			n++;
+		kimg_json_string_n(j, (const char *)img->identifier.data, n);
+	} else {
+		kimg_json_null(j);
+	}
+	if (kernels) {
+		struct kimg_error err = { 0, 0, "" };
+		kimg_json_key(j, "kernels");
+		kimg_json_begin_array(j);
+		int rc = probe_image_kernels(img, json_kernel, j, &err);
+		kimg_json_end_array(j);
+		if (rc < 0)
+			kimg_json_kv_string(j, "kernels_error", err.what[0] ? err.what : kimg_strerror(rc));
+	}
+	kimg_json_end_object(j);
+}

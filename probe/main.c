@@ -1,0 +1,56 @@
+/* kimg-probe: find out, before running anything, whether the CUDA device
+ * code in files can run on given GPUs. Subcommand dispatch only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "zip.h"
+
+static const char main_help[] =
+	"usage: kimg-probe COMMAND [OPTIONS] [PATH...]\n"
+	"\n"
+	"Commands:\n"
+	"  device                  the GPUs of this machine: CC, Tegra, driver, PTX ISA\n"
+	"  scan PATH...            list the device code (modules, images) in files,\n"
+	"                          directories and wheels\n"
+	"  check --sm LIST PATH... can that code run on those GPUs? If not: why, the\n"
+	"                          error CUDA would give, and the build fix\n"
+	"\n"
+	"'kimg-probe COMMAND --help' describes each. Every command takes --json\n"
+	"(schema: docs/json.md).\n"
+	"\n"
+	"Exit status: 0 success; 1 check found code that cannot run; 2 usage error,\n"
+	"unreadable input or no driver.\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "device", probe_cmd_device },
+	{ "scan", probe_cmd_scan },
+	{ "check", probe_cmd_check },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(main_help, stderr);
+		return PROBE_EXIT_ERROR;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		fputs(main_help, stdout);
+		return PROBE_EXIT_OK;
+	}
+	/* The one environment knob, read here so sys/zip.c stays free of getenv. */
+	const char *la = getenv("KIMG_LIBARCHIVE");
+	if (la && *la)
+		kimg_zip_set_library(la);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check; see kimg-probe --help)\n",
+		argv[1]);
+	return PROBE_EXIT_ERROR;
+}

@@ -1,0 +1,116 @@
+/* kimg-probe internals shared by its subcommands. The probe is a front
+ * end: it finds inputs, asks the core for modules, images and verdicts,
+ * and renders them (text or JSON). It never re-derives a verdict. */
+#ifndef KIMG_PROBE_H
+#define KIMG_PROBE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "device.h"
+#include "error.h"
+#include "image.h"
+#include "input.h"
+#include "json.h"
+#include "span.h"
+
+/* Exit statuses, documented in --help and docs/json.md. */
+#define PROBE_EXIT_OK 0
+#define PROBE_EXIT_FAIL 1  /* check: some module cannot run on some listed GPU */
+#define PROBE_EXIT_ERROR 2 /* usage error, unreadable input, no driver */
+
+/* ---- one input, its modules and images (collect.c) ---- */
+
+struct probe_module {
+	enum kimg_input_kind kind;       /* FATBIN, CUBIN or PTX */
+	enum kimg_module_origin origin;
+	uint64_t offset;                 /* in the file (or zip member) */
+	uint64_t size;
+	char *section;                   /* owned copy, or NULL */
+	char *member;                    /* static-archive member (owned), or NULL */
+	struct kimg_image *imgs;         /* offsets made file-relative */
+	size_t n_imgs, cap_imgs;
+	char error[160];                 /* "" or why the image walk stopped */
+};
+
+struct probe_file {
+	const char *path;                /* as displayed ("w.whl!/lib/x.so") */
+	enum kimg_input_kind kind;
+	struct kimg_span bytes;          /* valid while the file is open */
+	struct probe_module *mods;
+	size_t n_mods, cap_mods;
+	char error[200];                 /* "" or the file-level problem */
+};
+
+/* Find every module of `bytes` and list its images (headers only: no
+ * payload is read). Module-level problems go to mod->error, file-level
+ * ones to pf->error. Returns the number of problems recorded. */
+int probe_collect(struct probe_file *pf);
+void probe_file_free(struct probe_file *pf);
+
+/* Stable JSON / text names. */
+const char *probe_origin_name(enum kimg_module_origin o);  /* "nv_fatbin", "relfatbin", ... */
+const char *probe_module_kind_name(enum kimg_input_kind k); /* "fatbin", "cubin", "ptx", ... */
+
+/* ---- walking paths (walk.c) ---- */
+
+struct probe_walker {
+	void *ctx;
+	/* Each input with device code or an ELF/archive shape. explicit: named
+	 * on the command line (unknown content is then an error, while inside
+	 * directories and wheels it is skipped). */
+	void (*on_input)(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path);
+	/* An input that could not be read; `problem` has no trailing period. */
+	void (*on_error)(void *ctx, const char *path, const char *problem);
+};
+
+/* Files, directories (recursed; symlinked directories not followed;
+ * FIFOs, sockets and devices inside them skipped) and .whl/.zip archives
+ * (members with ELF, archive, fatbin, cubin or PTX content). */
+void probe_walk(char *const *paths, int n, const struct probe_walker *w);
+
+/* "kimg-probe: PATH: problem" on stderr. */
+void probe_report_error(const char *path, const char *problem);
+
+/* ---- kernels and payloads (kernels.c) ---- */
+
+/* Kernel names of one image through fn (cubin symbols or PTX .entry).
+ * Decompresses when needed. Returns the count or a negative error. */
+int probe_image_kernels(const struct kimg_image *img, int (*fn)(void *, const char *, size_t),
+			void *ctx, struct kimg_error *err);
+/* Device-link stub: no PTX and every image a cubin without kernels
+ * (fatbin-format.md section 2). Reads payloads: call only when needed. */
+bool probe_module_is_link_stub(const struct probe_module *m);
+
+/* ---- targets for check (targets.c) ---- */
+
+struct probe_target {
+	struct kimg_device dev;
+	bool named;          /* a GPU name or a real device: JSON "device" is dev.name */
+};
+
+/* Parse an --sm list. driver_version applies to hypothetical devices
+ * (0 = no PTX ISA limit). Returns the count (>0) or -1 after printing the
+ * problem to stderr. *targets is malloc'ed. */
+int probe_parse_targets(const char *list, int driver_version, struct probe_target **targets);
+
+/* ---- small formatting helpers (format.c) ---- */
+
+/* 11080 -> "11.8", 13000 -> "13.0"; "" for 0. */
+void probe_format_cuda_version(int v, char *buf, size_t size);
+/* 900 -> "9.0"; "" for 0. */
+void probe_format_isa(uint16_t isa, char *buf, size_t size);
+/* Module header line fragment: "at 0x1a40 in .nv_fatbin (member tu_a.o)". */
+void probe_format_module_place(const struct probe_module *m, char *buf, size_t size);
+
+/* One image object (kind, arch, ptx_isa, compressed, size, ...), with
+ * "kernels" when asked (json_image.c). */
+void probe_json_image(struct kimg_json *j, const struct kimg_image *img, bool kernels);
+
+/* ---- subcommands ---- */
+
+int probe_cmd_device(int argc, char **argv);
+int probe_cmd_scan(int argc, char **argv);
+int probe_cmd_check(int argc, char **argv);
+
+#endif

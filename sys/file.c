@@ -1,0 +1,102 @@
+#include "file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* read() everything from fd; used where mmap cannot work (pipes, ttys,
+ * character devices, procfs files that report size 0). */
+static int read_all(int fd, struct kimg_file *f, struct kimg_error *err)
+{
+	size_t cap = 1 << 16, len = 0;
+	unsigned char *buf = malloc(cap);
+	if (!buf)
+		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
+	for (;;) {
+		if (len == cap) {
+			if ((uint64_t)cap * 2 > KIMG_FILE_READ_MAX) {
+				free(buf);
+				return kimg_error_set(err, -KIMG_ELIMIT, len,
+						      "input larger than %llu bytes",
+						      (unsigned long long)KIMG_FILE_READ_MAX);
+			}
+			unsigned char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return kimg_error_set(err, -ENOMEM, len, "out of memory");
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* A FIFO opened non-blocking without data yet: that is
+			 * "no writer", treat as the end rather than spin. */
+			if (errno == EAGAIN)
+				break;
+			int e = errno;
+			free(buf);
+			return kimg_error_set(err, -e, len, "read: %s", strerror(e));
+		}
+		len += (size_t)n;
+	}
+	f->buf = buf;
+	f->bytes = kimg_span_make(buf, len);
+	return 0;
+}
+
+int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err)
+{
+	memset(f, 0, sizeof *f);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		return kimg_error_set(err, -e, 0, "%s", strerror(e));
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return kimg_error_set(err, -e, 0, "stat: %s", strerror(e));
+	}
+	int rc = 0;
+	if (S_ISDIR(st.st_mode)) {
+		rc = kimg_error_set(err, -EISDIR, 0, "%s", strerror(EISDIR));
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			int e = errno;
+			rc = kimg_error_set(err, -e, 0, "mmap: %s", strerror(e));
+		} else {
+			f->map = p;
+			f->map_size = (size_t)st.st_size;
+			f->bytes = kimg_span_make(p, (uint64_t)st.st_size);
+		}
+	} else {
+		/* Blocking reads from here on: a pipe with a writer must be
+		 * drained, not abandoned at the first empty read. A FIFO that
+		 * has no writer at all still reads EOF at once. */
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		rc = read_all(fd, f, err);
+	}
+	close(fd);
+	return rc;
+}
+
+void kimg_file_close(struct kimg_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->map_size);
+	free(f->buf);
+	memset(f, 0, sizeof *f);
+}

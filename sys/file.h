@@ -1,0 +1,37 @@
+/* Mapping an input file read-only for the parsers.
+ *
+ * Regular files are mmap'ed, so a scan touches only the pages holding the
+ * headers it reads (a 456 MB library costs a few hundred page faults, not a
+ * full read). Anything else that can be opened (a pipe, /dev/stdin, a
+ * process substitution) is read() into memory up to KIMG_FILE_READ_MAX. */
+#ifndef KIMG_SYS_FILE_H
+#define KIMG_SYS_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "span.h"
+
+/* Cap for non-regular inputs, which have no size up front: /dev/zero must
+ * end in an error, not in an endless read. */
+#define KIMG_FILE_READ_MAX ((uint64_t)1 << 32)
+
+struct kimg_file {
+	struct kimg_span bytes; /* the file's contents, valid until kimg_file_close */
+	void *map;              /* mmap'ed region, or NULL */
+	size_t map_size;
+	void *buf;              /* heap copy for non-regular files, or NULL */
+};
+
+/* Open and map `path`. Returns 0, or -errno with err->what naming the
+ * failing step ("open: Permission denied"); -EISDIR for directories and
+ * -KIMG_ELIMIT past KIMG_FILE_READ_MAX. An empty file maps to an empty
+ * span (not an error). Non-blocking open: a FIFO without a writer reads as
+ * empty instead of hanging. */
+int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err);
+
+/* Release what kimg_file_open took; safe on a zeroed struct. */
+void kimg_file_close(struct kimg_file *f);
+
+#endif
