@@ -9,7 +9,7 @@ unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_FALLBACK KIMG_AUDIT KIMG_ON_ERROR KIMG_
 
 # A fake checkout: $TMP/tree/scripts/kimg-run + $TMP/tree/<build>/libkimg.so.
 mkdir -p "$TMP/tree/scripts" "$TMP/tree/mybuild" "$TMP/tree/build"
-cp "$KIMG_RUN" "$TMP/tree/scripts/kimg-run"
+cp "$LAUNCHER" "$TMP/tree/scripts/kimg-run"
 gcc -shared -fPIC -x c /dev/null -o "$TMP/tree/mybuild/libkimg.so" || { fail "cannot build stand-in libkimg.so"; finish; exit; }
 cp "$TMP/tree/mybuild/libkimg.so" "$TMP/tree/build/libkimg.so"
 RUN=$TMP/tree/scripts/kimg-run
@@ -31,7 +31,7 @@ expect_eq "KIMG_LIB wins over the build tree" \
 expect_eq "relative KIMG_LIB is made absolute (the command may chdir)" \
 	"$TMP/tree/build/libkimg.so" "$(cd "$TMP/tree" && KIMG_LIB=build/libkimg.so "$RUN" --print-lib)"
 mkdir -p "$TMP/prefix/bin" "$TMP/prefix/lib"
-cp "$KIMG_RUN" "$TMP/prefix/bin/kimg-run"
+cp "$LAUNCHER" "$TMP/prefix/bin/kimg-run"
 cp "$LIB" "$TMP/prefix/lib/libkimg.so"
 expect_eq "installed prefix: bin/../lib/libkimg.so" \
 	"$TMP/prefix/lib/libkimg.so" "$(env -u KIMG_LIB -u BUILD "$TMP/prefix/bin/kimg-run" --print-lib)"

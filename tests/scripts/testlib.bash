@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 case $BUILD in /*) BUILD_DIR=$BUILD ;; *) BUILD_DIR=$ROOT/$BUILD ;; esac
 FIX=${KIMG_FIXTURES:-$BUILD_DIR/fixtures}
 case $FIX in /*) ;; *) FIX=$ROOT/$FIX ;; esac
-KIMG_RUN=$ROOT/scripts/kimg-run
+LAUNCHER=$ROOT/scripts/kimg-run
 T_PASS=0 T_FAIL=0
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kimg-test.XXXXXX")

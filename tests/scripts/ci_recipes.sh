@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# docs/ci.md recipes, run through the very scripts the recipes call
+# (scripts/ci/kimg-gate.sh, scripts/ci/kimg-gpu-test.sh) on nvcc-built
+# fixtures: the wheel/build-output gate and the GPU test job.
+. "$(dirname "$0")/testlib.bash"
+unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_ON_ERROR KIMG_PROBE KIMG_RUN GITHUB_ACTIONS KIMG_GATE_SM KIMG_LOG_DIR
+GATE=$ROOT/scripts/ci/kimg-gate.sh
+GPUTEST=$ROOT/scripts/ci/kimg-gpu-test.sh
+PROBE=$BUILD_DIR/kimg-probe
+
+# ---- the recipes name the scripts the test runs (docs and scripts cannot drift apart) ----
+doc=$(cat "$ROOT/docs/ci.md")
+expect_match "docs/ci.md: the gate command as documented" 'kimg-probe check --sm 8\.0,8\.6,8\.9,9\.0 dist/\*\.whl' "$doc"
+expect_match "docs/ci.md: the GitHub job runs scripts/ci/kimg-gate.sh" 'scripts/ci/kimg-gate\.sh" --sm 8\.0,8\.6,8\.9,9\.0' "$doc"
+expect_match "docs/ci.md: the GPU job runs scripts/ci/kimg-gpu-test.sh" 'scripts/ci/kimg-gpu-test\.sh" --log-dir kimg-logs --exit-code 86' "$doc"
+for v in 'KIMG_ON_ERROR=exit:86' "KIMG_LOG='kimg-logs/kimg-%p.log'" 'KIMG_FORMAT=json' 'LD_PRELOAD=' 'upload-artifact'; do
+	expect_match "docs/ci.md mentions $v" "$(sed 's/[.*]/\\&/g' <<<"$v")" "$doc"
+done
+
+# ---- 1. the gate ----
+gate() { KIMG_PROBE=$PROBE "$GATE" "$@"; }
+if need "$PROBE" "kimg-probe: make BUILD=$BUILD" && need "$FIX/sm80_exe" "fixtures: make BUILD=$BUILD fixtures"; then
+	out=$(gate --sm 9.0 "$FIX/sm80_exe" 2>&1); rc=$?
+	expect_eq "gate: sm80_exe on --sm 9.0 -> exit 1 (fails the job)" 1 "$rc"
+	expect_match "gate: prints the command it runs" "^\+ kimg-probe check --sm 9\.0 $FIX/sm80_exe$" "$out"
+	expect_match "gate: says why it failed" "^kimg-gate: failed: some module cannot run on one of SM 9\.0" "$out"
+	out=$(gate "$FIX/multi_exe" 2>&1); rc=$?
+	expect_eq "gate: multi_exe on the default 8.0,8.6,8.9,9.0 -> exit 0" 0 "$rc"
+	expect_match "gate: default SM list is 8.0,8.6,8.9,9.0" "^\+ kimg-probe check --sm 8\.0,8\.6,8\.9,9\.0 " "$out"
+	out=$(gate --sm 8.6 "$FIX/sm80_exe" 2>&1); rc=$?
+	expect_eq "gate: sm80_exe on 8.6 (same major, higher minor) -> exit 0" 0 "$rc"
+
+	# Wheels made here with Python's zipfile, as a build would leave them in dist/.
+	mkdir -p "$TMP/dist-bad/dist" "$TMP/dist-good/dist"
+	python3 - "$TMP" "$FIX" <<'EOF'
+import sys, zipfile
+tmp, fix = sys.argv[1], sys.argv[2]
+def wheel(path, members):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
+        for name, src in members:
+            z.write(src, name)
+# libtwo.so: tu_a has sm_80 only (cannot run on 9.0), tu_b sm_90 + compute_90.
+wheel(f"{tmp}/dist-bad/dist/demo-1.0-cp310-cp310-linux_x86_64.whl", [("demo/libtwo.so", f"{fix}/libtwo.so")])
+wheel(f"{tmp}/dist-good/dist/demo-1.0-cp310-cp310-linux_x86_64.whl", [("demo/_C.so", f"{fix}/multi_exe")])
+EOF
+	(cd "$TMP/dist-bad" && KIMG_PROBE=$PROBE "$GATE" --json-out gate.json dist/*.whl >out.txt 2>&1); rc=$?
+	expect_eq "wheel gate: libtwo.so (one module sm_80 only) on 8.0,8.6,8.9,9.0 -> exit 1" 1 "$rc"
+	expect_eq "wheel gate: the documented command gives the same status" 1 \
+		"$(cd "$TMP/dist-bad" && "$PROBE" check --sm 8.0,8.6,8.9,9.0 dist/*.whl >/dev/null 2>&1; echo $?)"
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] is False else 1)' "$TMP/dist-bad/gate.json" 2>/dev/null
+	then ok "wheel gate: --json-out wrote JSON with \"ok\": false"
+	else fail "wheel gate: --json-out wrote JSON with \"ok\": false" "$(head -c 400 "$TMP/dist-bad/gate.json")"; fi
+	(cd "$TMP/dist-good" && KIMG_PROBE=$PROBE "$GATE" dist/*.whl >/dev/null 2>&1); rc=$?
+	expect_eq "wheel gate: multi_exe in a wheel on 8.0,8.6,8.9,9.0 -> exit 0" 0 "$rc"
+	expect_eq "wheel gate: the documented command gives the same status" 0 \
+		"$(cd "$TMP/dist-good" && "$PROBE" check --sm 8.0,8.6,8.9,9.0 dist/*.whl >/dev/null 2>&1; echo $?)"
+
+	out=$(GITHUB_ACTIONS=true KIMG_PROBE=$PROBE "$GATE" --sm 9.0 "$FIX/sm80_exe" 2>/dev/null)
+	expect_match "gate under GitHub Actions: ::error annotation" '^::error title=kimg gate::failed: some module cannot run on one of SM 9\.0' "$out"
+fi
+out=$(cd "$TMP" && KIMG_PROBE=/bin/true "$GATE" 'nodist/*.whl' 2>&1); rc=$?
+expect_eq "gate: a glob that matched nothing -> exit 2" 2 "$rc"
+expect_eq "gate: a glob that matched nothing -> message" "kimg-gate: nodist/*.whl: no such file (did a glob match nothing?)" "$out"
+out=$(KIMG_PROBE=/bin/true "$GATE" 2>&1); rc=$?
+expect_eq "gate: no PATH -> exit 2 + message" "2 kimg-gate: no PATH to check (did a glob such as dist/*.whl match nothing?)" "$rc $out"
+out=$(KIMG_PROBE=$TMP/none "$GATE" "$TMP" 2>&1); rc=$?
+expect_eq "gate: kimg-probe missing -> exit 2 + message" "2 kimg-gate: kimg-probe not found ($TMP/none); install kimg or set KIMG_PROBE" "$rc $out"
+
+# ---- 2. the GPU test job, with a stand-in libkimg.so (tests the script alone) ----
+gcc -shared -fPIC -x c /dev/null -o "$TMP/stand-in.so"
+gputest() { KIMG_LIB=$TMP/stand-in.so KIMG_RUN=$LAUNCHER "$GPUTEST" "$@"; }
+cd "$TMP" || exit 1
+out=$(gputest --log-dir logs1 -- sh -c 'echo "$KIMG_FORMAT|$KIMG_LOG|$KIMG_ON_ERROR|${LD_PRELOAD%%:*}"' 2>&1); rc=$?
+expect_eq "gpu job: runs the command with the documented variables, status 0" \
+	"0 json|$TMP/logs1/kimg-%p.log|exit:86|$TMP/stand-in.so" "$rc $(tail -n1 <<<"$out")"
+expect_match "gpu job: prints the command it runs" \
+	"^\+ KIMG_FORMAT=json KIMG_LOG=$TMP/logs1/kimg-%p.log kimg-run --exit-code 86 -- sh -c " "$out"
+gputest --log-dir logs2 -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
+expect_eq "gpu job: the command's failure status is returned (3)" 3 "$rc"
+# A process that reported an image error but whose status was swallowed
+# (the report is written the way the library writes it: one JSON line).
+report='{"error":{"code":209,"name":"CUDA_ERROR_NO_BINARY_FOR_GPU"},"call":"cuLibraryGetKernel"}'
+out=$(gputest --log-dir logs3 -- sh -c 'f=$(printf %s "$KIMG_LOG" | sed "s/%p/$$/"); printf "%s\n" "$1" >"$f"' sh "$report" 2>&1); rc=$?
+expect_eq "gpu job: command passed but a report was written -> exit 86" 86 "$rc"
+expect_match "gpu job: says how many reports and where" "^kimg-gpu-test: 1 kimg report\(s\) in $TMP/logs3: " "$out"
+out=$(gputest --log-dir logs3 --exit-code 9 -- true 2>&1); rc=$?
+expect_eq "gpu job: reports left by an earlier run in the same dir are not counted" 0 "$rc"
+gputest --log-dir logs4 --exit-code 42 -- sh -c 'f=$(printf %s "$KIMG_LOG" | sed "s/%p/$$/"); printf "%s\n" "$1" >"$f"; exit 42' sh "$report" >/dev/null 2>&1; rc=$?
+expect_eq "gpu job: --exit-code 42 and the process exited 42 -> 42" 42 "$rc"
+gputest --log-dir logs5 -- sh -c 'f=$(printf %s "$KIMG_LOG" | sed "s/%p/$$/"); echo "kimg: libkimg 0.1.0 banner" >"$f"' >/dev/null 2>&1; rc=$?
+expect_eq "gpu job: a log without a report (banner only) does not fail the job" 0 "$rc"
+out=$(gputest --exit-code 0 -- true 2>&1); rc=$?
+expect_eq "gpu job: --exit-code 0 is refused (a failure must not look like success)" "2 kimg-gpu-test: --exit-code: expected 1 to 255, got '0'" "$rc $out"
+out=$(gputest --log-dir logs6 2>&1); rc=$?
+expect_eq "gpu job: no command -> 2" "2 kimg-gpu-test: no COMMAND given" "$rc $out"
+cd "$ROOT" || exit 1
+
+# ---- 2b. end to end: the real libkimg.so on a fixture, through the fake driver ----
+FAKE_DIR=${KIMG_FAKE_CUDA_DIR:-$BUILD_DIR/fake_cuda}
+if need "$BUILD_DIR/libkimg.so" "libkimg.so: make BUILD=$BUILD" &&
+	need "$FAKE_DIR/libcuda.so.1" "fake driver of tests/fake_cuda (hooks helper)" &&
+	need "$FIX/sm80_exe" "fixtures"; then
+	cd "$TMP" || exit 1
+	out=$(LD_LIBRARY_PATH=$FAKE_DIR FAKE_CUDA_SM=90 KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER \
+		"$GPUTEST" --log-dir e2e --exit-code 86 -- "$FIX/sm80_exe" 2>&1); rc=$?
+	expect_eq "e2e: sm80_exe on a (fake) SM 9.0 under the GPU job -> exit 86" 86 "$rc"
+	got=$(python3 - "$TMP/e2e" <<'EOF'
+import glob, json, sys
+reps = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/kimg-*.log")) for l in open(f) if l.startswith("{")]
+r = reps[0] if reps else {}
+print(len(reps), r.get("error", {}).get("code"), r.get("device", {}).get("sm"),
+      (r.get("module", {}).get("file") or "").rsplit("/", 1)[-1])
+EOF
+)
+	expect_eq "e2e: one JSON report: error.code 209, device.sm 9.0, module.file sm80_exe" "1 209 9.0 sm80_exe" "$got"
+	cd "$ROOT" || exit 1
+fi
+finish
