@@ -43,6 +43,7 @@ struct check_state {
 	struct kimg_json j;
 	struct probe_target *targets;
 	int n_targets;
+	int label_width;                 /* text: widest target label */
 	unsigned long files, modules, stubs, errors, checks, cannot;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
 };
@@ -80,22 +81,22 @@ static void text_fix(const struct kimg_fix *fix)
 {
 	char lo[16], hi[16];
 	if (fix->nvcc[0])
-		printf("        fix: nvcc %s\n", fix->nvcc);
+		printf("      fix: nvcc %s\n", fix->nvcc);
 	if (fix->cmake[0] || fix->torch_arch_list[0])
-		printf("             CMAKE_CUDA_ARCHITECTURES=%s  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
+		printf("           CMAKE_CUDA_ARCHITECTURES=%s  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
 		       fix->cmake[0] ? fix->cmake : "-", fix->torch_arch_list[0] ? fix->torch_arch_list : "-");
 	probe_format_cuda_version(fix->min_toolkit, lo, sizeof lo);
 	probe_format_cuda_version(fix->max_toolkit, hi, sizeof hi);
 	if (lo[0] || hi[0] || fix->min_driver[0]) {
-		printf("             toolkit: CUDA %s%s%s%s", lo[0] ? lo : "?", hi[0] ? " to " : " or newer",
+		printf("           toolkit: CUDA %s%s%s%s", lo[0] ? lo : "?", hi[0] ? " to " : " or newer",
 		       hi[0] ? hi : "", fix->min_driver[0] ? "" : "\n");
 		if (fix->min_driver[0])
 			printf(", driver >= %s\n", fix->min_driver);
 	}
 	if (fix->wheel[0])
-		printf("             PyTorch: %s\n", fix->wheel);
+		printf("           PyTorch: %s\n", fix->wheel);
 	if (fix->advice[0])
-		printf("             %s\n", fix->advice);
+		printf("           %s\n", fix->advice);
 }
 
 struct verdict_row {
@@ -201,7 +202,7 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 	char place[256], archs[400];
 	probe_format_module_place(m, place, sizeof place);
 	module_archs(m, archs, sizeof archs);
-	printf("  module %zu %s: %s\n", index + 1, place, m->n_imgs ? archs : "(no images)");
+	printf("  module %zu %s: %s\n", index + 1, place, m->n_imgs ? archs : "empty container, nothing to check");
 	if (m->error[0])
 		printf("    error: %s\n", m->error);
 	if (stub) {
@@ -214,12 +215,12 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 		target_label(&s->targets[t], label, sizeof label);
 		selected_name(m, v, img, sizeof img);
 		if (v->outcome == KIMG_OUTCOME_SASS) {
-			printf("    %-18s runs: cubin %s\n", label, img);
+			printf("    %-*s  runs: cubin %s\n", s->label_width, label, img);
 		} else if (v->outcome == KIMG_OUTCOME_PTX_JIT) {
-			printf("    %-18s runs: PTX %s, compiled by the driver's JIT\n", label, img);
+			printf("    %-*s  runs: PTX %s, compiled by the driver's JIT\n", s->label_width, label, img);
 		} else {
 			const char *ename = kimg_cuda_error_name(v->expected_error);
-			printf("    %-18s CANNOT RUN: %s [%s]", label, kimg_reason_text(v->reason), v->rule ? v->rule : "?");
+			printf("    %-*s  CANNOT RUN: %s [%s]", s->label_width, label, kimg_reason_text(v->reason), v->rule ? v->rule : "?");
 			if (v->expected_error)
 				printf(" -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
 			putchar('\n');
@@ -393,6 +394,12 @@ int probe_cmd_check(int argc, char **argv)
 	}
 	if ((s.n_targets = probe_parse_targets(sm_list, driver, &s.targets)) < 0)
 		goto out;
+	for (int t = 0; t < s.n_targets; t++) {
+		char label[160];
+		target_label(&s.targets[t], label, sizeof label);
+		if ((int)strlen(label) > s.label_width)
+			s.label_width = (int)strlen(label);
+	}
 	struct probe_walker w = { &s, check_input, check_error };
 	if (s.json) {
 		kimg_json_init(&s.j, stdout);

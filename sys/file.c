@@ -80,6 +80,9 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 			f->map_size = (size_t)st.st_size;
 			f->bytes = kimg_span_make(p, (uint64_t)st.st_size);
 		}
+	} else if (S_ISBLK(st.st_mode) || (S_ISCHR(st.st_mode) && !isatty(fd))) {
+		/* /dev/zero or a disk would be read to the size cap for nothing. */
+		rc = kimg_error_set(err, -ENODEV, 0, "not a regular file, pipe or terminal");
 	} else {
 		/* Blocking reads from here on: a pipe with a writer must be
 		 * drained, not abandoned at the first empty read. A FIFO that

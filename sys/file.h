@@ -13,9 +13,9 @@
 #include "error.h"
 #include "span.h"
 
-/* Cap for non-regular inputs, which have no size up front: /dev/zero must
- * end in an error, not in an endless read. */
-#define KIMG_FILE_READ_MAX ((uint64_t)1 << 32)
+/* Cap for pipes and terminals, which have no size up front: a runaway
+ * writer must end in an error, not in exhausted memory. */
+#define KIMG_FILE_READ_MAX ((uint64_t)1 << 30)
 
 struct kimg_file {
 	struct kimg_span bytes; /* the file's contents, valid until kimg_file_close */
@@ -26,7 +26,8 @@ struct kimg_file {
 
 /* Open and map `path`. Returns 0, or -errno with err->what naming the
  * failing step ("open: Permission denied"); -EISDIR for directories and
- * -KIMG_ELIMIT past KIMG_FILE_READ_MAX. An empty file maps to an empty
+ * -KIMG_ELIMIT past KIMG_FILE_READ_MAX, -ENODEV for block devices and
+ * character devices other than terminals (/dev/zero would never end). An empty file maps to an empty
  * span (not an error). Non-blocking open: a FIFO without a writer reads as
  * empty instead of hanging. */
 int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err);

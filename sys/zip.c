@@ -97,8 +97,8 @@ static const char *la_why(struct archive *a)
 
 /* Read up to cap bytes of the current member's data into buf. Returns the
  * count, or -1 with err set; *fatal tells whether the walk can go on. */
-static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, const char *name,
-			 struct kimg_error *err, bool *fatal)
+static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, struct kimg_error *err,
+			 bool *fatal)
 {
 	uint64_t len = 0;
 	while (len < cap) {
@@ -107,7 +107,7 @@ static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, co
 			break;
 		if (n < 0) {
 			*fatal = n <= LA_FATAL;
-			kimg_error_set(err, -KIMG_EFORMAT, len, "%s: %s", name, la_why(a));
+			kimg_error_set(err, -KIMG_EFORMAT, len, "%s", la_why(a));
 			return -1;
 		}
 		len += (uint64_t)n;
@@ -117,23 +117,23 @@ static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, co
 
 /* Inflate the rest of a wanted member after its head. The declared size
  * (when set) sizes the buffer; members without one grow by doubling. */
-static int read_member(struct archive *a, struct archive_entry *e, const char *name,
-		       const unsigned char *head, uint64_t head_len, unsigned char **out,
+static int read_member(struct archive *a, struct archive_entry *e, const unsigned char *head,
+		       uint64_t head_len, unsigned char **out,
 		       uint64_t *out_len, struct kimg_error *err, bool *fatal)
 {
 	uint64_t cap = api.entry_size_is_set(e) && api.entry_size(e) > 0 ? (uint64_t)api.entry_size(e) : 1 << 20;
 	if (cap > KIMG_ZIP_MEMBER_MAX)
-		return kimg_error_set(err, -KIMG_ELIMIT, 0, "%s: member larger than %llu bytes", name,
+		return kimg_error_set(err, -KIMG_ELIMIT, 0, "member larger than %llu bytes",
 				      (unsigned long long)KIMG_ZIP_MEMBER_MAX);
 	if (cap < head_len)
 		cap = head_len;
 	unsigned char *buf = malloc(cap + 1);
 	if (!buf)
-		return kimg_error_set(err, -ENOMEM, 0, "%s: out of memory", name);
+		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
 	memcpy(buf, head, head_len);
 	uint64_t len = head_len;
 	for (;;) {
-		int64_t n = read_some(a, buf + len, cap - len, name, err, fatal);
+		int64_t n = read_some(a, buf + len, cap - len, err, fatal);
 		if (n < 0) {
 			free(buf);
 			return err ? err->code : -KIMG_EFORMAT;
@@ -143,7 +143,7 @@ static int read_member(struct archive *a, struct archive_entry *e, const char *n
 			break;
 		/* Full: probe for one more byte before growing. */
 		unsigned char extra;
-		int64_t m = read_some(a, &extra, 1, name, err, fatal);
+		int64_t m = read_some(a, &extra, 1, err, fatal);
 		if (m < 0) {
 			free(buf);
 			return err ? err->code : -KIMG_EFORMAT;
@@ -152,13 +152,13 @@ static int read_member(struct archive *a, struct archive_entry *e, const char *n
 			break;
 		if (cap * 2 > KIMG_ZIP_MEMBER_MAX) {
 			free(buf);
-			return kimg_error_set(err, -KIMG_ELIMIT, len, "%s: member larger than %llu bytes",
-					      name, (unsigned long long)KIMG_ZIP_MEMBER_MAX);
+			return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than %llu bytes",
+					      (unsigned long long)KIMG_ZIP_MEMBER_MAX);
 		}
 		unsigned char *nb = realloc(buf, cap * 2 + 1);
 		if (!nb) {
 			free(buf);
-			return kimg_error_set(err, -ENOMEM, len, "%s: out of memory", name);
+			return kimg_error_set(err, -ENOMEM, len, "out of memory");
 		}
 		buf = nb;
 		cap *= 2;
@@ -199,14 +199,14 @@ int kimg_zip_for_each_member(struct kimg_span zip, kimg_zip_want_fn want, kimg_z
 		snprintf(name, sizeof name, "%s", pn ? pn : "?");
 		struct kimg_error merr = { 0, 0, "" };
 		bool fatal = false;
-		int64_t hn = read_some(a, head, sizeof head, name, &merr, &fatal);
+		int64_t hn = read_some(a, head, sizeof head, &merr, &fatal);
 		if (hn < 0) {
 			int s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);
 			delivered++;
-			if (s || fatal) {
-				rc = s ? s : kimg_error_set(err, merr.code, 0, "%s", merr.what);
+			if (s)
+				rc = s;
+			if (s || fatal) /* fn has reported it; libarchive cannot go on */
 				goto out;
-			}
 			continue;
 		}
 		if (want && !want(ctx, name, kimg_span_make(head, (uint64_t)hn))) {
@@ -218,7 +218,7 @@ int kimg_zip_for_each_member(struct kimg_span zip, kimg_zip_want_fn want, kimg_z
 		int s;
 		if ((uint64_t)hn < sizeof head) /* the head was the whole member */
 			s = fn(ctx, name, kimg_span_make(head, (uint64_t)hn), NULL);
-		else if (read_member(a, e, name, head, (uint64_t)hn, &buf, &len, &merr, &fatal) == 0)
+		else if (read_member(a, e, head, (uint64_t)hn, &buf, &len, &merr, &fatal) == 0)
 			s = fn(ctx, name, kimg_span_make(buf, len), NULL);
 		else
 			s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);
@@ -228,10 +228,8 @@ int kimg_zip_for_each_member(struct kimg_span zip, kimg_zip_want_fn want, kimg_z
 			rc = s;
 			goto out;
 		}
-		if (fatal) {
-			rc = kimg_error_set(err, merr.code, 0, "%s", merr.what);
+		if (fatal) /* reported through fn; nothing after it is reachable */
 			goto out;
-		}
 	}
 out:
 	api.read_free(a);

@@ -23,7 +23,8 @@ typedef bool (*kimg_zip_want_fn)(void *ctx, const char *name, struct kimg_span h
 
 /* A wanted member: `bytes` is the whole inflated member, valid during the
  * call. When the member could not be read, bytes is empty and member_err
- * says why (the walk goes on with the next member). A non-zero return
+ * says why; the walk goes on with the next member unless libarchive
+ * cannot (a truncated archive), in which case it ends there. A non-zero return
  * stops the walk and is returned. */
 typedef int (*kimg_zip_member_fn)(void *ctx, const char *name, struct kimg_span bytes,
 				  const struct kimg_error *member_err);
