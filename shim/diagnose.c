@@ -1,0 +1,368 @@
+/* The cold path: a hooked call returned an image-class error. Find the
+ * module, ask the driver about the device, run the core rules and the fix
+ * generator, collect the stacks, render, write once per (module, error),
+ * count for the exit summary, and apply KIMG_ON_ERROR.
+ *
+ * Never changes the error and never faults: every image read goes through
+ * kimg_image_bound (readable mappings) and the core's bounded parsers.
+ * One report at a time (a mutex): failures are rare, the report model is
+ * large, and serialising keeps thread stacks small and output whole. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cubin.h"
+#include "cuda_errors.h"
+#include "diag.h"
+#include "file.h"
+#include "fix.h"
+#include "input.h"
+#include "fatbin.h"
+#include "locate.h"
+#include "ptx.h"
+#include "report.h"
+#include "rules.h"
+#include "stack.h"
+
+__thread int kimg_in_diagnosis;
+
+/* Trust an in-memory image's own headers no further than this. */
+#define IMAGE_LIMIT ((uint64_t)4 << 30)
+
+/* CUdevice_attribute values (cuda.h) */
+#define ATTR_INTEGRATED 18
+#define ATTR_CC_MAJOR 75
+#define ATTR_CC_MINOR 76
+
+/* ---- lock-free "seen" sets: dedupe reports, count for the summary ---- */
+
+#define SEEN_SLOTS 4096u
+
+struct seen_set {
+	_Atomic uint64_t key[SEEN_SLOTS];
+};
+
+static struct seen_set reported;      /* (module, error): report written */
+static struct seen_set failed_kernels;/* (module, kernel): counted */
+static struct seen_set failed_modules;/* module: counted */
+static _Atomic unsigned n_failed_kernels, n_failed_modules;
+static _Atomic int summary_done;
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h ? h : 1; /* 0 marks an empty slot */
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Insert key; true when it was not there yet. A full set answers true
+ * (report again rather than stay silent). */
+static bool seen_insert(struct seen_set *set, uint64_t key)
+{
+	uint32_t i = (uint32_t)key & (SEEN_SLOTS - 1);
+	for (uint32_t n = 0; n < SEEN_SLOTS; n++, i = (i + 1) & (SEEN_SLOTS - 1)) {
+		uint64_t k = atomic_load_explicit(&set->key[i], memory_order_acquire);
+		if (k == key)
+			return false;
+		if (k == 0) {
+			uint64_t expected = 0;
+			if (atomic_compare_exchange_strong(&set->key[i], &expected, key))
+				return true;
+			if (expected == key)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ---- module -> images ---- */
+
+struct walk {
+	struct kimg_report *r;
+	int modules;
+};
+
+static void add_image(struct kimg_report *r, const struct kimg_image *img)
+{
+	if (r->image_count < KIMG_REPORT_MAX_IMAGES)
+		r->images[r->image_count++] = *img;
+	r->image_total++;
+}
+
+static void raw_image(struct kimg_report *r, const struct kimg_module_ref *m)
+{
+	struct kimg_image img;
+	struct kimg_error err = { 0 };
+	memset(&img, 0, sizeof img);
+	img.payload = m->bytes;
+	img.stored_size = img.size = m->bytes.size;
+	if (m->kind == KIMG_INPUT_CUBIN) {
+		struct kimg_cubin_info ci;
+		if (kimg_cubin_parse(m->bytes, &ci, &err) < 0) {
+			snprintf(r->module_note, sizeof r->module_note, "cubin: %s", err.what);
+			return;
+		}
+		img.kind = KIMG_IMAGE_SASS;
+		img.arch.sm = ci.sm;
+		img.arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
+	} else {
+		struct kimg_ptx_info pi;
+		if (kimg_ptx_parse(m->bytes, &pi, &err) < 0) {
+			snprintf(r->module_note, sizeof r->module_note, "PTX: %s", err.what);
+			return;
+		}
+		img.kind = KIMG_IMAGE_PTX;
+		img.arch = pi.target;
+		img.ptx_isa = pi.isa;
+	}
+	add_image(r, &img);
+}
+
+/* The first module of the input is the one loaded: an image passed to the
+ * driver is one container, cubin or PTX text. */
+static int on_module(void *ctx, const struct kimg_module_ref *m)
+{
+	struct walk *w = ctx;
+	struct kimg_report *r = w->r;
+	if (w->modules++ > 0)
+		return 0;
+	r->module_offset += m->offset;
+	if (m->kind != KIMG_INPUT_FATBIN) {
+		raw_image(r, m);
+		return 0;
+	}
+	struct kimg_fatbin fb;
+	struct kimg_error err = { 0 };
+	if (kimg_fatbin_open(m->bytes, 0, &fb, &err) < 0) {
+		snprintf(r->module_note, sizeof r->module_note, "fatbin: %s", err.what);
+		return 0;
+	}
+	uint64_t cursor = 0;
+	struct kimg_image img;
+	int rc;
+	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, &err)) > 0)
+		add_image(r, &img);
+	if (rc < 0)
+		snprintf(r->module_note, sizeof r->module_note, "fatbin entry: %s", err.what);
+	return 0;
+}
+
+static void read_images(struct kimg_report *r, struct kimg_span bytes)
+{
+	struct walk w = { r, 0 };
+	struct kimg_error err = { 0 };
+	int rc = kimg_input_for_each_module(bytes, on_module, &w, &err);
+	if (rc < 0 || (w.modules == 0 && !r->module_note[0]))
+		snprintf(r->module_note, sizeof r->module_note, "no device code found: %s",
+			 err.code ? err.what : "unrecognised image");
+}
+
+static void load_module(struct kimg_report *r, const struct kimg_located *loc)
+{
+	r->module_origin = loc->how;
+	if (loc->image) {
+		const void *target = NULL;
+		uint64_t size = 0;
+		struct kimg_error err = { 0 };
+		if (kimg_image_bound(loc->image, IMAGE_LIMIT, &target, &size, &err) < 0) {
+			snprintf(r->module_note, sizeof r->module_note, "image at %p: %s", loc->image, err.what);
+			return;
+		}
+		bool off_known = false;
+		if (kimg_locate_file(target, r->module_file, sizeof r->module_file, &r->module_offset, &off_known))
+			r->module_offset_known = off_known;
+		read_images(r, kimg_span_make(target, size));
+		return;
+	}
+	snprintf(r->module_file, sizeof r->module_file, "%s", loc->path);
+	struct kimg_file file;
+	struct kimg_error err = { 0 };
+	memset(&file, 0, sizeof file);
+	if (kimg_file_open(loc->path, &file, &err) < 0) {
+		snprintf(r->module_note, sizeof r->module_note, "%s", err.what);
+		return;
+	}
+	r->module_offset_known = true;
+	r->module_offset = 0;
+	read_images(r, file.bytes);
+	/* the images' spans point into the mapping; the renderers use only
+	 * their values, so it can go now */
+	for (size_t i = 0; i < r->image_count; i++) {
+		r->images[i].payload = kimg_span_make(NULL, 0);
+		r->images[i].identifier = kimg_span_make(NULL, 0);
+		r->images[i].options = kimg_span_make(NULL, 0);
+	}
+	kimg_file_close(&file);
+}
+
+/* ---- device ---- */
+
+static bool query_device(struct kimg_device *d)
+{
+	const struct kimg_driver_api *api = kimg_driver_real();
+	int dev = 0, major = 0, minor = 0, integrated = 0;
+	memset(d, 0, sizeof *d);
+	d->ordinal = -1;
+	if (!api || !api->cuDeviceGetAttribute)
+		return false;
+	if (!api->cuCtxGetDevice || api->cuCtxGetDevice(&dev) != 0) {
+		/* no current context (a failed load before any): device 0 is what
+		 * the runtime would have picked */
+		if (!api->cuDeviceGet || api->cuDeviceGet(&dev, 0) != 0)
+			return false;
+	}
+	if (api->cuDeviceGetAttribute(&major, ATTR_CC_MAJOR, dev) != 0 ||
+	    api->cuDeviceGetAttribute(&minor, ATTR_CC_MINOR, dev) != 0)
+		return false;
+	if (api->cuDeviceGetAttribute(&integrated, ATTR_INTEGRATED, dev) != 0)
+		integrated = 0;
+	d->ordinal = dev;
+	d->cc.sm = (uint16_t)(major * 10 + minor);
+	/* GB10 (12.1) is integrated but runs desktop cubins: the CC table decides */
+	d->tegra = integrated && kimg_sm_is_tegra(d->cc.sm);
+	if (api->cuDriverGetVersion && api->cuDriverGetVersion(&d->driver_version) != 0)
+		d->driver_version = 0;
+	if (!api->cuDeviceGetName || api->cuDeviceGetName(d->name, (int)sizeof d->name, dev) != 0)
+		d->name[0] = '\0';
+	d->name[sizeof d->name - 1] = '\0';
+	d->force_ptx_jit = kimg_env.force_ptx_jit;
+	d->disable_ptx_jit = kimg_env.disable_ptx_jit;
+	return true;
+}
+
+/* ---- writing ---- */
+
+static char render_buf[96 * 1024];
+
+static void emit(const struct kimg_report *r)
+{
+	FILE *out = fmemopen(render_buf, sizeof render_buf, "w");
+	if (!out)
+		return;
+	if (kimg_opts.format == KIMG_FORMAT_JSON)
+		kimg_report_write_json(r, out);
+	else
+		kimg_report_write_text(r, out);
+	long len = ftell(out);
+	fclose(out);
+	if (len > 0)
+		kimg_log_write(render_buf, (size_t)len < sizeof render_buf ? (size_t)len : sizeof render_buf - 1);
+}
+
+static void apply_on_error(void)
+{
+	if (kimg_opts.on_error == KIMG_ON_ERROR_CONTINUE)
+		return;
+	kimg_report_summary();
+	/* only because the user asked for it (KIMG_ON_ERROR) */
+	if (kimg_opts.on_error == KIMG_ON_ERROR_ABORT)
+		abort();
+	_exit(kimg_opts.exit_code);
+}
+
+/* ---- the entry point ---- */
+
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kimg_report report;
+
+static void diagnose(const struct kimg_failure *f)
+{
+	struct kimg_report *r = &report;
+	struct kimg_located loc;
+	bool located = kimg_locate(f, &loc);
+	uint64_t module_key = mix(located ? (loc.image ? (uint64_t)(uintptr_t)loc.image : hash_str(loc.path))
+					  : (uint64_t)(uintptr_t)f->handle);
+	const char *kernel = located ? loc.kernel : f->kernel;
+	bool confirm = kimg_cuda_error_needs_confirmation(f->error);
+
+	/* already reported: count the kernel, stay quiet (not for 500/98,
+	 * which count only once the rules confirm them) */
+	if (!confirm && !seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
+		if (seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
+			atomic_fetch_add(&n_failed_kernels, 1);
+		return;
+	}
+
+	memset(r, 0, sizeof *r);
+	r->call = f->call;
+	r->error = f->error;
+	r->kernel = kernel;
+	if (kernel)
+		kimg_demangle(kernel, r->kernel_demangled, sizeof r->kernel_demangled);
+	if (located)
+		load_module(r, &loc);
+	else
+		snprintf(r->module_note, sizeof r->module_note,
+			 "kimg did not see this handle being loaded (loaded before libkimg, or through an unhooked path)");
+
+	r->device_known = query_device(&r->device);
+	if (r->device_known && (r->image_total > 0 || located)) {
+		kimg_rules_check_module(r->images, r->image_count, &r->device, r->image_verdicts, &r->verdict);
+		r->verdict_known = r->image_count > 0 || !r->module_note[0];
+	}
+	bool cannot_run = r->verdict_known && r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN;
+	if (confirm) {
+		/* 500 / 98 are image errors only when no image fits */
+		if (!cannot_run)
+			return;
+		if (!seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
+			if (seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
+				atomic_fetch_add(&n_failed_kernels, 1);
+			return;
+		}
+	}
+	if (cannot_run)
+		r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
+	else if (r->verdict_known && !r->module_note[0])
+		snprintf(r->module_note, sizeof r->module_note,
+			 "kimg's rules expect this module to load on this device; the error may have another cause");
+
+	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
+	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+
+	if (seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
+		atomic_fetch_add(&n_failed_kernels, 1);
+	if (seen_insert(&failed_modules, module_key))
+		atomic_fetch_add(&n_failed_modules, 1);
+	emit(r);
+	apply_on_error();
+}
+
+void kimg_report_failure(const struct kimg_failure *f)
+{
+	if (!f || kimg_opts.disabled || kimg_in_diagnosis)
+		return;
+	int saved_errno = errno;
+	kimg_in_diagnosis++;
+	pthread_mutex_lock(&report_lock);
+	diagnose(f);
+	pthread_mutex_unlock(&report_lock);
+	kimg_in_diagnosis--;
+	errno = saved_errno;
+}
+
+void kimg_report_summary(void)
+{
+	char line[160];
+	if (atomic_exchange(&summary_done, 1))
+		return;
+	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,
+					    sizeof line);
+	if (n > 0)
+		kimg_log_write(line, n);
+}

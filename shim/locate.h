@@ -1,0 +1,38 @@
+/* From a failed call to the code behind it (locate.c). Cold path only. */
+#ifndef KIMG_SHIM_LOCATE_H
+#define KIMG_SHIM_LOCATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "shim.h"
+
+struct kimg_located {
+	const void *image;   /* as passed or registered (wrapper, container, cubin, PTX), or NULL */
+	const char *path;    /* file it was loaded from, or NULL */
+	const char *kernel;  /* the call's kernel name, else the registry's */
+	const char *how;     /* "cuLibraryLoadData", "__cudaRegisterFatBinary", the failed call ... */
+};
+
+/* Resolve f to an image or a path: directly for a failed load, else by
+ * following the registry (function -> module/kernel -> library; host stub
+ * -> fatbin). False when the chain breaks (handle never registered). */
+bool kimg_locate(const struct kimg_failure *f, struct kimg_located *out);
+
+/* Bytes readable from p, up to limit, per /proc/self/maps (adjacent
+ * readable mappings join); 0 when p is not mapped readable. */
+uint64_t kimg_readable_run(const void *p, uint64_t limit);
+
+/* kimg_memory_image_extent, but first bounding p (and a wrapper's target)
+ * by the readable mapping it lies in, so hostile or stale pointers yield
+ * an error, not a fault. */
+int kimg_image_bound(const void *p, uint64_t limit, const void **target, uint64_t *size, struct kimg_error *err);
+
+/* File that the loaded object containing addr was mapped from (the main
+ * program through /proc/self/exe) and addr's offset in it (*off_known
+ * false for .bss-like memory). False when addr is in no loaded object
+ * (heap, anonymous mappings). */
+bool kimg_locate_file(const void *addr, char *path, size_t size, uint64_t *file_off, bool *off_known);
+
+#endif
