@@ -1,0 +1,358 @@
+/* Specification of the shim's report renderers (report/report_text.c,
+ * report/report_json.c): the exact text lines a user reads and the JSON
+ * keys that tools (tests/gpu/shim_gpu.py, docs/report-json.md) rely on.
+ * Verdicts come from the real rules so the report shows what the core
+ * decides; the renderers must only format them. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_errors.h"
+#include "fix.h"
+#include "report.h"
+#include "rules.h"
+#include "testutil.h"
+
+static struct kimg_report rep;
+
+/* The user case of compat-rules.md S1: an sm_80 cubin plus compute_80 PTX
+ * on an H200 (9.0), driver 13.0, with CUDA_DISABLE_PTX_JIT=1 (P6 -> 223). */
+static void build_report(bool disable_jit)
+{
+	memset(&rep, 0, sizeof rep);
+	rep.call = "cuLibraryGetKernel";
+	rep.error = 209;
+	rep.kernel = "_Z7add_onePfi";
+	strcpy(rep.kernel_demangled, "add_one(float*, int)");
+	strcpy(rep.module_file, "/work/app");
+	rep.module_offset = 0x3a000;
+	rep.module_offset_known = true;
+	rep.module_origin = "cuLibraryLoadData";
+	rep.images[0].kind = KIMG_IMAGE_SASS;
+	rep.images[0].arch.sm = 80;
+	rep.images[0].size = 4096;
+	rep.images[1].kind = KIMG_IMAGE_PTX;
+	rep.images[1].arch.sm = 80;
+	rep.images[1].ptx_isa = KIMG_ISA(9, 0);
+	rep.images[1].compression = KIMG_COMPRESS_ZSTD;
+	rep.images[1].size = 12000;
+	rep.image_count = rep.image_total = 2;
+	rep.device_known = true;
+	rep.device.cc.sm = 90;
+	rep.device.driver_version = 13000;
+	rep.device.ordinal = 0;
+	strcpy(rep.device.name, "NVIDIA H200");
+	rep.device.disable_ptx_jit = disable_jit;
+	kimg_rules_check_module(rep.images, 2, &rep.device, rep.image_verdicts, &rep.verdict);
+	rep.verdict_known = true;
+	rep.fix_known = kimg_fix_for(&rep.device, &rep.verdict, rep.images, 2, &rep.fix) == 0;
+	strcpy(rep.stack[0], "main+0x12 (app+0x1234)");
+	strcpy(rep.stack[1], "__libc_start_main+0x80 (libc.so.6+0x29d90)");
+	rep.stack_count = 2;
+	strcpy(rep.python[0].file, "train.py");
+	rep.python[0].line = 12;
+	strcpy(rep.python[0].function, "main");
+	rep.python_count = 1;
+}
+
+static char *render(int (*fn)(const struct kimg_report *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fn(&rep, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Line `n` (0-based) of text, copied into line. */
+static const char *line_of(const char *text, int n, char *line, size_t size)
+{
+	const char *s = text;
+	for (int i = 0; i < n && s; i++) {
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	ck_assert_msg(s && *s, "no line %d in:\n%s", n, text);
+	size_t len = strcspn(s, "\n");
+	ck_assert_uint_lt(len, size);
+	memcpy(line, s, len);
+	line[len] = '\0';
+	return line;
+}
+
+static bool has_line(const char *text, const char *want)
+{
+	size_t wlen = strlen(want);
+	for (const char *s = text; s && *s;) {
+		size_t len = strcspn(s, "\n");
+		if (len == wlen && memcmp(s, want, len) == 0)
+			return true;
+		s = s[len] ? s + len + 1 : NULL;
+	}
+	return false;
+}
+
+START_TEST(text_header_names_call_code_name_and_meaning)
+{
+	build_report(true);
+	char *t = render(kimg_report_write_text), line[512], want[512];
+	snprintf(want, sizeof want, "kimg: cuLibraryGetKernel returned 209 CUDA_ERROR_NO_BINARY_FOR_GPU (%s)",
+		 kimg_cuda_error_text(209));
+	ck_assert_str_eq(line_of(t, 0, line, sizeof line), want);
+	free(t);
+}
+END_TEST
+
+/* compat-rules.md section 9: same number, runtime name for runtime calls */
+START_TEST(text_header_uses_runtime_name_for_runtime_calls)
+{
+	build_report(true);
+	rep.call = "cudaLaunchKernel";
+	char *t = render(kimg_report_write_text), line[512];
+	ck_assert_ptr_nonnull(strstr(line_of(t, 0, line, sizeof line), " 209 cudaErrorNoKernelImageForDevice ("));
+	free(t);
+}
+END_TEST
+
+START_TEST(text_device_kernel_module_lines)
+{
+	build_report(true);
+	char *t = render(kimg_report_write_text), line[512];
+	ck_assert_str_eq(line_of(t, 1, line, sizeof line),
+			 "kimg:   device: NVIDIA H200 (device 0), SM 9.0, driver 13.0, max PTX ISA 9.0, CUDA_DISABLE_PTX_JIT=1");
+	ck_assert_str_eq(line_of(t, 2, line, sizeof line), "kimg:   kernel: add_one(float*, int)  [_Z7add_onePfi]");
+	ck_assert_str_eq(line_of(t, 3, line, sizeof line), "kimg:   module: /work/app @ 0x3a000 (cuLibraryLoadData)");
+	free(t);
+}
+END_TEST
+
+/* S1 (another major) for the cubin, P6 (JIT disabled) for the PTX */
+START_TEST(text_image_table_is_aligned_with_verdicts)
+{
+	build_report(true);
+	char *t = render(kimg_report_write_text), line[512], want[512];
+	ck_assert_str_eq(line_of(t, 4, line, sizeof line), "kimg:   images (2):");
+	ck_assert_str_eq(line_of(t, 5, line, sizeof line),
+			 "kimg:     #   kind  arch          ptx  compressed       size  verdict");
+	snprintf(want, sizeof want, "kimg:     0   sass  sm_80         -    -                4096  no: %s [S1]",
+		 kimg_reason_text(KIMG_REASON_DIFFERENT_MAJOR));
+	ck_assert_str_eq(line_of(t, 6, line, sizeof line), want);
+	snprintf(want, sizeof want, "kimg:     1   ptx   compute_80    9.0  zstd            12000  no: %s [P6]",
+		 kimg_reason_text(KIMG_REASON_JIT_DISABLED));
+	ck_assert_str_eq(line_of(t, 7, line, sizeof line), want);
+	snprintf(want, sizeof want, "kimg:   why:    %s [P6]", kimg_reason_text(KIMG_REASON_JIT_DISABLED));
+	ck_assert_str_eq(line_of(t, 8, line, sizeof line), want);
+	free(t);
+}
+END_TEST
+
+START_TEST(text_selected_image_is_marked)
+{
+	build_report(false); /* P1: compute_80 PTX JITs on 9.0 */
+	char *t = render(kimg_report_write_text), line[512];
+	ck_assert_int_eq(rep.verdict.selected, 1);
+	ck_assert_ptr_nonnull(strstr(line_of(t, 7, line, sizeof line), "  selected: runs through PTX JIT [P1]"));
+	free(t);
+}
+END_TEST
+
+START_TEST(text_fix_lines_for_nvcc_cmake_torch)
+{
+	build_report(true);
+	ck_assert(rep.fix_known);
+	char *t = render(kimg_report_write_text), want[512];
+	snprintf(want, sizeof want, "kimg:   fix:    %s", rep.fix.advice);
+	ck_assert_msg(has_line(t, want), "%s", t);
+	snprintf(want, sizeof want, "kimg:           nvcc: %s", rep.fix.nvcc);
+	ck_assert_msg(has_line(t, want), "%s", t);
+	snprintf(want, sizeof want, "kimg:           CMake: -DCMAKE_CUDA_ARCHITECTURES=\"%s\"", rep.fix.cmake);
+	ck_assert_msg(has_line(t, want), "%s", t);
+	ck_assert_msg(has_line(t, "kimg:           PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"9.0\""), "%s", t);
+	ck_assert_ptr_nonnull(strstr(rep.fix.nvcc, "sm_90"));
+	free(t);
+}
+END_TEST
+
+START_TEST(text_stacks_innermost_first)
+{
+	build_report(true);
+	char *t = render(kimg_report_write_text);
+	ck_assert(has_line(t, "kimg:   python stack (innermost first):"));
+	ck_assert(has_line(t, "kimg:     train.py:12 in main"));
+	ck_assert(has_line(t, "kimg:     #0  main+0x12 (app+0x1234)"));
+	ck_assert(has_line(t, "kimg:     #1  __libc_start_main+0x80 (libc.so.6+0x29d90)"));
+	/* every line carries the prefix */
+	for (const char *s = t; *s; s = strchr(s, '\n') + 1)
+		ck_assert_msg(strncmp(s, "kimg: ", 6) == 0, "unprefixed line: %.60s", s);
+	free(t);
+}
+END_TEST
+
+START_TEST(text_unknowns_are_said_not_invented)
+{
+	build_report(true);
+	rep.device_known = rep.verdict_known = rep.fix_known = false;
+	rep.module_file[0] = '\0';
+	rep.module_offset_known = false;
+	rep.module_origin = NULL;
+	rep.kernel_demangled[0] = '\0';
+	rep.image_count = 1;
+	rep.image_total = 70;
+	char *t = render(kimg_report_write_text), line[512];
+	ck_assert_str_eq(line_of(t, 1, line, sizeof line), "kimg:   device: unknown (the driver could not be asked)");
+	ck_assert_str_eq(line_of(t, 2, line, sizeof line), "kimg:   kernel: _Z7add_onePfi");
+	ck_assert_str_eq(line_of(t, 3, line, sizeof line), "kimg:   module: (in memory, file unknown)");
+	ck_assert(has_line(t, "kimg:     ... 69 more not shown"));
+	ck_assert_ptr_null(strstr(t, "why:"));
+	ck_assert_ptr_null(strstr(t, "fix:"));
+	free(t);
+}
+END_TEST
+
+START_TEST(json_is_one_line_with_nested_keys)
+{
+	build_report(true);
+	char *j = render(kimg_report_write_json);
+	size_t len = strlen(j);
+	ck_assert_uint_gt(len, 2);
+	ck_assert_ptr_eq(strchr(j, '\n'), j + len - 1); /* exactly one newline, at the end */
+	ck_assert_int_eq(j[0], '{');
+	ck_assert_int_eq(j[len - 2], '}');
+	ck_assert_ptr_nonnull(strstr(j, "{\"error\":{\"code\":209,\"name\":\"CUDA_ERROR_NO_BINARY_FOR_GPU\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"call\":\"cuLibraryGetKernel\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"kernel\":{\"name\":\"_Z7add_onePfi\",\"demangled\":\"add_one(float*, int)\"}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"module\":{\"file\":\"/work/app\",\"offset\":237568,"));
+	ck_assert_ptr_nonnull(strstr(j, "{\"kind\":\"sass\",\"arch\":\"sm_80\",\"ptx_isa\":null,\"compressed\":false,"));
+	ck_assert_ptr_nonnull(strstr(j, "\"verdict\":\"cannot_run\",\"reason\":\"different_major\",\"rule\":\"S1\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"kind\":\"ptx\",\"arch\":\"compute_80\",\"ptx_isa\":\"9.0\",\"compressed\":true,"));
+	ck_assert_ptr_nonnull(strstr(j, "\"sm\":\"9.0\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"driver\":\"13.0\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"max_ptx_isa\":\"9.0\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"verdict\":{\"outcome\":\"cannot_run\",\"reason\":\"jit_disabled\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"selected\":null,\"expected_error\":223}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"stack\":[\"main+0x12 (app+0x1234)\","));
+	ck_assert_ptr_nonnull(strstr(j, "\"python_stack\":[{\"file\":\"train.py\",\"line\":12,\"function\":\"main\"}]"));
+	free(j);
+}
+END_TEST
+
+/* The document's key list, checked by a real JSON parser: every key
+ * docs/report-json.md promises is present with the promised type. */
+START_TEST(json_parses_and_has_documented_keys)
+{
+	build_report(true);
+	strcpy(rep.kernel_demangled, "f<\"quoted\", \\back>(\t)"); /* escaping */
+	char *j = render(kimg_report_write_json);
+	if (system("python3 -c 'import json' 2>/dev/null") != 0) {
+		free(j);
+		return; /* no python3: the substring test above still pins the keys */
+	}
+	char path[] = "/tmp/kimg_report_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(j, f);
+	fclose(f);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd,
+		 "python3 -c '\n"
+		 "import json,sys\n"
+		 "d=json.loads(open(sys.argv[1]).read())\n"
+		 "assert set(d)=={\"error\",\"call\",\"kernel\",\"module\",\"device\",\"verdict\",\"fix\",\"stack\",\"python_stack\"}, set(d)\n"
+		 "assert d[\"error\"][\"code\"]==209 and d[\"error\"][\"name\"]==\"CUDA_ERROR_NO_BINARY_FOR_GPU\"\n"
+		 "assert d[\"kernel\"][\"demangled\"]==\"f<\\\"quoted\\\", \\\\back>(\\t)\", d[\"kernel\"]\n"
+		 "im=d[\"module\"][\"images\"]\n"
+		 "assert len(im)==2 and all({\"kind\",\"arch\",\"ptx_isa\",\"compressed\",\"size\",\"verdict\",\"reason\"}<=set(i) for i in im)\n"
+		 "assert im[1][\"size\"]==12000 and im[1][\"compressed\"] is True\n"
+		 "assert d[\"device\"][\"sm\"]==\"9.0\" and d[\"device\"][\"name\"]==\"NVIDIA H200\"\n"
+		 "assert d[\"device\"][\"driver\"]==\"13.0\" and d[\"device\"][\"max_ptx_isa\"]==\"9.0\"\n"
+		 "assert {\"outcome\",\"reason\",\"rule\",\"selected\"}<=set(d[\"verdict\"])\n"
+		 "assert \"sm_90\" in d[\"fix\"][\"nvcc\"] and d[\"fix\"][\"torch_cuda_arch_list\"]==\"9.0\"\n"
+		 "assert d[\"stack\"][0]==\"main+0x12 (app+0x1234)\"\n"
+		 "assert d[\"python_stack\"]==[{\"file\":\"train.py\",\"line\":12,\"function\":\"main\"}]\n"
+		 "' %s",
+		 path);
+	int rc = system(cmd);
+	unlink(path);
+	ck_assert_msg(rc == 0, "python3 rejected the JSON:\n%s", j);
+	free(j);
+}
+END_TEST
+
+START_TEST(json_unknowns_are_null)
+{
+	build_report(true);
+	rep.device_known = rep.verdict_known = rep.fix_known = false;
+	rep.module_offset_known = false;
+	rep.module_file[0] = '\0';
+	rep.kernel = NULL;
+	rep.kernel_demangled[0] = '\0';
+	rep.stack_count = rep.python_count = 0;
+	char *j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, "\"kernel\":{\"name\":null,\"demangled\":null}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"module\":{\"file\":null,\"offset\":null,"));
+	ck_assert_ptr_nonnull(strstr(j, "\"device\":null,\"verdict\":null,\"fix\":null,\"stack\":[],\"python_stack\":[]}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"verdict\":null,\"reason\":null,\"rule\":null,\"selected\":false"));
+	free(j);
+}
+END_TEST
+
+START_TEST(summary_line_counts_and_plurals)
+{
+	char buf[128];
+	ck_assert_uint_eq(kimg_report_summary_line(0, 0, buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "");
+	kimg_report_summary_line(1, 1, buf, sizeof buf);
+	ck_assert_str_eq(buf, "kimg: 1 kernel in 1 module failed to load (see above)\n");
+	size_t n = kimg_report_summary_line(2, 1, buf, sizeof buf);
+	ck_assert_str_eq(buf, "kimg: 2 kernels in 1 module failed to load (see above)\n");
+	ck_assert_uint_eq(n, strlen(buf));
+	kimg_report_summary_line(3, 2, buf, sizeof buf);
+	ck_assert_str_eq(buf, "kimg: 3 kernels in 2 modules failed to load (see above)\n");
+	/* truncation keeps a terminated string and reports what is there */
+	ck_assert_uint_eq(kimg_report_summary_line(3, 2, buf, 10), 9);
+	ck_assert_str_eq(buf, "kimg: 3 k");
+}
+END_TEST
+
+START_TEST(format_helpers)
+{
+	char b[16];
+	kimg_report_format_driver(13000, b, sizeof b);
+	ck_assert_str_eq(b, "13.0");
+	kimg_report_format_driver(12080, b, sizeof b);
+	ck_assert_str_eq(b, "12.8");
+	kimg_report_format_driver(0, b, sizeof b);
+	ck_assert_str_eq(b, "?");
+	kimg_report_format_isa(KIMG_ISA(8, 7), b, sizeof b);
+	ck_assert_str_eq(b, "8.7");
+	kimg_report_format_isa(0, b, sizeof b);
+	ck_assert_str_eq(b, "");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("render");
+	tcase_add_test(tc, text_header_names_call_code_name_and_meaning);
+	tcase_add_test(tc, text_header_uses_runtime_name_for_runtime_calls);
+	tcase_add_test(tc, text_device_kernel_module_lines);
+	tcase_add_test(tc, text_image_table_is_aligned_with_verdicts);
+	tcase_add_test(tc, text_selected_image_is_marked);
+	tcase_add_test(tc, text_fix_lines_for_nvcc_cmake_torch);
+	tcase_add_test(tc, text_stacks_innermost_first);
+	tcase_add_test(tc, text_unknowns_are_said_not_invented);
+	tcase_add_test(tc, json_is_one_line_with_nested_keys);
+	tcase_add_test(tc, json_parses_and_has_documented_keys);
+	tcase_add_test(tc, json_unknowns_are_null);
+	tcase_add_test(tc, summary_line_counts_and_plurals);
+	tcase_add_test(tc, format_helpers);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
