@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# kimg-probe scan: exact module and image lists of the nvcc-built fixtures
+# (fatbin-format.md section 12), archives, directories, wheels, kernel names.
+. "$(dirname "$0")/lib.bash"
+
+# fatbin-format.md section 12: the 9 entries of container B, in file order.
+run "$PROBE" scan --json "$FX/multi.fatbin"
+expect_rc 0 "scan multi.fatbin"
+expect_json "multi.fatbin: one raw module" \
+	'len(d["files"]) == 1 and len(d["files"][0]["modules"]) == 1 and d["files"][0]["modules"][0]["origin"] == "raw"'
+expect_json "multi.fatbin: the 9 images of section 12, in order" \
+	'[(i["kind"], i["arch"], i["ptx_isa"], i["compressed"]) for i in d["files"][0]["modules"][0]["images"]] == [
+	("sass","sm_80",None,None), ("sass","sm_90",None,None), ("ptx","compute_90","9.0",None),
+	("sass","sm_90a",None,None), ("ptx","compute_90a","9.0",None), ("sass","sm_100a",None,None),
+	("sass","sm_100f",None,None), ("ptx","compute_100f","9.0",None), ("sass","sm_120",None,None)]'
+expect_json "multi.fatbin: flags of section 7 (sm_90a 0x100011, sm_100f 0x1200011)" \
+	'[i["flags"] for i in d["files"][0]["modules"][0]["images"]][3] == 0x100011 and
+	 [i["flags"] for i in d["files"][0]["modules"][0]["images"]][6] == 0x1200011'
+expect_json "scan without --kernels has no kernels key" \
+	'all("kernels" not in i for i in d["files"][0]["modules"][0]["images"])'
+expect_json "summary counts" 'd["summary"] == {"files":1,"modules":1,"images":9,"sass":6,"ptx":3,"ltoir":0,"unknown":0,"errors":0}'
+
+# Text: one block, aligned columns, the summary line.
+run "$PROBE" scan "$FX/multi.fatbin"
+expect_rc 0 "scan multi.fatbin (text)"
+expect_grep "text summary line" "$TMP/out" "1 file, 1 module, 9 images: 6 sass, 3 ptx; 0 errors"
+expect_grep "text PTX row with ISA" "$TMP/out" "    ptx    compute_100f   9.0   -"
+
+# libtwo.so: tu_a (sm_80) and tu_b (sm_90 + compute_90), after nvcc's link stub.
+run "$PROBE" scan --json "$FX/libtwo.so"
+expect_rc 0 "scan libtwo.so"
+expect_json "libtwo.so: modules in .nv_fatbin with arch sets [stub], [sm_80], [sm_90, compute_90]" \
+	'[[i["arch"] for i in m["images"]] for m in d["files"][0]["modules"]][-2:] == [["sm_80"], ["sm_90", "compute_90"]]
+	 and all(m["section"] == ".nv_fatbin" for m in d["files"][0]["modules"])'
+expect_json "libtwo.so: compute_90 PTX is zstd (nvcc default, section 6)" \
+	'd["files"][0]["modules"][-1]["images"][1]["compressed"] == "zstd"'
+
+# Static archive: members named.
+run "$PROBE" scan --json "$FX/libtwo.a"
+expect_rc 0 "scan libtwo.a"
+expect_json "libtwo.a: one module per member, member names kept" \
+	'[m["member"] for m in d["files"][0]["modules"]] == ["tu_a.o", "tu_b.o"] and d["files"][0]["kind"] == "archive"'
+
+# Raw cubin / PTX files.
+run "$PROBE" scan --json "$FX/sm120.cubin" "$FX/compute80.ptx"
+expect_rc 0 "scan raw cubin and PTX"
+expect_json "raw cubin sm_120, raw PTX compute_80 with ISA 9.0 (nvcc 13 stamps its own ISA, P5)" \
+	'[(f["kind"], f["modules"][0]["images"][0]["arch"], f["modules"][0]["images"][0]["ptx_isa"]) for f in d["files"]]
+	 == [("cubin", "sm_120", None), ("ptx", "compute_80", "9.0")]'
+
+# Compression modes (fatbin-format.md section 6): speed = LZ4 PTX, size = ZSTD everything.
+run "$PROBE" scan --json "$FX/compress_speed.fatbin" "$FX/compress_size.fatbin"
+expect_json "compress-mode speed: raw cubin, lz4 PTX; size: zstd both" \
+	'[[i["compressed"] for i in f["modules"][0]["images"]] for f in d["files"]] == [[None, "lz4"], ["zstd", "zstd"]]'
+
+# --kernels: names from cubins (symtab) and PTX (.entry), through decompression.
+run "$PROBE" scan --json --kernels "$FX/multi.fatbin" "$FX/compress_size.fatbin" "$FX/libtwo.so"
+expect_rc 0 "scan --kernels"
+expect_json "--kernels: every sm_/compute_ image of kern.cu names its 3 kernels" \
+	'all(sorted(i["kernels"]) == ["_Z4fillPii", "_Z5scaleIfEvPT_S0_i", "axpy"] for i in d["files"][0]["modules"][0]["images"])'
+expect_json "--kernels: zstd cubin and zstd PTX decompressed" \
+	'[i["kernels"] for i in d["files"][1]["modules"][0]["images"]] == [["_Z10big_kernelPKfPfi"], ["_Z10big_kernelPKfPfi"]]'
+expect_json "--kernels: libtwo.so link stub has no kernels; tu_b kernel in both images" \
+	'd["files"][2]["modules"][0]["images"][0]["kernels"] == [] and
+	 [i["kernels"] for i in d["files"][2]["modules"][-1]["images"]] == [["_Z11tu_b_kernelPd"], ["_Z11tu_b_kernelPd"]]'
+run "$PROBE" scan --kernels "$FX/compute80.ptx"
+expect_grep "--kernels text lists PTX entries" "$TMP/out" "kernels: axpy, _Z4fillPii, _Z5scaleIfEvPT_S0_i"
+
+# LTO-IR (section 5: kind 8) in __nv_relfatbin of a -dc object.
+run "$PROBE" scan --json "$FX/lto.o"
+expect_json "lto.o: one ltoir lto_90 image in __nv_relfatbin" \
+	'[(m["section"], [(i["kind"], i["arch"]) for i in m["images"]]) for m in d["files"][0]["modules"]] == [("__nv_relfatbin", [("ltoir", "lto_90")])]'
+
+# Directory recursion: sorted, non-device files skipped silently, symlinked dirs not followed.
+mkdir -p "$TMP/tree/a/b" "$TMP/tree/c"
+cp "$FX/libtwo.so" "$TMP/tree/a/b/"
+cp "$FX/multi.fatbin" "$TMP/tree/c/"
+echo "print('hi')" >"$TMP/tree/a/notes.py"
+ln -s ../a "$TMP/tree/c/loop"
+ln -s ../c/multi.fatbin "$TMP/tree/a/link.fatbin"
+run "$PROBE" scan --json "$TMP/tree"
+expect_rc 0 "scan directory"
+expect_json "directory: files in sorted order, symlinked file read, symlinked dir and .py skipped" \
+	'[f["path"][len(f["path"]) - len(f["path"].split("/tree/")[1]):] for f in d["files"]] == ["a/b/libtwo.so", "a/link.fatbin", "c/multi.fatbin"]'
+
+# Wheel read in place: member paths with "!/", non-code members skipped.
+python3 - "$FX/libtwo.so" "$TMP/pkg.whl" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("pkg/__init__.py", "x = 1\n")
+    z.write(sys.argv[1], "pkg/lib/libtwo.so")
+    z.writestr("pkg-1.0.dist-info/RECORD", "")
+PY
+run "$PROBE" scan --json "$TMP/pkg.whl"
+expect_rc 0 "scan wheel"
+expect_json "wheel: only the .so member, shown as pkg.whl!/pkg/lib/libtwo.so, same modules as the file" \
+	'[f["path"].endswith("pkg.whl!/pkg/lib/libtwo.so") for f in d["files"]] == [True] and
+	 [[i["arch"] for i in m["images"]] for m in d["files"][0]["modules"]][-2:] == [["sm_80"], ["sm_90", "compute_90"]]'
+run "$PROBE" scan "$TMP/pkg.whl"
+expect_grep "wheel text: member path" "$TMP/out" "pkg.whl!/pkg/lib/libtwo.so: elf, 3 modules"
+
+# Without libarchive, wheels are an error naming the library, the rest goes on.
+KIMG_LIBARCHIVE=libkimg-no-such-archive.so.13 run "$PROBE" scan "$TMP/pkg.whl" "$FX/multi.fatbin"
+expect_rc 2 "wheel without libarchive"
+expect_grep "missing libarchive message" "$TMP/err" "pkg.whl: cannot read archives: libkimg-no-such-archive.so.13 not found"
+expect_grep "scan goes on after the wheel" "$TMP/out" "1 file, 1 module, 9 images"
+
+# Pipes are inputs too (read(), not mmap).
+"$PROBE" scan --json /dev/stdin <"$FX/multi.fatbin" >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_rc 0 "scan from a pipe"
+expect_json "pipe: the same 9 images" 'len(d["files"][0]["modules"][0]["images"]) == 9'
+
+finish
