@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# kimg-probe on bad input: one "kimg-probe: PATH: problem" line per input on
+# stderr, the scan goes on, exit 2 at the end; never a crash or a hang.
+. "$(dirname "$0")/lib.bash"
+
+head -c 5000 "$FX/libtwo.so" >"$TMP/truncated.so"       # section headers past the end
+head -c 700 "$FX/multi.fatbin" >"$TMP/truncated.fatbin" # fatSize passes the end
+printf 'hello, world\n' >"$TMP/garbage.txt"
+head -c 4096 /dev/urandom >"$TMP/random.bin"
+: >"$TMP/empty"
+
+run timeout 20 "$PROBE" scan "$TMP/missing" "$TMP/truncated.so" "$TMP/truncated.fatbin" "$TMP/garbage.txt" \
+	"$TMP/random.bin" "$TMP/empty" "$FX/multi.fatbin"
+expect_rc 2 "scan of bad inputs plus one good one"
+expect_grep "missing file" "$TMP/err" "kimg-probe: $TMP/missing: No such file or directory"
+expect_grep "truncated ELF" "$TMP/err" "kimg-probe: $TMP/truncated.so: host ELF: section headers"
+expect_grep "truncated fatbin" "$TMP/err" "kimg-probe: $TMP/truncated.fatbin: fatbin container: fatSize"
+expect_grep "garbage file" "$TMP/err" "kimg-probe: $TMP/garbage.txt: not an ELF file, static archive, fatbin, cubin or PTX"
+expect_grep "random bytes" "$TMP/err" "kimg-probe: $TMP/random.bin: not an ELF file"
+expect_grep "empty file" "$TMP/err" "kimg-probe: $TMP/empty: empty file"
+if [ "$(grep -c '^kimg-probe: ' "$TMP/err")" -eq 6 ]; then ok "exactly one stderr line per bad input"; else bad "stderr lines: $(cat "$TMP/err")"; fi
+expect_grep "the good input after the bad ones is still scanned" "$TMP/out" "6 files, 1 module, 9 images: 6 sass, 3 ptx; 6 errors"
+
+run timeout 20 "$PROBE" scan --json "$TMP/missing" "$TMP/truncated.so" "$FX/multi.fatbin"
+expect_rc 2 "scan --json of bad inputs"
+expect_json "JSON: per-file error strings, good file without error" \
+	'[(f["error"] is not None, len(f["modules"])) for f in d["files"]] == [(True, 0), (True, 0), (False, 1)]
+	 and d["files"][0]["error"] == "No such file or directory" and d["summary"]["errors"] == 2'
+
+# A truncated wheel: the member that cannot be inflated is named, once.
+python3 - "$FX/libtwo.so" "$TMP/full.whl" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.write(sys.argv[1], "pkg/libtwo.so")
+PY
+head -c 2000 "$TMP/full.whl" >"$TMP/cut.whl"
+run timeout 20 "$PROBE" scan "$TMP/cut.whl"
+expect_rc 2 "truncated wheel"
+if [ "$(grep -c "cut.whl" "$TMP/err")" -eq 1 ]; then ok "truncated wheel: one error line"; else bad "truncated wheel stderr: $(cat "$TMP/err")"; fi
+
+# Devices and FIFOs never hang: /dev/zero is refused, a FIFO without a writer reads as empty.
+run timeout 20 "$PROBE" scan /dev/zero
+expect_rc 2 "scan /dev/zero"
+expect_grep "/dev/zero refused" "$TMP/err" "kimg-probe: /dev/zero: not a regular file, pipe or terminal"
+mkfifo "$TMP/fifo"
+run timeout 20 "$PROBE" scan "$TMP/fifo"
+expect_rc 2 "scan of a FIFO without writer"
+expect_grep "FIFO reads as empty" "$TMP/err" "kimg-probe: $TMP/fifo: empty file"
+
+# Directory walk: broken entries are reported and the walk goes on. As root no
+# permission bit stops a read, so a dangling symlink forces the error there.
+mkdir -p "$TMP/tree/sub"
+cp "$FX/multi.fatbin" "$TMP/tree/sub/"
+ln -s "$TMP/nowhere" "$TMP/tree/dangling"
+mkfifo "$TMP/tree/pipe" # inside a tree: skipped, not read
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir "$TMP/tree/locked" && cp "$FX/libtwo.so" "$TMP/tree/locked/" && chmod 000 "$TMP/tree/locked"
+fi
+run timeout 20 "$PROBE" scan "$TMP/tree"
+expect_rc 2 "scan of a tree with broken entries"
+expect_grep "dangling symlink reported" "$TMP/err" "kimg-probe: $TMP/tree/dangling: No such file or directory"
+if [ "$(id -u)" -ne 0 ]; then
+	expect_grep "unreadable directory reported" "$TMP/err" "kimg-probe: $TMP/tree/locked: Permission denied"
+fi
+expect_grep "rest of the tree scanned" "$TMP/out" "1 file, 1 module, 9 images"
+if grep -q "pipe" "$TMP/err" "$TMP/out"; then bad "FIFO inside a tree was touched"; else ok "FIFO inside a tree skipped"; fi
+
+# Usage errors.
+run "$PROBE" scan
+expect_rc 2 "scan without PATH"
+run "$PROBE" scan --bogus "$FX/multi.fatbin"
+expect_rc 2 "scan with an unknown option"
+run "$PROBE" frobnicate
+expect_rc 2 "unknown command"
+for c in device scan check; do
+	run "$PROBE" $c --help
+	expect_rc 0 "$c --help"
+	expect_grep "$c --help has a usage line" "$TMP/out" "usage: kimg-probe $c"
+done
+
+finish
