@@ -216,5 +216,7 @@ int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx
 	rc = kimg_walk_input(&w, in);
 	if (w.stop)
 		return w.stop;
-	return rc < 0 ? rc : w.count;
+	/* Modules already yielded stay valid: a problem after them makes a
+	 * partial result (count, err set), not a failure. */
+	return rc < 0 && w.count == 0 ? rc : w.count;
 }

@@ -1,0 +1,609 @@
+/* core/input.c, core/input_elf.c, core/archive.c: finding device code.
+ * Reference: shared/reference/fatbin-format.md §1-2 (sections, wrappers),
+ * §4 (containers back to back), §9 (walking without trusting the input). */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "fatbin.h"
+#include "input.h"
+
+#define MAX_MODS 16
+
+struct mod {
+	enum kimg_input_kind kind;
+	enum kimg_module_origin origin;
+	uint64_t offset, size;
+	char section[32], member[64];
+	char images[160]; /* "sm_80 sm_90 compute_90" */
+	bool bytes_match;  /* bytes.data == input + offset */
+};
+
+struct mods {
+	struct kimg_span in;
+	struct mod m[MAX_MODS];
+	int n;
+	int stop_after; /* return 7 from this module on (0: never) */
+	struct kimg_error err;
+	int rc;
+};
+
+static int collect_cb(void *ctx, const struct kimg_module_ref *ref)
+{
+	struct mods *ms = ctx;
+	struct mod *m;
+	ck_assert_int_lt(ms->n, MAX_MODS);
+	m = &ms->m[ms->n++];
+	m->kind = ref->kind;
+	m->origin = ref->origin;
+	m->offset = ref->offset;
+	m->size = ref->bytes.size;
+	m->bytes_match = ref->bytes.data == ms->in.data + ref->offset;
+	snprintf(m->section, sizeof m->section, "%s", ref->section ? ref->section : "");
+	snprintf(m->member, sizeof m->member, "%s", ref->member ? ref->member : "");
+	m->images[0] = '\0';
+	if (ref->kind == KIMG_INPUT_FATBIN) {
+		struct kimg_fatbin fb;
+		struct kimg_image img;
+		uint64_t cursor = 0;
+		ck_assert_int_eq(kimg_fatbin_open(ref->bytes, 0, &fb, NULL), 0);
+		while (kimg_fatbin_next(&fb, &cursor, &img, NULL) == 1) {
+			char name[32];
+			size_t len = strlen(m->images);
+			kimg_image_arch_name(&img, name, sizeof name);
+			snprintf(m->images + len, sizeof m->images - len, "%s%s", len ? " " : "", name);
+		}
+	}
+	return ms->stop_after && ms->n >= ms->stop_after ? 7 : 0;
+}
+
+static void walk(struct kimg_span in, struct mods *ms)
+{
+	memset(ms, 0, sizeof *ms);
+	ms->in = in;
+	ms->rc = kimg_input_for_each_module(in, collect_cb, ms, &ms->err);
+}
+
+static uint8_t *copy_of(struct kimg_span s)
+{
+	uint8_t *p = malloc(s.size ? s.size : 1);
+	ck_assert(p != NULL);
+	memcpy(p, s.data, s.size);
+	return p;
+}
+
+static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static uint64_t get_u64(const uint8_t *p) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | p[i]; return v; }
+static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+/* Section header of the section named `name` in a host ELF64 (test side,
+ * trusting the fixture). */
+static uint8_t *find_shdr(uint8_t *elf, const char *name)
+{
+	uint64_t shoff = get_u64(elf + 0x28);
+	unsigned shnum = get_u16(elf + 0x3C), shstrndx = get_u16(elf + 0x3E);
+	const uint8_t *strtab = elf + get_u64(elf + shoff + shstrndx * 64 + 0x18);
+	for (unsigned i = 0; i < shnum; i++) {
+		uint8_t *h = elf + shoff + i * 64;
+		if (strcmp((const char *)strtab + (h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24), name) == 0)
+			return h;
+	}
+	ck_abort_msg("no section %s", name);
+	return NULL;
+}
+
+/* ---- classification ---- */
+
+static const struct {
+	const char *file;
+	enum kimg_input_kind kind;
+} classified[] = {
+	{ "multi_exe", KIMG_INPUT_HOST_ELF }, { "libtwo.so", KIMG_INPUT_HOST_ELF },
+	{ "tu_a.o", KIMG_INPUT_HOST_ELF },    { "libtwo.a", KIMG_INPUT_ARCHIVE },
+	{ "sm80.cubin", KIMG_INPUT_CUBIN },   { "sm100f.cubin", KIMG_INPUT_CUBIN },
+	{ "multi.fatbin", KIMG_INPUT_FATBIN }, { "compute80.ptx", KIMG_INPUT_PTX },
+	{ "compute90a.ptx", KIMG_INPUT_PTX },
+};
+
+START_TEST(classify_recognises_each_fixture_kind)
+{
+	struct kimg_span f = fixture_load(classified[_i].file);
+	ck_assert_msg(kimg_input_classify(f) == classified[_i].kind, "%s", classified[_i].file);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(classify_small_and_synthetic_inputs)
+{
+	static const char ptx_after_comments[] = "//\n// Generated\n//\n\n\t.version 9.0\n.target sm_90\n";
+	static const char not_ptx[] = "this mentions .version but not at a line start\n";
+	static const uint8_t wrapper[24] = { 0xb1, 0x43, 0x62, 0x46, 1 };
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(NULL, 0)), KIMG_INPUT_UNKNOWN);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make("\177EL", 3)), KIMG_INPUT_UNKNOWN);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make("PK\3\4rest", 8)), KIMG_INPUT_ZIP);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(wrapper, 24)), KIMG_INPUT_WRAPPER);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(ptx_after_comments, sizeof ptx_after_comments - 1)),
+			 KIMG_INPUT_PTX);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(not_ptx, sizeof not_ptx - 1)), KIMG_INPUT_UNKNOWN);
+	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_HOST_ELF), "host-elf");
+	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_ARCHIVE), "archive");
+	ck_assert_str_eq(kimg_input_kind_name((enum kimg_input_kind)99), "unknown");
+}
+END_TEST
+
+/* ---- the module walk on real files ---- */
+
+/* One expected module: origin, section, member, images. */
+struct want {
+	enum kimg_module_origin origin;
+	const char *section, *member, *images;
+};
+
+static const struct {
+	const char *file;
+	int n;
+	struct want m[4];
+} walks[] = {
+	/* §2 [V]: a CUDA 13 executable has the device-link stub container
+	 * (.symtab-only cubins) and then the real one, both in .nv_fatbin. */
+	{ "multi_exe", 2, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80 sm_90 sm_90a sm_100a sm_100f sm_120" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "",
+		  "sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
+	{ "ptxonly_exe", 2, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "compute_80" } } },
+	{ "sm80_exe", 2, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" } } },
+	/* §2 [V]: -rdc: linked cubins in .nv_fatbin, one container per TU in __nv_relfatbin */
+	{ "rdc_exe", 3, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80 sm_90" },
+		{ KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80 sm_90" },
+		{ KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80 sm_90" } } },
+	/* two TUs with different arch sets, plus the device-link stub */
+	{ "libtwo.so", 3, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_75" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_90 compute_90" } } },
+	{ "libtwo.a", 2, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "tu_a.o", "sm_80" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "tu_b.o", "sm_90 compute_90" } } },
+	{ "tu_a.o", 1, { { KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" } } },
+	{ "rdc_main.o", 1, { { KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80" } } },
+	{ "lto.o", 1, { { KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "lto_90" } } },
+	{ "multi.fatbin", 1, { { KIMG_ORIGIN_RAW, "", "",
+		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
+	/* §1: a blob in .rodata (cuModuleLoadData data), found by the scan */
+	{ "embedded.o", 1, { { KIMG_ORIGIN_SCAN, ".rodata", "",
+		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
+	/* §2: a wrapper pointing outside .nv_fatbin; reached once, not again by the scan */
+	{ "wrapped.so", 1, { { KIMG_ORIGIN_WRAPPER, ".rodata", "",
+		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
+};
+
+START_TEST(walk_finds_exactly_the_expected_modules)
+{
+	struct kimg_span f = fixture_load(walks[_i].file);
+	struct mods ms;
+	walk(f, &ms);
+	ck_assert_msg(ms.rc == walks[_i].n, "%s: rc %d (%s)", walks[_i].file, ms.rc, ms.err.what);
+	ck_assert_int_eq(ms.err.code, 0);
+	ck_assert_int_eq(ms.n, walks[_i].n);
+	for (int i = 0; i < ms.n; i++) {
+		const struct want *w = &walks[_i].m[i];
+		ck_assert_int_eq(ms.m[i].kind, KIMG_INPUT_FATBIN);
+		ck_assert_int_eq(ms.m[i].origin, w->origin);
+		ck_assert_str_eq(ms.m[i].section, w->section);
+		ck_assert_str_eq(ms.m[i].member, w->member);
+		ck_assert_str_eq(ms.m[i].images, w->images);
+		ck_assert_msg(ms.m[i].bytes_match, "module %d bytes not at input + offset", i);
+		if (i > 0)
+			ck_assert_uint_gt(ms.m[i].offset, ms.m[i - 1].offset);
+	}
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(raw_cubin_and_ptx_are_one_module_each)
+{
+	static const char *const files[] = { "sm80.cubin", "compute80.ptx" };
+	static const enum kimg_input_kind kinds[] = { KIMG_INPUT_CUBIN, KIMG_INPUT_PTX };
+	for (int i = 0; i < 2; i++) {
+		struct kimg_span f = fixture_load(files[i]);
+		struct mods ms;
+		walk(f, &ms);
+		ck_assert_int_eq(ms.rc, 1);
+		ck_assert_int_eq(ms.m[0].kind, kinds[i]);
+		ck_assert_int_eq(ms.m[0].origin, KIMG_ORIGIN_RAW);
+		ck_assert_uint_eq(ms.m[0].offset, 0);
+		ck_assert_uint_eq(ms.m[0].size, f.size);
+		fixture_free(f);
+	}
+}
+END_TEST
+
+START_TEST(lto_entries_are_ltoir_kind)
+{
+	struct kimg_span f = fixture_load("lto.o");
+	struct mods ms;
+	struct kimg_fatbin fb;
+	struct kimg_image img;
+	uint64_t cursor = 0;
+	walk(f, &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(kimg_fatbin_open(f, ms.m[0].offset, &fb, NULL), 0);
+	ck_assert_int_eq(kimg_fatbin_next(&fb, &cursor, &img, NULL), 1);
+	ck_assert_int_eq(img.kind, KIMG_IMAGE_LTOIR);
+	ck_assert_uint_eq(img.flags, 0x18011); /* §7 [V] */
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(a_nonzero_callback_return_stops_the_walk)
+{
+	struct kimg_span f = fixture_load("rdc_exe");
+	struct mods ms;
+	memset(&ms, 0, sizeof ms);
+	ms.in = f;
+	ms.stop_after = 2;
+	ck_assert_int_eq(kimg_input_for_each_module(f, collect_cb, &ms, NULL), 7);
+	ck_assert_int_eq(ms.n, 2);
+	/* fn NULL just counts */
+	ck_assert_int_eq(kimg_input_for_each_module(f, NULL, NULL, NULL), 3);
+	fixture_free(f);
+}
+END_TEST
+
+/* ---- host ELF: malformed ---- */
+
+START_TEST(host_elf_truncated_anywhere_is_etrunc)
+{
+	struct kimg_span f = fixture_load("multi_exe");
+	/* precondition: the section header table ends the file */
+	ck_assert_uint_eq(get_u64(f.data + 0x28) + 64u * get_u16(f.data + 0x3C), f.size);
+	for (uint64_t cut = 4; cut < f.size; cut += (cut < 256 ? 1 : 4099)) {
+		struct kimg_error e;
+		int rc = kimg_input_for_each_module(kimg_span_make(f.data, cut), NULL, NULL, &e);
+		ck_assert_msg(rc == -KIMG_ETRUNC, "cut %llu: rc %d", (unsigned long long)cut, rc);
+		ck_assert_int_eq(e.code, -KIMG_ETRUNC);
+	}
+	fixture_free(f);
+}
+END_TEST
+
+static const struct {
+	const char *what;
+	unsigned off, width;
+	uint64_t value;
+	int rc;
+} ehdr_corruptions[] = {
+	{ "ELFCLASS32", 4, 1, 1, -KIMG_ENOTSUP },
+	{ "big-endian", 5, 1, 2, -KIMG_ENOTSUP },
+	{ "e_shentsize 32", 0x3A, 2, 32, -KIMG_EFORMAT },
+	{ "e_shstrndx out of range", 0x3E, 2, 500, -KIMG_EFORMAT },
+	{ "e_shstrndx 0", 0x3E, 2, 0, -KIMG_EFORMAT },
+	{ "e_shoff past EOF", 0x28, 8, 1ull << 40, -KIMG_ETRUNC },
+	{ "e_shoff wraps", 0x28, 8, UINT64_MAX - 16, -KIMG_ETRUNC },
+	{ "e_shnum too large", 0x3C, 2, 0xfff0, -KIMG_ETRUNC },
+};
+
+START_TEST(host_elf_header_corruptions_have_exact_codes)
+{
+	struct kimg_span f = fixture_load("tu_a.o");
+	uint8_t *p = copy_of(f);
+	struct kimg_error e;
+	uint8_t *field = p + ehdr_corruptions[_i].off;
+	if (ehdr_corruptions[_i].width == 1)
+		*field = (uint8_t)ehdr_corruptions[_i].value;
+	else if (ehdr_corruptions[_i].width == 2)
+		put_u16(field, (uint16_t)ehdr_corruptions[_i].value);
+	else
+		put_u64(field, ehdr_corruptions[_i].value);
+	ck_assert_msg(kimg_input_for_each_module(kimg_span_make(p, f.size), NULL, NULL, &e) == ehdr_corruptions[_i].rc,
+		      "%s", ehdr_corruptions[_i].what);
+	ck_assert_int_eq(e.code, ehdr_corruptions[_i].rc);
+	ck_assert_str_ne(e.what, "");
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(a_section_name_outside_the_name_table_is_eformat)
+{
+	struct kimg_span f = fixture_load("tu_a.o");
+	uint8_t *p = copy_of(f);
+	put_u32(find_shdr(p, ".rodata"), 0x7fffffff);
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make(p, f.size), NULL, NULL, NULL), -KIMG_EFORMAT);
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(extended_section_numbering_gives_the_same_walk)
+{
+	struct kimg_span f = fixture_load("tu_a.o");
+	uint8_t *p = copy_of(f);
+	uint64_t shoff = get_u64(p + 0x28);
+	struct mods ms;
+	/* gABI: e_shnum 0 -> sh_size of section 0; e_shstrndx SHN_XINDEX -> sh_link */
+	put_u64(p + shoff + 0x20, get_u16(p + 0x3C));
+	put_u32(p + shoff + 0x28, get_u16(p + 0x3E));
+	put_u16(p + 0x3C, 0);
+	put_u16(p + 0x3E, 0xffff);
+	walk(kimg_span_make(p, f.size), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_str_eq(ms.m[0].images, "sm_80");
+	ck_assert_str_eq(ms.m[0].section, ".nv_fatbin");
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(a_fatbin_section_past_eof_is_reported_and_skipped)
+{
+	struct kimg_span f = fixture_load("multi_exe");
+	uint8_t *p = copy_of(f);
+	uint8_t *h = find_shdr(p, ".nv_fatbin");
+	struct mods ms;
+	put_u64(h + 0x18, f.size - 8); /* sh_offset: the data now passes EOF */
+	walk(kimg_span_make(p, f.size), &ms);
+	ck_assert_int_eq(ms.rc, 0);
+	ck_assert_int_eq(ms.n, 0);
+	ck_assert_int_eq(ms.err.code, -KIMG_ETRUNC);
+	ck_assert_ptr_nonnull(strstr(ms.err.what, ".nv_fatbin"));
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(a_bad_second_container_keeps_the_first_and_reports_the_offset)
+{
+	struct kimg_span f = fixture_load("multi_exe");
+	uint8_t *p = copy_of(f);
+	struct mods ms;
+	walk(f, &ms);
+	ck_assert_int_eq(ms.rc, 2);
+	uint64_t second = ms.m[1].offset;
+	put_u32(p + second, 0xdeadbeef);
+	walk(kimg_span_make(p, f.size), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
+	ck_assert_uint_eq(ms.err.offset, second);
+	/* a fatSize running past the section end */
+	memcpy(p, f.data, f.size);
+	put_u64(p + second + 8, 1ull << 32);
+	walk(kimg_span_make(p, f.size), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(ms.err.code, -KIMG_ETRUNC);
+	ck_assert_uint_eq(ms.err.offset, second);
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(a_bad_wrapper_magic_is_eformat_and_keeps_the_sections)
+{
+	struct kimg_span f = fixture_load("libtwo.so");
+	uint8_t *p = copy_of(f);
+	uint8_t *h = find_shdr(p, ".nvFatBinSegment");
+	struct mods ms;
+	put_u32(p + get_u64(h + 0x18), 0x11111111);
+	walk(kimg_span_make(p, f.size), &ms);
+	ck_assert_int_eq(ms.rc, 3);
+	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
+	ck_assert_uint_eq(ms.err.offset, get_u64(h + 0x18));
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(scan_ignores_false_magic_hits)
+{
+	struct kimg_span f = fixture_load("embedded.o");
+	uint8_t *p = copy_of(f);
+	struct mods ms;
+	walk(f, &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	/* break the first entry: the magic alone must not count */
+	put_u16(p + ms.m[0].offset + 16 + 2, 0x0202);
+	walk(kimg_span_make(p, f.size), &ms);
+	ck_assert_int_eq(ms.rc, 0);
+	ck_assert_int_eq(ms.err.code, 0);
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+/* ---- raw inputs: malformed ---- */
+
+START_TEST(raw_inputs_errors_have_exact_codes)
+{
+	static const uint8_t wrapper[24] = { 0xb1, 0x43, 0x62, 0x46, 1 };
+	struct kimg_span fat = fixture_load("multi.fatbin");
+	struct kimg_error e;
+	struct mods ms;
+	uint8_t *two = calloc(1, 2 * fat.size + 8);
+
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make(NULL, 0), NULL, NULL, &e), -KIMG_EUNKNOWN);
+	ck_assert_str_eq(e.what, "empty input");
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make("garbage!", 8), NULL, NULL, &e), -KIMG_EUNKNOWN);
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make("PK\3\4xxxx", 8), NULL, NULL, &e), -KIMG_ENOTSUP);
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make(wrapper, 24), NULL, NULL, &e), -KIMG_ENOTSUP);
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make(fat.data, fat.size - 1), NULL, NULL, &e),
+			 -KIMG_ETRUNC);
+	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make(fat.data, 10), NULL, NULL, &e), -KIMG_ETRUNC);
+	/* a .fatbin file of two containers, the second cut short: one, then ETRUNC */
+	memcpy(two, fat.data, fat.size);
+	memcpy(two + fat.size + 8, fat.data, fat.size);
+	walk(kimg_span_make(two, 2 * fat.size + 8), &ms);
+	ck_assert_int_eq(ms.rc, 2);
+	ck_assert_uint_eq(ms.m[1].offset, fat.size + 8);
+	walk(kimg_span_make(two, 2 * fat.size), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(ms.err.code, -KIMG_ETRUNC);
+	ck_assert_uint_eq(ms.err.offset, fat.size + 8);
+	free(two);
+	fixture_free(fat);
+}
+END_TEST
+
+/* ---- archives ---- */
+
+struct ar {
+	uint8_t *p;
+	size_t n;
+};
+
+static void ar_raw(struct ar *a, const void *data, size_t len)
+{
+	a->p = realloc(a->p, a->n + len + 1);
+	ck_assert(a->p != NULL);
+	memcpy(a->p + a->n, data, len);
+	a->n += len;
+}
+
+/* One member; `name` is the raw 16-byte name field content. */
+static void ar_member(struct ar *a, const char *name, const void *data, size_t len)
+{
+	char hdr[61];
+	snprintf(hdr, sizeof hdr, "%-16s%-12s%-6s%-6s%-8s%-10zu`\n", name, "0", "0", "0", "644", len);
+	ar_raw(a, hdr, 60);
+	ar_raw(a, data, len);
+	if (len & 1)
+		ar_raw(a, "\n", 1);
+}
+
+START_TEST(gnu_long_names_bsd_names_and_symbol_tables)
+{
+	struct kimg_span ta = fixture_load("tu_a.o"), tb = fixture_load("tu_b.o");
+	static const char longnames[] = "a_rather_long_member_name_tu_a.o/\nsecond_long_name_tu_b.o/\n";
+	struct ar a = { NULL, 0 };
+	uint8_t *bsd = malloc(20 + tb.size);
+	struct mods ms;
+
+	ar_raw(&a, "!<arch>\n", 8);
+	ar_member(&a, "/", "\0\0\0\0", 4);
+	ar_member(&a, "/SYM64/", "\0\0\0\0\0\0\0\0", 8);
+	ar_member(&a, "//", longnames, sizeof longnames - 1);
+	ar_member(&a, "/0", ta.data, ta.size);
+	memcpy(bsd, "bsd_member_b.o\0\0\0\0\0\0", 20);
+	memcpy(bsd + 20, tb.data, tb.size);
+	ar_member(&a, "#1/20", bsd, 20 + tb.size);
+	ar_member(&a, "notes.txt/", "hello", 5);
+	ar_member(&a, "/34", tb.data, tb.size);
+	walk(kimg_span_make(a.p, a.n), &ms);
+	ck_assert_int_eq(ms.err.code, 0);
+	ck_assert_int_eq(ms.rc, 3);
+	ck_assert_str_eq(ms.m[0].member, "a_rather_long_member_name_tu_a.o");
+	ck_assert_str_eq(ms.m[0].images, "sm_80");
+	ck_assert_str_eq(ms.m[1].member, "bsd_member_b.o");
+	ck_assert_str_eq(ms.m[1].images, "sm_90 compute_90");
+	ck_assert_str_eq(ms.m[2].member, "second_long_name_tu_b.o");
+	for (int i = 0; i < 3; i++)
+		ck_assert(ms.m[i].bytes_match);
+	free(a.p);
+	free(bsd);
+	fixture_free(ta);
+	fixture_free(tb);
+}
+END_TEST
+
+START_TEST(archive_problems_have_exact_codes_and_keep_earlier_members)
+{
+	struct kimg_span ta = fixture_load("tu_a.o"), tb = fixture_load("tu_b.o"), lib = fixture_load("libtwo.a");
+	struct ar a = { NULL, 0 };
+	uint8_t *bad = copy_of(tb);
+	struct mods ms;
+	size_t after_first;
+
+	/* a nested archive is not walked: ELIMIT, the rest still is */
+	ar_raw(&a, "!<arch>\n", 8);
+	ar_member(&a, "tu_a.o/", ta.data, ta.size);
+	after_first = a.n;
+	ar_member(&a, "inner.a/", lib.data, lib.size);
+	ar_member(&a, "tu_b.o/", tb.data, tb.size);
+	walk(kimg_span_make(a.p, a.n), &ms);
+	ck_assert_int_eq(ms.rc, 2);
+	ck_assert_int_eq(ms.err.code, -KIMG_ELIMIT);
+	ck_assert_uint_eq(ms.err.offset, after_first + 60);
+	ck_assert_ptr_nonnull(strstr(ms.err.what, "inner.a"));
+
+	/* truncated inside the second member */
+	walk(kimg_span_make(a.p, after_first + 100), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(ms.err.code, -KIMG_ETRUNC);
+	ck_assert_uint_eq(ms.err.offset, after_first);
+	walk(kimg_span_make(a.p, after_first + 30), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(ms.err.code, -KIMG_ETRUNC);
+
+	/* a broken member header terminator */
+	a.p[after_first + 58] = 'x';
+	walk(kimg_span_make(a.p, a.n), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
+	free(a.p);
+
+	/* a malformed member is reported with its name; the others are walked */
+	a.p = NULL, a.n = 0;
+	put_u16(bad + 0x3A, 32); /* e_shentsize */
+	ar_raw(&a, "!<arch>\n", 8);
+	ar_member(&a, "tu_b.o/", bad, tb.size);
+	ar_member(&a, "tu_a.o/", ta.data, ta.size);
+	walk(kimg_span_make(a.p, a.n), &ms);
+	ck_assert_int_eq(ms.rc, 1);
+	ck_assert_str_eq(ms.m[0].member, "tu_a.o");
+	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(ms.err.what, "member tu_b.o: "));
+	ck_assert_uint_eq(ms.err.offset, 8 + 60 + 0x3A);
+
+	/* a long-name reference with no "//" table */
+	free(a.p);
+	a.p = NULL, a.n = 0;
+	ar_raw(&a, "!<arch>\n", 8);
+	ar_member(&a, "/5", ta.data, ta.size);
+	walk(kimg_span_make(a.p, a.n), &ms);
+	ck_assert_int_eq(ms.rc, -KIMG_EFORMAT); /* nothing yielded: unusable */
+	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
+	free(a.p);
+	free(bad);
+	fixture_free(ta);
+	fixture_free(tb);
+	fixture_free(lib);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("input");
+	TCase *tc = tcase_create("classify");
+	tcase_add_loop_test(tc, classify_recognises_each_fixture_kind, 0, sizeof classified / sizeof classified[0]);
+	tcase_add_test(tc, classify_small_and_synthetic_inputs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("walk");
+	tcase_add_loop_test(tc, walk_finds_exactly_the_expected_modules, 0, sizeof walks / sizeof walks[0]);
+	tcase_add_test(tc, raw_cubin_and_ptx_are_one_module_each);
+	tcase_add_test(tc, lto_entries_are_ltoir_kind);
+	tcase_add_test(tc, a_nonzero_callback_return_stops_the_walk);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("malformed");
+	tcase_add_test(tc, host_elf_truncated_anywhere_is_etrunc);
+	tcase_add_loop_test(tc, host_elf_header_corruptions_have_exact_codes, 0,
+			    sizeof ehdr_corruptions / sizeof ehdr_corruptions[0]);
+	tcase_add_test(tc, a_section_name_outside_the_name_table_is_eformat);
+	tcase_add_test(tc, extended_section_numbering_gives_the_same_walk);
+	tcase_add_test(tc, a_fatbin_section_past_eof_is_reported_and_skipped);
+	tcase_add_test(tc, a_bad_second_container_keeps_the_first_and_reports_the_offset);
+	tcase_add_test(tc, a_bad_wrapper_magic_is_eformat_and_keeps_the_sections);
+	tcase_add_test(tc, scan_ignores_false_magic_hits);
+	tcase_add_test(tc, raw_inputs_errors_have_exact_codes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("archive");
+	tcase_add_test(tc, gnu_long_names_bsd_names_and_symbol_tables);
+	tcase_add_test(tc, archive_problems_have_exact_codes_and_keep_earlier_members);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
