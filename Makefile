@@ -100,14 +100,23 @@ fuzz: fuzz-build
 bench: all fixtures
 	BUILD=$(BUILD) bench/run.sh
 
+# Installs the two tools, the library and the man pages (man1: kimg-run,
+# kimg-probe; man7: libkimg). kimg-run finds the library as bin/../lib, so
+# bin and lib must stay siblings under one PREFIX.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
-	install -m 0755 $(PROBE) $(DESTDIR)$(PREFIX)/bin/kimg-probe
-	if [ -f $(SHIM) ]; then install -m 0755 $(SHIM) $(DESTDIR)$(PREFIX)/lib/libkimg.so; fi
-	if [ -f scripts/kimg-run ]; then install -m 0755 scripts/kimg-run $(DESTDIR)$(PREFIX)/bin/kimg-run; fi
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib" \
+		"$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/share/man/man7"
+	install -m 0755 $(PROBE) "$(DESTDIR)$(PREFIX)/bin/kimg-probe"
+	install -m 0755 scripts/kimg-run "$(DESTDIR)$(PREFIX)/bin/kimg-run"
+	if [ -f $(SHIM) ]; then install -m 0755 $(SHIM) "$(DESTDIR)$(PREFIX)/lib/libkimg.so"; fi
+	install -m 0644 docs/man/kimg-run.1 docs/man/kimg-probe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+	install -m 0644 docs/man/libkimg.7 "$(DESTDIR)$(PREFIX)/share/man/man7/"
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/kimg-probe $(DESTDIR)$(PREFIX)/bin/kimg-run $(DESTDIR)$(PREFIX)/lib/libkimg.so
+	rm -f "$(DESTDIR)$(PREFIX)/bin/kimg-probe" "$(DESTDIR)$(PREFIX)/bin/kimg-run" \
+		"$(DESTDIR)$(PREFIX)/lib/libkimg.so" \
+		"$(DESTDIR)$(PREFIX)/share/man/man1/kimg-run.1" "$(DESTDIR)$(PREFIX)/share/man/man1/kimg-probe.1" \
+		"$(DESTDIR)$(PREFIX)/share/man/man7/libkimg.7"
 
 clean:
 	rm -rf $(BUILD)

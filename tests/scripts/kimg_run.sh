@@ -35,6 +35,8 @@ cp "$LAUNCHER" "$TMP/prefix/bin/kimg-run"
 cp "$LIB" "$TMP/prefix/lib/libkimg.so"
 expect_eq "installed prefix: bin/../lib/libkimg.so" \
 	"$TMP/prefix/lib/libkimg.so" "$(env -u KIMG_LIB -u BUILD "$TMP/prefix/bin/kimg-run" --print-lib)"
+expect_eq "installed kimg-run ignores \$BUILD (it is not in a checkout)" \
+	"$TMP/prefix/lib/libkimg.so" "$(env -u KIMG_LIB BUILD="$TMP/tree/mybuild" "$TMP/prefix/bin/kimg-run" --print-lib)"
 mkdir -p "$TMP/elsewhere"
 ln -s "$TMP/prefix/bin/kimg-run" "$TMP/elsewhere/kimg-run"
 expect_eq "a symlink to the script resolves to the script's prefix" \
@@ -47,7 +49,11 @@ rm -f "$TMP/prefix/lib/libkimg.so"
 out=$(env -u KIMG_LIB -u BUILD "$TMP/prefix/bin/kimg-run" true 2>&1); rc=$?
 expect_eq "missing libkimg.so -> exit 2" 2 "$rc"
 expect_match "missing libkimg.so -> says where it looked and how to fix" \
-	"^kimg-run: libkimg.so not found \(looked in .*/prefix/build/ and .*/prefix/lib/\); build it with 'make' or set KIMG_LIB=" "$out"
+	"^kimg-run: libkimg.so not found \(looked in .*/prefix/lib/\); build it with 'make' or set KIMG_LIB=" "$out"
+out=$(env -u KIMG_LIB BUILD=nonexistent "$RUN" true 2>&1); rc=$?
+expect_eq "missing libkimg.so in a checkout -> exit 2" 2 "$rc"
+expect_eq "missing libkimg.so in a checkout -> names both places" \
+	"kimg-run: libkimg.so not found (looked in $TMP/tree/nonexistent/ and $TMP/tree/lib/); build it with 'make' or set KIMG_LIB=/path/to/libkimg.so" "$out"
 out=$(KIMG_LIB=$TMP/nope.so "$RUN" true 2>&1); rc=$?
 expect_eq "KIMG_LIB naming a missing file -> exit 2" 2 "$rc"
 expect_eq "KIMG_LIB naming a missing file -> message" "kimg-run: KIMG_LIB=$TMP/nope.so: no such file" "$out"
