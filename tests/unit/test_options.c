@@ -1,0 +1,264 @@
+/* Specification of the KIMG_* options (shim/options.c; STYLE.md section 7):
+ * names, accepted values, defaults kept on bad values with one warning
+ * naming the variable, %p/%h/%r/%% expansion, the skip list.
+ * options.c is compiled into this test: it is part of libkimg.so, which
+ * unit tests do not link. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../shim/options.c"
+#include "testutil.h"
+
+static struct kimg_options o;
+static struct kimg_env_snapshot env;
+static char warnings[2048];
+
+static const struct kimg_options_ctx ctx_python = { "python3.12", "python3", "node1", 4242 };
+
+static int parse_ctx(const struct kimg_options_ctx *ctx, char *const *envp)
+{
+	return kimg_options_parse(envp, ctx, &o, &env, warnings, sizeof warnings);
+}
+
+#define PARSE(...) parse_ctx(&ctx_python, (char *const[]){ __VA_ARGS__, NULL })
+
+START_TEST(defaults_without_variables)
+{
+	ck_assert_int_eq(parse_ctx(&ctx_python, (char *const[]){ "PATH=/bin", NULL }), 0);
+	ck_assert(!o.disabled && !o.verbose && !o.audit);
+	ck_assert_int_eq(o.format, KIMG_FORMAT_TEXT);
+	ck_assert_str_eq(o.log_path, "");
+	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_CONTINUE);
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_NONE);
+	ck_assert_str_eq(env.skip, default_skip);
+	ck_assert_str_eq(env.program, "python3.12");
+	ck_assert_str_eq(warnings, "");
+}
+END_TEST
+
+START_TEST(format_text_json_any_case)
+{
+	PARSE("KIMG_FORMAT=json");
+	ck_assert_int_eq(o.format, KIMG_FORMAT_JSON);
+	PARSE("KIMG_FORMAT=JSON");
+	ck_assert_int_eq(o.format, KIMG_FORMAT_JSON);
+	PARSE("KIMG_FORMAT=Text");
+	ck_assert_int_eq(o.format, KIMG_FORMAT_TEXT);
+}
+END_TEST
+
+START_TEST(bad_value_warns_once_naming_variable_and_keeps_default)
+{
+	ck_assert_int_eq(PARSE("KIMG_FORMAT=xml", "KIMG_VERBOSE=1"), 1);
+	ck_assert_int_eq(o.format, KIMG_FORMAT_TEXT);
+	ck_assert(o.verbose);
+	ck_assert_str_eq(warnings, "kimg: warning: KIMG_FORMAT=xml: expected text or json; using the default\n");
+	ck_assert_int_eq(PARSE("KIMG_ON_ERROR=explode", "KIMG_VERBOSE=maybe"), 2);
+	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_CONTINUE);
+	ck_assert(!o.verbose);
+	ck_assert_ptr_nonnull(strstr(warnings, "kimg: warning: KIMG_ON_ERROR=explode: "));
+	ck_assert_ptr_nonnull(strstr(warnings, "kimg: warning: KIMG_VERBOSE=maybe: "));
+}
+END_TEST
+
+/* mimalloc's convention: 1/true/yes/on, case-insensitive */
+START_TEST(booleans)
+{
+	static const char *const on[] = { "1", "true", "YES", "On" };
+	static const char *const off[] = { "0", "false", "no", "OFF" };
+	char var[64];
+	for (int i = 0; i < 4; i++) {
+		snprintf(var, sizeof var, "KIMG_AUDIT=%s", on[i]);
+		ck_assert_int_eq(PARSE(var), 0);
+		ck_assert_msg(o.audit, "%s", var);
+		snprintf(var, sizeof var, "KIMG_AUDIT=%s", off[i]);
+		ck_assert_int_eq(PARSE(var), 0);
+		ck_assert_msg(!o.audit, "%s", var);
+	}
+	ck_assert_int_eq(PARSE("KIMG_AUDIT=2"), 1);
+	ck_assert_int_eq(PARSE("KIMG_AUDIT="), 1);
+}
+END_TEST
+
+START_TEST(log_path_expansion)
+{
+	PARSE("KIMG_LOG=/tmp/kimg.%p.%h.%r.%%.log", "RANK=3", "SLURM_PROCID=9");
+	ck_assert_str_eq(o.log_path, "/tmp/kimg.4242.node1.3.%.log");
+	/* RANK wins, then OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID */
+	PARSE("KIMG_LOG=r%r", "SLURM_PROCID=9", "PMI_RANK=7");
+	ck_assert_str_eq(o.log_path, "r7");
+	PARSE("KIMG_LOG=r%r", "SLURM_PROCID=9");
+	ck_assert_str_eq(o.log_path, "r9");
+	/* no launcher: a lone process is rank 0; empty RANK counts as unset */
+	PARSE("KIMG_LOG=r%r", "RANK=");
+	ck_assert_str_eq(o.log_path, "r0");
+	PARSE("KIMG_LOG=stderr");
+	ck_assert_str_eq(o.log_path, "");
+	ck_assert_str_eq(env.log_spec, "stderr");
+}
+END_TEST
+
+START_TEST(log_path_bad_escape_or_too_long_uses_stderr)
+{
+	ck_assert_int_eq(PARSE("KIMG_LOG=/tmp/%x"), 1);
+	ck_assert_str_eq(o.log_path, "");
+	ck_assert_ptr_nonnull(strstr(warnings, "KIMG_LOG=/tmp/%x"));
+	ck_assert_int_eq(PARSE("KIMG_LOG=/tmp/%"), 1);
+	ck_assert_str_eq(o.log_path, "");
+	static char big[700] = "KIMG_LOG=";
+	memset(big + 9, 'a', 600);
+	ck_assert_int_eq(PARSE(big), 1);
+	ck_assert_str_eq(o.log_path, "");
+	/* expansion that overflows only after %h */
+	static char edge[600] = "KIMG_LOG=";
+	memset(edge + 9, 'b', 508);
+	strcat(edge, "%h");
+	ck_assert_int_eq(PARSE(edge), 1);
+	ck_assert_str_eq(o.log_path, "");
+}
+END_TEST
+
+START_TEST(on_error_values)
+{
+	PARSE("KIMG_ON_ERROR=abort");
+	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_ABORT);
+	PARSE("KIMG_ON_ERROR=exit:3");
+	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_EXIT);
+	ck_assert_int_eq(o.exit_code, 3);
+	PARSE("KIMG_ON_ERROR=EXIT:255");
+	ck_assert_int_eq(o.exit_code, 255);
+	PARSE("KIMG_ON_ERROR=continue");
+	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_CONTINUE);
+	static const char *const bad[] = { "KIMG_ON_ERROR=exit:256", "KIMG_ON_ERROR=exit:", "KIMG_ON_ERROR=exit:-1",
+					   "KIMG_ON_ERROR=exit:1x", "KIMG_ON_ERROR=exit" };
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(parse_ctx(&ctx_python, (char *const[]){ (char *)bad[i], NULL }), 1);
+		ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_CONTINUE);
+	}
+}
+END_TEST
+
+START_TEST(fallback_values)
+{
+	PARSE("KIMG_FALLBACK=ptx");
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_PTX);
+	PARSE("KIMG_FALLBACK=force-ptx");
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_FORCE_PTX);
+	ck_assert_str_eq(o.fallback_glob, "");
+	PARSE("KIMG_FALLBACK=force-ptx:*gemm*");
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_FORCE_PTX);
+	ck_assert_str_eq(o.fallback_glob, "*gemm*");
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:"), 1);
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_NONE);
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=sass"), 1);
+}
+END_TEST
+
+/* libfaketime-style program filter: compilers spawned under the preload */
+START_TEST(skip_list_default_and_custom)
+{
+	static const struct kimg_options_ctx nvcc = { "nvcc", "nvcc", "h", 1 };
+	static const struct kimg_options_ctx ninja_short = { NULL, "ninja", "h", 1 };
+	static const struct kimg_options_ctx nvcc2 = { "nvcc2", "nvcc2", "h", 1 };
+	parse_ctx(&nvcc, (char *const[]){ NULL });
+	ck_assert(o.disabled && env.skipped);
+	parse_ctx(&ninja_short, (char *const[]){ NULL });
+	ck_assert(o.disabled);
+	parse_ctx(&nvcc2, (char *const[]){ NULL });
+	ck_assert(!o.disabled); /* whole names only */
+	PARSE("PATH=/bin");
+	ck_assert(!o.disabled);
+	/* a custom list replaces the default */
+	PARSE("KIMG_SKIP=foo,python3.12,bar");
+	ck_assert(o.disabled && env.skipped);
+	parse_ctx(&nvcc, (char *const[]){ "KIMG_SKIP=foo,,bar", NULL });
+	ck_assert(!o.disabled);
+	parse_ctx(&nvcc, (char *const[]){ "KIMG_SKIP=", NULL });
+	ck_assert(!o.disabled);
+}
+END_TEST
+
+START_TEST(disable)
+{
+	PARSE("KIMG_DISABLE=1");
+	ck_assert(o.disabled && !env.skipped);
+	PARSE("KIMG_DISABLE=off");
+	ck_assert(!o.disabled);
+}
+END_TEST
+
+/* cuda-loading.md section 9: the specific name wins over the generic one */
+START_TEST(driver_jit_switches_snapshot)
+{
+	PARSE("CUDA_FORCE_PTX_JIT=1");
+	ck_assert(env.force_ptx_jit && !env.disable_ptx_jit);
+	PARSE("CUDA_FORCE_JIT=1");
+	ck_assert(env.force_ptx_jit);
+	PARSE("CUDA_FORCE_PTX_JIT=0", "CUDA_FORCE_JIT=1");
+	ck_assert(!env.force_ptx_jit);
+	PARSE("CUDA_DISABLE_JIT=1");
+	ck_assert(env.disable_ptx_jit);
+	PARSE("CUDA_DISABLE_PTX_JIT=yes");
+	ck_assert(!env.disable_ptx_jit);
+}
+END_TEST
+
+START_TEST(names_match_exactly)
+{
+	PARSE("KIMG_FORMATX=json", "XKIMG_FORMAT=json", "KIMG_FORMAT", "kimg_format=json");
+	ck_assert_int_eq(o.format, KIMG_FORMAT_TEXT);
+	ck_assert_str_eq(warnings, "");
+}
+END_TEST
+
+START_TEST(banner_is_one_line_with_every_option)
+{
+	PARSE("KIMG_VERBOSE=1", "KIMG_FORMAT=json", "KIMG_ON_ERROR=exit:7", "KIMG_LOG=/tmp/k.%p",
+	      "KIMG_FALLBACK=force-ptx:sgemm*");
+	char line[1024];
+	size_t n = kimg_options_banner(&o, &env, line, sizeof line);
+	ck_assert_uint_eq(n, strlen(line));
+	ck_assert_ptr_eq(strchr(line, '\n'), line + n - 1);
+	ck_assert_str_eq(line, "kimg " KIMG_VERSION ": loaded into python3.12; KIMG_LOG=/tmp/k.4242 KIMG_FORMAT=json "
+			       "KIMG_VERBOSE=1 KIMG_ON_ERROR=exit:7 KIMG_FALLBACK=force-ptx:sgemm* KIMG_AUDIT=0 "
+			       "KIMG_SKIP=nvcc,cicc,ptxas,fatbinary,nvlink,gcc,g++,cc,c++,cc1,cc1plus,ld,ld.gold,ld.lld,as,"
+			       "ninja,make,cmake KIMG_DISABLE=0\n");
+}
+END_TEST
+
+/* the constructor path: environ, /proc/self/exe */
+START_TEST(init_reads_process_environment)
+{
+	setenv("KIMG_FORMAT", "json", 1);
+	setenv("KIMG_SKIP", "nothing-here", 1);
+	kimg_options_init();
+	ck_assert_int_eq(kimg_opts.format, KIMG_FORMAT_JSON);
+	ck_assert_str_eq(kimg_env.program, "test_options");
+	ck_assert(!kimg_opts.disabled);
+	setenv("KIMG_SKIP", "test_options", 1);
+	kimg_options_init();
+	ck_assert(kimg_opts.disabled);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("parse");
+	tcase_add_test(tc, defaults_without_variables);
+	tcase_add_test(tc, format_text_json_any_case);
+	tcase_add_test(tc, bad_value_warns_once_naming_variable_and_keeps_default);
+	tcase_add_test(tc, booleans);
+	tcase_add_test(tc, log_path_expansion);
+	tcase_add_test(tc, log_path_bad_escape_or_too_long_uses_stderr);
+	tcase_add_test(tc, on_error_values);
+	tcase_add_test(tc, fallback_values);
+	tcase_add_test(tc, skip_list_default_and_custom);
+	tcase_add_test(tc, disable);
+	tcase_add_test(tc, driver_jit_switches_snapshot);
+	tcase_add_test(tc, names_match_exactly);
+	tcase_add_test(tc, banner_is_one_line_with_every_option);
+	tcase_add_test(tc, init_reads_process_environment);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
