@@ -1,0 +1,284 @@
+/* Specification of core/fix.c: compat-rules.md §8 "Fix table" and
+ * "Verdict wording by case", as exact strings. */
+#include <string.h>
+
+#include "testutil.h"
+#include "error.h"
+#include "fix.h"
+#include "rules.h"
+
+static struct kimg_image img(enum kimg_image_kind kind, unsigned sm, enum kimg_arch_variant v, unsigned isa)
+{
+	struct kimg_image i;
+	memset(&i, 0, sizeof i);
+	i.kind = kind;
+	i.arch.sm = (uint16_t)sm;
+	i.arch.variant = (uint8_t)v;
+	i.ptx_isa = (uint16_t)isa;
+	i.flags = 0x11;
+	return i;
+}
+static struct kimg_image sass(unsigned sm, enum kimg_arch_variant v) { return img(KIMG_IMAGE_SASS, sm, v, 0); }
+static struct kimg_image ptx(unsigned sm, unsigned isa) { return img(KIMG_IMAGE_PTX, sm, KIMG_VARIANT_PLAIN, isa); }
+
+static struct kimg_device device(unsigned sm, int driver)
+{
+	struct kimg_device d;
+	memset(&d, 0, sizeof d);
+	d.cc.sm = (uint16_t)sm;
+	d.tegra = kimg_sm_is_tegra(sm);
+	d.driver_version = driver;
+	d.ordinal = -1;
+	return d;
+}
+
+/* Runs the rules, then the fix generator, as the front ends do. */
+static struct kimg_fix fix_for(struct kimg_device d, const struct kimg_image *imgs, size_t n, int *expected_error)
+{
+	struct kimg_module_verdict v;
+	struct kimg_fix f;
+	kimg_rules_check_module(imgs, n, &d, NULL, &v);
+	ck_assert_int_eq(kimg_fix_for(&d, &v, imgs, n, &f), 0);
+	if (expected_error)
+		*expected_error = v.expected_error;
+	return f;
+}
+
+/* §8 row 8.0/8.6/8.7 + "No SASS for the device and no usable PTX": SASS
+ * plus PTX of the device's own arch; CMake "86" means both. */
+START_TEST(ampere_with_hopper_only_module)
+{
+	struct kimg_image imgs[] = { sass(90, KIMG_VARIANT_PLAIN) };
+	int err;
+	struct kimg_fix f = fix_for(device(86, 13000), imgs, 1, &err);
+	ck_assert_int_eq(err, 209);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_86,code=sm_86 -gencode arch=compute_86,code=compute_86");
+	ck_assert_str_eq(f.cmake, "86");
+	ck_assert_str_eq(f.torch_arch_list, "8.6+PTX");
+	ck_assert_int_eq(f.min_toolkit, 11010);
+	ck_assert_int_eq(f.max_toolkit, 0);
+	ck_assert_str_eq(f.min_driver, "455.23");
+	ck_assert_str_eq(f.wheel, "any current CUDA wheel (cu126, cu128, cu130)");
+	ck_assert_str_eq(f.advice, "No sm_86 SASS and no PTX this GPU can JIT: rebuild with sm_86 SASS, "
+				   "plus compute_86 PTX for newer GPUs.");
+}
+END_TEST
+
+/* S2 / §8 "Tegra device with only desktop cubins"; wheels: JetPack builds. */
+START_TEST(orin_with_desktop_cubins)
+{
+	struct kimg_image imgs[] = { sass(80, KIMG_VARIANT_PLAIN), sass(86, KIMG_VARIANT_PLAIN) };
+	int err;
+	struct kimg_fix f = fix_for(device(87, 12060), imgs, 2, &err);
+	ck_assert_int_eq(err, 209);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_87,code=sm_87 -gencode arch=compute_87,code=compute_87");
+	ck_assert_str_eq(f.cmake, "87");
+	ck_assert_str_eq(f.torch_arch_list, "8.7+PTX");
+	ck_assert_int_eq(f.min_toolkit, 11040);
+	ck_assert_str_eq(f.min_driver, "470.42.01");
+	ck_assert_str_eq(f.wheel, "NVIDIA JetPack builds (no official PyTorch wheel carries sm_87)");
+	ck_assert_str_eq(f.advice, "CC 8.7 is a Tegra (Jetson) GPU and desktop cubins never run on it (S2): "
+				   "build sm_87 SASS, or ship PTX for compute_87 or older.");
+}
+END_TEST
+
+/* S3: sm_90a on 9.0 fits; nothing to fix. */
+START_TEST(hopper_with_sm90a_fits)
+{
+	struct kimg_image imgs[] = { sass(90, KIMG_VARIANT_A) };
+	int err;
+	struct kimg_fix f = fix_for(device(90, 13000), imgs, 1, &err);
+	ck_assert_int_eq(err, 0);
+	ck_assert_str_eq(f.advice, "Nothing to fix: the module has sm_90a code for CC 9.0.");
+	ck_assert_str_eq(f.cmake, "90");
+	ck_assert_str_eq(f.torch_arch_list, "9.0+PTX");
+}
+END_TEST
+
+/* S3 / §8 "Only sm_XYa for another CC (e.g. sm_90a kernels on 10.0)". */
+START_TEST(blackwell_with_sm90a_only)
+{
+	struct kimg_image imgs[] = { sass(90, KIMG_VARIANT_A) };
+	int err;
+	struct kimg_fix f = fix_for(device(100, 13000), imgs, 1, &err);
+	ck_assert_int_eq(err, 209);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_100,code=sm_100 -gencode arch=compute_100,code=compute_100");
+	ck_assert_str_eq(f.cmake, "100");
+	ck_assert_str_eq(f.torch_arch_list, "10.0+PTX");
+	ck_assert_int_eq(f.min_toolkit, 12080);
+	ck_assert_str_eq(f.min_driver, "570.26");
+	ck_assert_str_eq(f.wheel, "cu128 or newer wheels (CC 10.x/12.x)");
+	ck_assert_str_eq(f.advice, "The module has arch-specific sm_90a code, which runs on CC 9.0 alone (S3): "
+				   "build sm_100, sm_100a or sm_100f SASS, or ship plain PTX.");
+}
+END_TEST
+
+/* §8 "CC < 7.5 with a CUDA 13 build: rebuild with CUDA <= 12.9 (R580)";
+ * §8 row 5.0-7.2: "XY-real", last toolkit 12.9; wheels cu126. */
+START_TEST(pascal_with_cuda13_build)
+{
+	struct kimg_image imgs[] = { sass(75, KIMG_VARIANT_PLAIN), sass(80, KIMG_VARIANT_PLAIN),
+				     sass(90, KIMG_VARIANT_PLAIN), ptx(90, 900) };
+	int err;
+	struct kimg_fix f = fix_for(device(61, 13000), imgs, 4, &err);
+	ck_assert_int_eq(err, 209);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_61,code=sm_61");
+	ck_assert_str_eq(f.cmake, "61-real");
+	ck_assert_str_eq(f.torch_arch_list, "6.1");
+	ck_assert_int_eq(f.min_toolkit, 8000);
+	ck_assert_int_eq(f.max_toolkit, 12090);
+	ck_assert_str_eq(f.min_driver, "575.51.03");
+	ck_assert_str_eq(f.wheel, "cu126 wheels (CC 5.0-7.0)");
+	ck_assert_str_eq(f.advice, "CUDA 13 cannot build for CC 6.1 (its oldest target is sm_75): rebuild with "
+				   "CUDA 12.9 or older for sm_61 and run on an R580 driver, the last branch for this GPU.");
+}
+END_TEST
+
+/* P4/P5 / §8 "Usable PTX but 222": driver older than the compiling toolkit.
+ * The fix is SASS (new PTX would fail the same way); min_driver is the
+ * driver of the toolkit that wrote the PTX (§4: ISA 9.0 -> 13.0 -> 580.65.06). */
+START_TEST(ptx_isa_newer_than_driver)
+{
+	struct kimg_image imgs[] = { sass(80, KIMG_VARIANT_PLAIN), ptx(90, 900) };
+	int err;
+	struct kimg_fix f = fix_for(device(90, 12080), imgs, 2, &err);
+	ck_assert_int_eq(err, 222);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.cmake, "90-real");
+	ck_assert_str_eq(f.torch_arch_list, "9.0");
+	ck_assert_str_eq(f.min_driver, "580.65.06");
+	ck_assert_str_eq(f.advice, "The PTX is ISA 9.0 (CUDA 13.0) but the driver (CUDA 12.8) takes ISA 8.7 at most "
+				   "(222): update the driver to 580.65.06+, use the forward-compatibility package "
+				   "(data center GPUs only), or rebuild with sm_90 SASS.");
+}
+END_TEST
+
+/* P6 / §1 step 3a: 223 -> unset the switch or ship SASS. */
+START_TEST(jit_disabled)
+{
+	struct kimg_image imgs[] = { ptx(80, 900) };
+	struct kimg_device d = device(90, 13000);
+	d.disable_ptx_jit = true;
+	int err;
+	struct kimg_fix f = fix_for(d, imgs, 1, &err);
+	ck_assert_int_eq(err, 223);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.cmake, "90-real");
+	ck_assert_str_eq(f.advice, "CUDA_DISABLE_PTX_JIT is set and the module has only PTX for CC 9.0 (223): "
+				   "unset CUDA_DISABLE_PTX_JIT, or ship sm_90 SASS.");
+}
+END_TEST
+
+/* P6: CUDA_FORCE_PTX_JIT with no PTX -> ship PTX ("-virtual"). */
+START_TEST(force_jit_without_ptx)
+{
+	struct kimg_image imgs[] = { sass(90, KIMG_VARIANT_PLAIN) };
+	struct kimg_device d = device(90, 13000);
+	d.force_ptx_jit = true;
+	int err;
+	struct kimg_fix f = fix_for(d, imgs, 1, &err);
+	ck_assert_int_eq(err, 209);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=compute_90");
+	ck_assert_str_eq(f.cmake, "90-virtual");
+	ck_assert_str_eq(f.torch_arch_list, "9.0+PTX");
+	ck_assert_str_eq(f.advice, "CUDA_FORCE_PTX_JIT is set, so cubins are ignored, and the module has no PTX "
+				   "for CC 9.0: unset CUDA_FORCE_PTX_JIT, or ship compute_90 PTX.");
+}
+END_TEST
+
+/* Runs from PTX: say so (JIT cost, §3 end) and name the SASS to add. */
+START_TEST(fits_by_jit)
+{
+	struct kimg_image imgs[] = { ptx(80, 900) };
+	int err;
+	struct kimg_fix f = fix_for(device(90, 13000), imgs, 1, &err);
+	ck_assert_int_eq(err, 0);
+	ck_assert_str_eq(f.advice, "Runs only after the driver JIT-compiles compute_80 PTX; ship sm_90 SASS to skip "
+				   "the JIT cost.");
+}
+END_TEST
+
+/* §8 wheels and rows for Thor, GB10, Turing; 7.5 is "75-real". */
+START_TEST(other_rows)
+{
+	struct kimg_image imgs[] = { sass(80, KIMG_VARIANT_PLAIN), sass(86, KIMG_VARIANT_PLAIN) };
+	struct kimg_fix f = fix_for(device(110, 13000), imgs, 2, NULL);
+	ck_assert_str_eq(f.cmake, "110");
+	ck_assert_str_eq(f.torch_arch_list, "11.0+PTX");
+	ck_assert_int_eq(f.min_toolkit, 13000);
+	ck_assert_str_eq(f.min_driver, "580.65.06");
+	ck_assert_str_eq(f.wheel, "cu130 wheels (aarch64)");
+	f = fix_for(device(121, 13000), imgs, 2, NULL);
+	ck_assert_str_eq(f.cmake, "121");
+	ck_assert_int_eq(f.min_toolkit, 12090);
+	ck_assert_str_eq(f.wheel, "cu128 or newer wheels (CC 10.x/12.x)");
+	struct kimg_image hopper[] = { sass(90, KIMG_VARIANT_PLAIN) };
+	f = fix_for(device(75, 13000), hopper, 1, NULL);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_75,code=sm_75");
+	ck_assert_str_eq(f.cmake, "75-real");
+	ck_assert_str_eq(f.torch_arch_list, "7.5");
+	ck_assert_int_eq(f.max_toolkit, 0);
+	ck_assert_str_eq(f.advice, "No sm_75 SASS and no PTX this GPU can JIT: rebuild with sm_75 SASS, plus "
+				   "compute_75 PTX for newer GPUs.");
+	f = fix_for(device(90, 13000), NULL, 0, NULL);
+	ck_assert_str_eq(f.advice, "The module holds no device code: rebuild with sm_90 SASS and compute_90 PTX.");
+}
+END_TEST
+
+/* A CC outside the tables (8.8 has no product, §2.2; 3.5 is gone) is not guessed. */
+START_TEST(unknown_cc)
+{
+	struct kimg_module_verdict v = { KIMG_OUTCOME_CANNOT_RUN, KIMG_REASON_NO_IMAGE, -1, 209, "D4" };
+	struct kimg_fix f;
+	struct kimg_device d = device(88, 13000);
+	ck_assert_int_eq(kimg_fix_for(&d, &v, NULL, 0, &f), -KIMG_ENOTFOUND);
+	d = device(35, 13000);
+	ck_assert_int_eq(kimg_fix_for(&d, &v, NULL, 0, &f), -KIMG_ENOTFOUND);
+	d = device(0, 0);
+	ck_assert_int_eq(kimg_fix_for(&d, &v, NULL, 0, &f), -KIMG_ENOTFOUND);
+}
+END_TEST
+
+/* Every template fits its buffer for every CC row and every reason. */
+START_TEST(every_row_and_reason_fits)
+{
+	static const unsigned ccs[] = { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121 };
+	struct kimg_image imgs[] = { sass(121, KIMG_VARIANT_A), ptx(80, 909) };
+	for (size_t i = 0; i < sizeof ccs / sizeof ccs[0]; i++) {
+		struct kimg_device d = device(ccs[i], 12040);
+		for (int r = 0; r < KIMG_REASON_COUNT; r++)
+			for (int o = 0; o < KIMG_OUTCOME_COUNT; o++) {
+				struct kimg_module_verdict v = { o, r, o == KIMG_OUTCOME_CANNOT_RUN ? -1 : 1, 209, "X" };
+				struct kimg_fix f;
+				ck_assert_msg(kimg_fix_for(&d, &v, imgs, 2, &f) == 0, "CC %u reason %d", ccs[i], r);
+				ck_assert_msg(f.advice[0] && f.nvcc[0] && f.cmake[0] && f.torch_arch_list[0] && f.wheel[0],
+					      "CC %u reason %d outcome %d", ccs[i], r, o);
+			}
+	}
+}
+END_TEST
+
+static Suite *fix_suite(void)
+{
+	Suite *s = suite_create("fix");
+	TCase *tc = tcase_create("cases");
+	tcase_add_test(tc, ampere_with_hopper_only_module);
+	tcase_add_test(tc, orin_with_desktop_cubins);
+	tcase_add_test(tc, hopper_with_sm90a_fits);
+	tcase_add_test(tc, blackwell_with_sm90a_only);
+	tcase_add_test(tc, pascal_with_cuda13_build);
+	tcase_add_test(tc, ptx_isa_newer_than_driver);
+	tcase_add_test(tc, jit_disabled);
+	tcase_add_test(tc, force_jit_without_ptx);
+	tcase_add_test(tc, fits_by_jit);
+	tcase_add_test(tc, other_rows);
+	tcase_add_test(tc, unknown_cc);
+	tcase_add_test(tc, every_row_and_reason_fits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(fix_suite());
+}
