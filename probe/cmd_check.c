@@ -248,6 +248,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		kimg_json_begin_object(&s->j);
 		kimg_json_kv_string(&s->j, "path", path);
 		kimg_json_kv_string(&s->j, "kind", probe_module_kind_name(pf.kind));
+		kimg_json_kv_uint(&s->j, "size", bytes.size);
 		kimg_json_kv_string(&s->j, "error", pf.error[0] ? pf.error : NULL);
 		kimg_json_key(&s->j, "modules");
 		kimg_json_begin_array(&s->j);
