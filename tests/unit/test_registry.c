@@ -283,7 +283,11 @@ START_TEST(locate_file_maps_address_to_file_offset)
 	bool known = false;
 	ck_assert(kimg_locate_file(marker + 4, path, sizeof path, &off, &known));
 	ck_assert(known);
-	ck_assert_ptr_nonnull(strstr(path, "test_registry"));
+	char exe[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	ck_assert_str_eq(path, exe); /* the main program, named through /proc/self/exe */
 	FILE *f = fopen(path, "rb");
 	ck_assert_ptr_nonnull(f);
 	char buf[sizeof marker];
