@@ -138,11 +138,12 @@ void kimg_registry_add(enum kimg_handle_kind kind, const void *handle, const str
 							  memory_order_relaxed))
 			break;
 	}
-	atomic_thread_fence(memory_order_release);
-	atomic_store_explicit(&s->image, (uintptr_t)origin->image, memory_order_relaxed);
-	atomic_store_explicit(&s->path, (uintptr_t)path, memory_order_relaxed);
-	atomic_store_explicit(&s->parent, (uintptr_t)origin->parent, memory_order_relaxed);
-	atomic_store_explicit(&s->name, (uintptr_t)name, memory_order_relaxed);
+	/* release stores, not a fence (TSan does not model fences): a reader
+	 * that sees any new field also sees the odd counter stored before it */
+	atomic_store_explicit(&s->image, (uintptr_t)origin->image, memory_order_release);
+	atomic_store_explicit(&s->path, (uintptr_t)path, memory_order_release);
+	atomic_store_explicit(&s->parent, (uintptr_t)origin->parent, memory_order_release);
+	atomic_store_explicit(&s->name, (uintptr_t)name, memory_order_release);
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
 }
 
@@ -154,11 +155,11 @@ static bool read_slot(struct slot *s, struct kimg_origin *out)
 			return false; /* claimed, first write not published yet */
 		if (s1 & 1u)
 			continue;
-		out->image = (const void *)atomic_load_explicit(&s->image, memory_order_relaxed);
-		out->path = (const char *)atomic_load_explicit(&s->path, memory_order_relaxed);
-		out->parent = (const void *)atomic_load_explicit(&s->parent, memory_order_relaxed);
-		out->name = (const char *)atomic_load_explicit(&s->name, memory_order_relaxed);
-		atomic_thread_fence(memory_order_acquire);
+		/* acquire loads keep the second counter read after them */
+		out->image = (const void *)atomic_load_explicit(&s->image, memory_order_acquire);
+		out->path = (const char *)atomic_load_explicit(&s->path, memory_order_acquire);
+		out->parent = (const void *)atomic_load_explicit(&s->parent, memory_order_acquire);
+		out->name = (const char *)atomic_load_explicit(&s->name, memory_order_acquire);
 		if (atomic_load_explicit(&s->seq, memory_order_relaxed) == s1)
 			return true;
 	}
