@@ -131,8 +131,12 @@ static void format_frame(char *out, uintptr_t ip, bool innermost, const char *pr
 	if (name && kimg_demangle(name, demangled, sizeof demangled))
 		name = demangled;
 	uint64_t rel = have && info.dli_fbase ? (uint64_t)(ip - (uintptr_t)info.dli_fbase) : (uint64_t)ip;
-	snprintf(out, KIMG_FRAME_TEXT, "%s+0x%llx (%s+0x%llx)", name ? name : "??", (unsigned long long)off,
-		 have ? base_name(info.dli_fname) : "??", (unsigned long long)rel);
+	const char *obj = have ? base_name(info.dli_fname) : "??";
+	if (name)
+		snprintf(out, KIMG_FRAME_TEXT, "%s+0x%llx (%s+0x%llx)", name, (unsigned long long)off, obj,
+			 (unsigned long long)rel);
+	else
+		snprintf(out, KIMG_FRAME_TEXT, "?? (%s+0x%llx)", obj, (unsigned long long)rel);
 }
 
 static bool in_self(uintptr_t ip, const void *self)
