@@ -96,24 +96,50 @@ out=$(gputest --log-dir logs6 2>&1); rc=$?
 expect_eq "gpu job: no command -> 2" "2 kimg-gpu-test: no COMMAND given" "$rc $out"
 cd "$ROOT" || exit 1
 
-# ---- 2b. end to end: the real libkimg.so on a fixture, through the fake driver ----
-FAKE_DIR=${KIMG_FAKE_CUDA_DIR:-$BUILD_DIR/fake_cuda}
-if need "$BUILD_DIR/libkimg.so" "libkimg.so: make BUILD=$BUILD" &&
-	need "$FAKE_DIR/libcuda.so.1" "fake driver of tests/fake_cuda (hooks helper)" &&
-	need "$FIX/sm80_exe" "fixtures"; then
-	cd "$TMP" || exit 1
-	out=$(LD_LIBRARY_PATH=$FAKE_DIR FAKE_CUDA_SM=90 KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER \
-		"$GPUTEST" --log-dir e2e --exit-code 86 -- "$FIX/sm80_exe" 2>&1); rc=$?
-	expect_eq "e2e: sm80_exe on a (fake) SM 9.0 under the GPU job -> exit 86" 86 "$rc"
-	got=$(python3 - "$TMP/e2e" <<'EOF'
+# ---- 2b. end to end: the real libkimg.so under the GPU job ----
+# With a real GPU (not SM 8.x) sm80_exe itself is run; without one, a
+# driver-API program (tests/shim/progs/drv.c) loads sm80.cubin through the
+# fake driver of tests/fake_cuda set to SM 9.0, both built here from source.
+# Either way the job must end with status 86 and one JSON report for 209.
+e2e_check() { # what log-dir expect-file expect-sm
+	local got
+	got=$(python3 - "$2" <<'EOF'
 import glob, json, sys
-reps = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/kimg-*.log")) for l in open(f) if l.startswith("{")]
+reps = []
+for f in sorted(glob.glob(sys.argv[1] + "/kimg-*.log")):
+    for l in open(f):
+        if l.startswith("{"):
+            reps.append(json.loads(l))
 r = reps[0] if reps else {}
-print(len(reps), r.get("error", {}).get("code"), r.get("device", {}).get("sm"),
+print(len(reps), r.get("error", {}).get("code"), r.get("call"), r.get("device", {}).get("sm"),
       (r.get("module", {}).get("file") or "").rsplit("/", 1)[-1])
 EOF
 )
-	expect_eq "e2e: one JSON report: error.code 209, device.sm 9.0, module.file sm80_exe" "1 209 9.0 sm80_exe" "$got"
-	cd "$ROOT" || exit 1
+	expect_eq "$1: one JSON report: error.code, call, device.sm, module.file" "1 209 cuLibraryGetKernel $4 $3" "$got"
+}
+gpu_sm=""
+if [ -x "$PROBE" ] && "$PROBE" device --json >"$TMP/dev.json" 2>/dev/null; then
+	gpu_sm=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["sm"])' "$TMP/dev.json" 2>/dev/null)
+fi
+if [ -n "$gpu_sm" ] && [[ $gpu_sm != 8.* ]] && need "$BUILD_DIR/libkimg.so" "libkimg.so" && need "$FIX/sm80_exe" "fixtures"; then
+	(cd "$TMP" && KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER "$GPUTEST" --log-dir e2e-gpu --exit-code 86 -- "$FIX/sm80_exe" >/dev/null 2>&1); rc=$?
+	expect_eq "e2e (real GPU, SM $gpu_sm): sm80_exe under the GPU job -> exit 86" 86 "$rc"
+	e2e_check "e2e (real GPU)" "$TMP/e2e-gpu" sm80_exe "$gpu_sm"
+fi
+if need "$BUILD_DIR/libkimg.so" "libkimg.so: make BUILD=$BUILD" && need "$BUILD_DIR/libkimgcore.a" "core library" &&
+	need "$ROOT/tests/fake_cuda/fake_cuda.c" "fake driver source (hooks helper)" &&
+	need "$ROOT/tests/shim/progs/drv.c" "driver-API test program (hooks helper)" && need "$FIX/sm80.cubin" "fixtures"; then
+	mkdir -p "$TMP/fake"
+	if gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -I"$ROOT/core" -o "$TMP/fake/libcuda.so.1" \
+		"$ROOT/tests/fake_cuda/fake_cuda.c" "$BUILD_DIR/libkimgcore.a" 2>"$TMP/fake.err" &&
+		gcc -std=c11 -D_GNU_SOURCE -I"$ROOT/tests/shim/progs" -o "$TMP/drv" "$ROOT/tests/shim/progs/drv.c" -ldl 2>>"$TMP/fake.err"; then
+		(cd "$TMP" && LD_LIBRARY_PATH=$TMP/fake FAKE_CUDA_SM=90 KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER \
+			"$GPUTEST" --log-dir e2e-fake --exit-code 86 -- "$TMP/drv" gpa lib "$FIX/sm80.cubin" axpy >"$TMP/e2e.out" 2>&1); rc=$?
+		expect_eq "e2e (fake driver, SM 9.0): sm80.cubin loaded under the GPU job -> exit 86" 86 "$rc"
+		[ "$rc" -eq 86 ] || tail -n 20 "$TMP/e2e.out"
+		e2e_check "e2e (fake driver)" "$TMP/e2e-fake" sm80.cubin 9.0
+	else
+		fail "e2e: cannot build the fake driver or drv.c" "$(tail -n 5 "$TMP/fake.err")"
+	fi
 fi
 finish
