@@ -83,14 +83,18 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
-test: all fixtures unit
+test: all fixtures unit shim-tests
 	BUILD=$(BUILD) tests/run.sh
 
-# libFuzzer targets: each links the core sources directly with clang's sanitizers.
+# Fake driver/runtime, shim test programs, TSan libkimg (shim-tests target).
+include tests/shim/shim.mk
+
+# libFuzzer targets: each links the core sources directly with clang's sanitizers
+# (and the real zstd/lz4, which fuzz_payload decodes with).
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CORE_SRC)
+		-o $@ $< $(CORE_SRC) -lzstd -llz4
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -1,0 +1,269 @@
+/* Wrappers for the driver entry points that load device code or use it
+ * (cuda-loading.md section 4: where image errors surface), and the
+ * cuGetProcAddress pair through which static cudart reaches all of them.
+ *
+ * Each wrapper: call the real function; on success of a load or lookup,
+ * record where the handle came from (registry, lock and allocation free);
+ * on an image-class error, hand the facts to the diagnosis; return the
+ * driver's result unchanged. Launches record nothing: their success path
+ * is the real call plus one predictable branch. */
+#include <errno.h>
+
+#include "cuda_errors.h"
+#include "hooks.h"
+
+/* ---- cold paths ---- */
+
+static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enum kimg_handle_kind kind,
+			   const void *handle, const void *image, const char *path)
+{
+	int saved = errno;
+	kimg_shim_ensure_init();
+	/* 500 and 98 are passed too: the diagnosis confirms them against the
+	 * module's images (cuda_errors.h) before reporting. */
+	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
+		struct kimg_failure f = {
+			.call = call, .error = r, .kernel = kernel, .handle_kind = kind,
+			.handle = handle, .image = image, .path = path,
+		};
+		kimg_report_failure(&f); /* sets kimg_in_diagnosis itself */
+	}
+	errno = saved;
+}
+
+static void record(enum kimg_handle_kind kind, const void *handle, const void *image, const char *path,
+		   const void *parent, const char *name)
+{
+	kimg_shim_ensure_init();
+	if (!handle || !kimg_hooks_active())
+		return;
+	struct kimg_origin o = { .image = image, .path = path, .parent = parent, .name = name };
+	kimg_registry_add(kind, handle, &o);
+}
+
+/* Both KIMG_CUDA_ERROR_NOT_INITIALIZED: a wrapper reached with no driver
+ * behind it (the program was linked against a libcuda stub that is not
+ * there at run time) answers what the real stub-less call would. */
+#define REAL(id, type)                                     \
+	__typeof__(type) real = (__typeof__(type))kimg_hook_get(KIMG_HOOK_##id); \
+	if (KIMG_UNLIKELY(!real))                          \
+		return KIMG_CUDA_ERROR_NOT_INITIALIZED
+
+#define EXPORT_AS(name, ...) KIMG_EXPORT CUresult name(__VA_ARGS__) __attribute__((alias("kimg_w_" #name)))
+
+/* ---- loads: record handle -> image / path ---- */
+
+CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname)
+{
+	REAL(cuModuleLoad, CUresult(*)(CUhandle *, const char *));
+	CUresult r = real(mod, fname);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, NULL, fname, NULL, NULL);
+	else
+		fail("cuModuleLoad", r, NULL, KIMG_HANDLE_MODULE, NULL, NULL, fname);
+	return r;
+}
+EXPORT_AS(cuModuleLoad, CUhandle *mod, const char *fname);
+
+CUresult kimg_w_cuModuleLoadData(CUhandle *mod, const void *image)
+{
+	REAL(cuModuleLoadData, CUresult(*)(CUhandle *, const void *));
+	CUresult r = real(mod, image);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, image, NULL, NULL, NULL);
+	else
+		fail("cuModuleLoadData", r, NULL, KIMG_HANDLE_MODULE, NULL, image, NULL);
+	return r;
+}
+EXPORT_AS(cuModuleLoadData, CUhandle *mod, const void *image);
+
+CUresult kimg_w_cuModuleLoadDataEx(CUhandle *mod, const void *image, unsigned n, int *opts, void **vals)
+{
+	REAL(cuModuleLoadDataEx, CUresult(*)(CUhandle *, const void *, unsigned, int *, void **));
+	CUresult r = real(mod, image, n, opts, vals);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, image, NULL, NULL, NULL);
+	else
+		fail("cuModuleLoadDataEx", r, NULL, KIMG_HANDLE_MODULE, NULL, image, NULL);
+	return r;
+}
+EXPORT_AS(cuModuleLoadDataEx, CUhandle *mod, const void *image, unsigned n, int *opts, void **vals);
+
+CUresult kimg_w_cuModuleLoadFatBinary(CUhandle *mod, const void *fat_cubin)
+{
+	REAL(cuModuleLoadFatBinary, CUresult(*)(CUhandle *, const void *));
+	CUresult r = real(mod, fat_cubin);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, fat_cubin, NULL, NULL, NULL);
+	else
+		fail("cuModuleLoadFatBinary", r, NULL, KIMG_HANDLE_MODULE, NULL, fat_cubin, NULL);
+	return r;
+}
+EXPORT_AS(cuModuleLoadFatBinary, CUhandle *mod, const void *fat_cubin);
+
+/* CUDA 13 succeeds here even when nothing fits ([V], cuda-loading.md
+ * section 4): the registry entry is what lets the later cuLibraryGetKernel
+ * failure name the image. */
+CUresult kimg_w_cuLibraryLoadData(CUhandle *lib, const void *code, KIMG_LIB_OPTS)
+{
+	REAL(cuLibraryLoadData,
+	     CUresult(*)(CUhandle *, const void *, int *, void **, unsigned, int *, void **, unsigned));
+	CUresult r = real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_LIBRARY, lib ? *lib : NULL, code, NULL, NULL, NULL);
+	else
+		fail("cuLibraryLoadData", r, NULL, KIMG_HANDLE_LIBRARY, NULL, code, NULL);
+	return r;
+}
+EXPORT_AS(cuLibraryLoadData, CUhandle *lib, const void *code, KIMG_LIB_OPTS);
+
+CUresult kimg_w_cuLibraryLoadFromFile(CUhandle *lib, const char *file, KIMG_LIB_OPTS)
+{
+	REAL(cuLibraryLoadFromFile,
+	     CUresult(*)(CUhandle *, const char *, int *, void **, unsigned, int *, void **, unsigned));
+	CUresult r = real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_LIBRARY, lib ? *lib : NULL, NULL, file, NULL, NULL);
+	else
+		fail("cuLibraryLoadFromFile", r, NULL, KIMG_HANDLE_LIBRARY, NULL, NULL, file);
+	return r;
+}
+EXPORT_AS(cuLibraryLoadFromFile, CUhandle *lib, const char *file, KIMG_LIB_OPTS);
+
+/* ---- lookups: record function/kernel -> parent + name ---- */
+
+CUresult kimg_w_cuModuleGetFunction(CUhandle *fn, CUhandle mod, const char *name)
+{
+	REAL(cuModuleGetFunction, CUresult(*)(CUhandle *, CUhandle, const char *));
+	CUresult r = real(fn, mod, name);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_FUNCTION, fn ? *fn : NULL, NULL, NULL, mod, name);
+	else
+		fail("cuModuleGetFunction", r, name, KIMG_HANDLE_MODULE, mod, NULL, NULL);
+	return r;
+}
+EXPORT_AS(cuModuleGetFunction, CUhandle *fn, CUhandle mod, const char *name);
+
+CUresult kimg_w_cuLibraryGetKernel(CUhandle *kernel, CUhandle lib, const char *name)
+{
+	REAL(cuLibraryGetKernel, CUresult(*)(CUhandle *, CUhandle, const char *));
+	CUresult r = real(kernel, lib, name);
+	if (r == KIMG_CUDA_SUCCESS)
+		record(KIMG_HANDLE_KERNEL, kernel ? *kernel : NULL, NULL, NULL, lib, name);
+	else
+		fail("cuLibraryGetKernel", r, name, KIMG_HANDLE_LIBRARY, lib, NULL, NULL);
+	return r;
+}
+EXPORT_AS(cuLibraryGetKernel, CUhandle *kernel, CUhandle lib, const char *name);
+
+/* The module of a library stands for the same code: it inherits the
+ * library's origin, so a failure on the module still names the image. */
+CUresult kimg_w_cuLibraryGetModule(CUhandle *mod, CUhandle lib)
+{
+	REAL(cuLibraryGetModule, CUresult(*)(CUhandle *, CUhandle));
+	CUresult r = real(mod, lib);
+	if (r == KIMG_CUDA_SUCCESS) {
+		struct kimg_origin o;
+		kimg_shim_ensure_init();
+		if (kimg_hooks_active() && kimg_registry_find(KIMG_HANDLE_LIBRARY, lib, &o))
+			record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, o.image, o.path, lib, NULL);
+	} else {
+		fail("cuLibraryGetModule", r, NULL, KIMG_HANDLE_LIBRARY, lib, NULL, NULL);
+	}
+	return r;
+}
+EXPORT_AS(cuLibraryGetModule, CUhandle *mod, CUhandle lib);
+
+CUresult kimg_w_cuKernelGetFunction(CUhandle *fn, CUhandle kernel)
+{
+	REAL(cuKernelGetFunction, CUresult(*)(CUhandle *, CUhandle));
+	CUresult r = real(fn, kernel);
+	if (r == KIMG_CUDA_SUCCESS) {
+		/* [V] under CUDA 13 the CUfunction equals the CUkernel: an entry
+		 * pointing at itself would hide the library, so skip it. */
+		if (fn && *fn != kernel)
+			record(KIMG_HANDLE_FUNCTION, *fn, NULL, NULL, kernel, NULL);
+	} else {
+		fail("cuKernelGetFunction", r, NULL, KIMG_HANDLE_KERNEL, kernel, NULL, NULL);
+	}
+	return r;
+}
+EXPORT_AS(cuKernelGetFunction, CUhandle *fn, CUhandle kernel);
+
+/* ---- launches: hot path, nothing but the real call and one branch ---- */
+
+#define LAUNCH_ARGS f, gx, gy, gz, bx, by, bz, shmem, stream
+typedef CUresult (*launch_fn)(CUhandle, KIMG_LAUNCH_DIMS, unsigned, CUhandle, void **, void **);
+typedef CUresult (*launch_ex_fn)(const void *, CUhandle, void **, void **);
+typedef CUresult (*launch_coop_fn)(CUhandle, KIMG_LAUNCH_DIMS, unsigned, CUhandle, void **);
+
+#define DEFINE_LAUNCH(name)                                                                             \
+	CUresult kimg_w_##name(CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream, void **params,  \
+			       void **extra)                                                                 \
+	{                                                                                                    \
+		REAL(name, launch_fn);                                                                       \
+		CUresult r = real(LAUNCH_ARGS, params, extra);                                               \
+		if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))                                                   \
+			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL);                           \
+		return r;                                                                                    \
+	}                                                                                                    \
+	EXPORT_AS(name, CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream, void **params, void **extra)
+
+#define DEFINE_LAUNCH_EX(name)                                                                  \
+	CUresult kimg_w_##name(const void *config, CUhandle f, void **params, void **extra)        \
+	{                                                                                            \
+		REAL(name, launch_ex_fn);                                                            \
+		CUresult r = real(config, f, params, extra);                                         \
+		if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))                                           \
+			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL);                   \
+		return r;                                                                            \
+	}                                                                                            \
+	EXPORT_AS(name, const void *config, CUhandle f, void **params, void **extra)
+
+#define DEFINE_LAUNCH_COOP(name)                                                                        \
+	CUresult kimg_w_##name(CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream, void **params) \
+	{                                                                                                    \
+		REAL(name, launch_coop_fn);                                                                  \
+		CUresult r = real(LAUNCH_ARGS, params);                                                      \
+		if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))                                                   \
+			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL);                           \
+		return r;                                                                                    \
+	}                                                                                                    \
+	EXPORT_AS(name, CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream, void **params)
+
+DEFINE_LAUNCH(cuLaunchKernel);
+DEFINE_LAUNCH(cuLaunchKernel_ptsz);
+DEFINE_LAUNCH_EX(cuLaunchKernelEx);
+DEFINE_LAUNCH_EX(cuLaunchKernelEx_ptsz);
+DEFINE_LAUNCH_COOP(cuLaunchCooperativeKernel);
+DEFINE_LAUNCH_COOP(cuLaunchCooperativeKernel_ptsz);
+
+/* ---- cuGetProcAddress: hand out wrappers for the names above ----
+ * The wrapper for "cuGetProcAddress" itself is picked by the requested
+ * version, never by the name: >= 12000 means the 5-argument _v2, and a
+ * 4-argument wrapper there broke cudart ([V], cuda-loading.md section 3).
+ * cuGetExportTable and every other name pass through untouched. */
+
+static CUresult proc_finish(CUresult r, const char *sym, void **pfn, int version, unsigned long long flags)
+{
+	if (r == KIMG_CUDA_SUCCESS && sym && pfn && *pfn) {
+		kimg_shim_ensure_init();
+		if (kimg_hooks_active())
+			*pfn = kimg_hook_wrap_proc(sym, version, flags, *pfn);
+	}
+	return r;
+}
+
+CUresult kimg_w_cuGetProcAddress(const char *sym, void **pfn, int version, unsigned long long flags)
+{
+	REAL(cuGetProcAddress, CUresult(*)(const char *, void **, int, unsigned long long));
+	return proc_finish(real(sym, pfn, version, flags), sym, pfn, version, flags);
+}
+EXPORT_AS(cuGetProcAddress, const char *sym, void **pfn, int version, unsigned long long flags);
+
+CUresult kimg_w_cuGetProcAddress_v2(const char *sym, void **pfn, int version, unsigned long long flags, int *status)
+{
+	REAL(cuGetProcAddress_v2, CUresult(*)(const char *, void **, int, unsigned long long, int *));
+	return proc_finish(real(sym, pfn, version, flags, status), sym, pfn, version, flags);
+}
+EXPORT_AS(cuGetProcAddress_v2, const char *sym, void **pfn, int version, unsigned long long flags, int *status);

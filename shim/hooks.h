@@ -1,0 +1,207 @@
+/* Internal interfaces of the hooks layer (hook_dlsym.c, hook_driver.c,
+ * hook_runtime.c, real.c, init.c): the table of interposed entry points,
+ * the real-symbol slots, and glibc symbol-version pinning.
+ *
+ * Every hooked entry point, driver or runtime, has one row in
+ * kimg_hook_table (hook_table.c order = enum kimg_hook_id). A row is one
+ * (name, variant): cuLaunchKernel and cuLaunchKernel_ptsz are two rows with
+ * two wrappers and two real pointers, because the driver hands out
+ * different functions for them (cuda-loading.md section 3). */
+#ifndef KIMG_SHIM_HOOKS_H
+#define KIMG_SHIM_HOOKS_H
+
+#include <stdatomic.h>
+
+#include "shim.h"
+
+/* ---- glibc symbol versions ----
+ * Linking against glibc >= 2.34 binds dl* references to their 2.34
+ * versions, which would stop libkimg from loading on older glibc. Pin the
+ * references made by the hooks layer to the architecture's base version,
+ * which every glibc since then still provides (libdl or libc). */
+#if defined(__x86_64__)
+#define KIMG_GLIBC_BASE "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define KIMG_GLIBC_BASE "GLIBC_2.17"
+#endif
+#ifdef KIMG_GLIBC_BASE
+__asm__(".symver dlvsym,dlvsym@" KIMG_GLIBC_BASE);
+__asm__(".symver dladdr,dladdr@" KIMG_GLIBC_BASE);
+__asm__(".symver dlopen,dlopen@" KIMG_GLIBC_BASE);
+__asm__(".symver dlclose,dlclose@" KIMG_GLIBC_BASE);
+#endif
+
+/* CUDA types the hooks need; cuda.h is deliberately not included so the
+ * shim builds without a toolkit and cannot pick up its name macros
+ * (cuda.h renames cuLaunchKernel to cuLaunchKernel_ptsz under
+ * per-thread-default-stream builds). */
+typedef int CUresult;
+typedef int cudaError_t;
+#define KIMG_CUDA_SUCCESS 0
+#define KIMG_CUDA_ERROR_NOT_INITIALIZED 3     /* driver wrapper with no driver behind it */
+#define KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER 35 /* runtime wrapper with no runtime behind it */
+#define KIMG_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2
+#define KIMG_GET_PROC_ADDRESS_V2_VERSION 12000 /* "cuGetProcAddress" >= this is the 5-arg _v2 */
+
+struct kimg_dim3 { unsigned x, y, z; };
+
+enum kimg_hook_id {
+	/* driver (hook_driver.c) */
+	KIMG_HOOK_cuModuleLoad = 0,
+	KIMG_HOOK_cuModuleLoadData,
+	KIMG_HOOK_cuModuleLoadDataEx,
+	KIMG_HOOK_cuModuleLoadFatBinary,
+	KIMG_HOOK_cuLibraryLoadData,
+	KIMG_HOOK_cuLibraryLoadFromFile,
+	KIMG_HOOK_cuModuleGetFunction,
+	KIMG_HOOK_cuLibraryGetKernel,
+	KIMG_HOOK_cuLibraryGetModule,
+	KIMG_HOOK_cuKernelGetFunction,
+	KIMG_HOOK_cuLaunchKernel,
+	KIMG_HOOK_cuLaunchKernel_ptsz,
+	KIMG_HOOK_cuLaunchKernelEx,
+	KIMG_HOOK_cuLaunchKernelEx_ptsz,
+	KIMG_HOOK_cuLaunchCooperativeKernel,
+	KIMG_HOOK_cuLaunchCooperativeKernel_ptsz,
+	KIMG_HOOK_cuGetProcAddress,     /* 4 arguments, requested version < 12000 */
+	KIMG_HOOK_cuGetProcAddress_v2,  /* 5 arguments, requested version >= 12000 */
+	/* shared cudart (hook_runtime.c) */
+	KIMG_HOOK___cudaRegisterFatBinary,
+	KIMG_HOOK___cudaRegisterFunction,
+	KIMG_HOOK_cudaLaunchKernel,
+	KIMG_HOOK_cudaLaunchKernel_ptsz,
+	KIMG_HOOK_cudaLaunchKernelExC,
+	KIMG_HOOK_cudaLaunchKernelExC_ptsz,
+	KIMG_HOOK_cudaLaunchCooperativeKernel,
+	KIMG_HOOK_cudaLaunchCooperativeKernel_ptsz,
+	KIMG_HOOK_cudaFuncGetAttributes,
+	KIMG_HOOK_cudaGetFuncBySymbol,
+	KIMG_HOOK_cudaGetDriverEntryPoint,
+	KIMG_HOOK_cudaGetDriverEntryPoint_ptsz,
+	KIMG_HOOK_cudaGetDriverEntryPointByVersion,
+	KIMG_HOOK_cudaGetDriverEntryPointByVersion_ptsz,
+	KIMG_HOOK_COUNT
+};
+
+struct kimg_hook {
+	const char *symbol;  /* exported / dlsym name of this variant: "cuLaunchKernel_ptsz" */
+	const char *base;    /* name as asked of cuGetProcAddress: "cuLaunchKernel"; NULL for runtime rows */
+	unsigned char ptsz;  /* 1: the per-thread-default-stream variant (flag 2) */
+	int min_version;     /* lowest requested cudaVersion this variant answers (cuGetProcAddress_v2: 12000) */
+	void *wrapper;       /* our function with the same ABI */
+};
+
+KIMG_HIDDEN extern const struct kimg_hook kimg_hook_table[KIMG_HOOK_COUNT];
+
+/* One real pointer per row, written once (compare-and-swap from NULL). */
+KIMG_HIDDEN extern _Atomic(void *) kimg_hook_real[KIMG_HOOK_COUNT];
+
+/* ---- the wrappers (hook_driver.c, hook_runtime.c), one per row ----
+ * Hidden names; each is exported under the row's symbol by an alias. */
+typedef void *CUhandle; /* CUmodule, CUlibrary, CUfunction, CUkernel, CUstream */
+#define KIMG_LAUNCH_DIMS unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz
+#define KIMG_LIB_OPTS int *jit_opts, void **jit_vals, unsigned n_jit, int *lib_opts, void **lib_vals, unsigned n_lib
+KIMG_HIDDEN CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname);
+KIMG_HIDDEN CUresult kimg_w_cuModuleLoadData(CUhandle *mod, const void *image);
+KIMG_HIDDEN CUresult kimg_w_cuModuleLoadDataEx(CUhandle *mod, const void *image, unsigned n, int *opts, void **vals);
+KIMG_HIDDEN CUresult kimg_w_cuModuleLoadFatBinary(CUhandle *mod, const void *fat_cubin);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryLoadData(CUhandle *lib, const void *code, KIMG_LIB_OPTS);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryLoadFromFile(CUhandle *lib, const char *file, KIMG_LIB_OPTS);
+KIMG_HIDDEN CUresult kimg_w_cuModuleGetFunction(CUhandle *fn, CUhandle mod, const char *name);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryGetKernel(CUhandle *kernel, CUhandle lib, const char *name);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryGetModule(CUhandle *mod, CUhandle lib);
+KIMG_HIDDEN CUresult kimg_w_cuKernelGetFunction(CUhandle *fn, CUhandle kernel);
+KIMG_HIDDEN CUresult kimg_w_cuLaunchKernel(CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream,
+					   void **params, void **extra);
+KIMG_HIDDEN CUresult kimg_w_cuLaunchKernel_ptsz(CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream,
+						void **params, void **extra);
+KIMG_HIDDEN CUresult kimg_w_cuLaunchKernelEx(const void *config, CUhandle f, void **params, void **extra);
+KIMG_HIDDEN CUresult kimg_w_cuLaunchKernelEx_ptsz(const void *config, CUhandle f, void **params, void **extra);
+KIMG_HIDDEN CUresult kimg_w_cuLaunchCooperativeKernel(CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream,
+						      void **params);
+KIMG_HIDDEN CUresult kimg_w_cuLaunchCooperativeKernel_ptsz(CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem,
+							   CUhandle stream, void **params);
+KIMG_HIDDEN CUresult kimg_w_cuGetProcAddress(const char *sym, void **pfn, int version, unsigned long long flags);
+KIMG_HIDDEN CUresult kimg_w_cuGetProcAddress_v2(const char *sym, void **pfn, int version, unsigned long long flags,
+						int *status);
+KIMG_HIDDEN void **kimg_w___cudaRegisterFatBinary(void *fat_cubin);
+KIMG_HIDDEN void kimg_w___cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun,
+					       const char *device_name, int thread_limit, void *tid, void *bid,
+					       void *block_dim, void *grid_dim, int *warp_size);
+KIMG_HIDDEN cudaError_t kimg_w_cudaLaunchKernel(const void *func, struct kimg_dim3 grid, struct kimg_dim3 block,
+						void **args, size_t shmem, CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaLaunchKernel_ptsz(const void *func, struct kimg_dim3 grid,
+						     struct kimg_dim3 block, void **args, size_t shmem,
+						     CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaLaunchKernelExC(const void *config, const void *func, void **args);
+KIMG_HIDDEN cudaError_t kimg_w_cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args);
+KIMG_HIDDEN cudaError_t kimg_w_cudaLaunchCooperativeKernel(const void *func, struct kimg_dim3 grid,
+							   struct kimg_dim3 block, void **args, size_t shmem,
+							   CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaLaunchCooperativeKernel_ptsz(const void *func, struct kimg_dim3 grid,
+								struct kimg_dim3 block, void **args, size_t shmem,
+								CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaFuncGetAttributes(void *attr, const void *func);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetFuncBySymbol(void **fn, const void *symbol);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags,
+						       int *status);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPoint_ptsz(const char *sym, void **pfn, unsigned long long flags,
+							    int *status);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version,
+								unsigned long long flags, int *status);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion_ptsz(const char *sym, void **pfn, unsigned version,
+								     unsigned long long flags, int *status);
+
+/* ---- real.c ---- */
+
+/* glibc's own dlsym, via dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34 / base);
+ * NULL only if glibc offers neither. Never re-enters our dlsym. */
+KIMG_HIDDEN void *kimg_real_dlsym(void *handle, const char *name);
+typedef void *(*kimg_dlsym_fn)(void *, const char *);
+KIMG_HIDDEN kimg_dlsym_fn kimg_real_dlsym_fn(void);
+
+/* Real function of row id: its slot, else resolved once through
+ * RTLD_NEXT from libkimg (the program linked libcuda / libcudart directly).
+ * NULL when nothing behind libkimg defines it. */
+KIMG_HIDDEN void *kimg_hook_resolve(enum kimg_hook_id id);
+
+static inline void *kimg_hook_get(enum kimg_hook_id id)
+{
+	void *p = atomic_load_explicit(&kimg_hook_real[id], memory_order_acquire);
+	return KIMG_LIKELY(p != NULL) ? p : kimg_hook_resolve(id);
+}
+
+/* Given the real pointer `real` obtained for row id (from dlsym or
+ * cuGetProcAddress), return what the caller should get: our wrapper when
+ * the row's slot holds exactly `real` (storing it if empty), else `real`
+ * itself: a wrapper is never paired with a function it was not made for. */
+KIMG_HIDDEN void *kimg_hook_wrap(enum kimg_hook_id id, void *real);
+
+/* Row for an exact exported name ("cuGetProcAddress_v2"), or -1. */
+KIMG_HIDDEN int kimg_hook_find_symbol(const char *name);
+
+/* Row that cuGetProcAddress(base, version, flags) answers with, or -1:
+ * the per-thread variant when flags has bit 2 and one exists, and among
+ * the rest the highest min_version <= version. */
+KIMG_HIDDEN int kimg_hook_find_proc(const char *base, int version, unsigned long long flags);
+
+/* Wrap a pointer returned for a driver entry-point query (cuGetProcAddress,
+ * cudaGetDriverEntryPoint*): the row chosen by (name, version, flags). */
+KIMG_HIDDEN void *kimg_hook_wrap_proc(const char *base, int version, unsigned long long flags, void *real);
+
+/* ---- init.c ---- */
+
+/* Options are read by the constructor, but a preloaded library's
+ * constructor can run after other libraries' constructors that already
+ * call CUDA (static initialisers registering fatbins); cold paths call
+ * this first. Idempotent, lock-free after the first call. */
+KIMG_HIDDEN void kimg_shim_ensure_init(void);
+
+/* Should a hook act (record, report, wrap)? False while diagnosis runs on
+ * this thread or when kimg is disabled for this process. */
+static inline bool kimg_hooks_active(void)
+{
+	return !kimg_in_diagnosis && !kimg_opts.disabled;
+}
+
+#endif

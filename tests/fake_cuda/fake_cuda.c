@@ -1,0 +1,618 @@
+/* A fake libcuda.so.1 for the shim tests: enough of the driver API for
+ * the load / lookup / launch paths libkimg hooks, with no GPU.
+ *
+ * It decides like a real driver, using kimg's own core (rules.h) on the
+ * image it is given against a device described by the environment:
+ *   FAKE_CUDA_SM      compute capability as an SM number (default 90)
+ *   FAKE_CUDA_TEGRA   1: integrated GPU
+ *   FAKE_CUDA_DRIVER  cuDriverGetVersion (default 13000)
+ *   FAKE_CUDA_COUNT   number of devices (default 1; 0: cuInit gives 100)
+ *   FAKE_CUDA_NAME    device name (default "Fake GPU")
+ *   FAKE_CUDA_LAZY    1: cuLibraryGetKernel always succeeds and the error
+ *                     surfaces at cuKernelGetFunction / launch instead
+ *   CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT as the real driver reads them.
+ * Where errors surface follows CUDA 13.0 [V] (cuda-loading.md section 4):
+ * cuModuleLoad* fails at load (209 / 218 / 222 / 223), cuLibraryLoad*
+ * always succeeds and cuLibraryGetKernel returns the error.
+ *
+ * fake_cuda_last_call() names the last driver function entered on this
+ * thread, so a test can tell cuLaunchKernel from cuLaunchKernel_ptsz. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubin.h"
+#include "fatbin.h"
+#include "input.h"
+#include "ptx.h"
+#include "rules.h"
+
+typedef int CUresult;
+#define FAKE_API __attribute__((visibility("default")))
+
+enum { OBJ_MODULE = 1, OBJ_LIBRARY, OBJ_KERNEL };
+#define OBJ_MAGIC 0x46414b45u /* "FAKE" */
+#define MAX_IMAGES 64
+
+struct obj {
+	uint32_t magic;
+	int kind;
+	int err;              /* what using this code gives: 0 or the image error */
+	const uint8_t *image; /* start of the code (container, cubin, PTX) */
+	uint64_t size;
+	uint8_t *owned;       /* file contents, for *FromFile / cuModuleLoad */
+	char name[256];       /* kernels */
+};
+
+static __thread const char *last_call = "";
+FAKE_API const char *fake_cuda_last_call(void);
+const char *fake_cuda_last_call(void)
+{
+	return last_call;
+}
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : dflt;
+}
+
+static void fake_device(struct kimg_device *dev)
+{
+	memset(dev, 0, sizeof *dev);
+	dev->cc.sm = (uint16_t)env_int("FAKE_CUDA_SM", 90);
+	dev->tegra = env_int("FAKE_CUDA_TEGRA", 0) != 0;
+	dev->driver_version = env_int("FAKE_CUDA_DRIVER", 13000);
+	dev->force_ptx_jit = env_int("CUDA_FORCE_PTX_JIT", env_int("CUDA_FORCE_JIT", 0)) != 0;
+	dev->disable_ptx_jit = env_int("CUDA_DISABLE_PTX_JIT", env_int("CUDA_DISABLE_JIT", 0)) != 0;
+	dev->ordinal = 0;
+}
+
+/* Images of the one module at `code` (size bytes), or -1 when it is not
+ * device code at all. */
+static int collect(struct kimg_span in, struct kimg_image *imgs)
+{
+	struct kimg_error err = { 0 };
+	int n = 0;
+	switch (kimg_input_classify(in)) {
+	case KIMG_INPUT_FATBIN: {
+		struct kimg_fatbin fb;
+		uint64_t cursor = 0;
+		if (kimg_fatbin_open(in, 0, &fb, &err) < 0)
+			return -1;
+		while (n < MAX_IMAGES && kimg_fatbin_next(&fb, &cursor, &imgs[n], &err) == 1)
+			n++;
+		return n;
+	}
+	case KIMG_INPUT_CUBIN: {
+		struct kimg_cubin_info ci;
+		if (kimg_cubin_parse(in, &ci, &err) < 0)
+			return -1;
+		memset(&imgs[0], 0, sizeof imgs[0]);
+		imgs[0].kind = KIMG_IMAGE_SASS;
+		imgs[0].arch.sm = ci.sm;
+		imgs[0].arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
+		imgs[0].payload = in;
+		return 1;
+	}
+	case KIMG_INPUT_PTX: {
+		struct kimg_ptx_info pi;
+		if (kimg_ptx_parse(in, &pi, &err) < 0)
+			return -1;
+		memset(&imgs[0], 0, sizeof imgs[0]);
+		imgs[0].kind = KIMG_IMAGE_PTX;
+		imgs[0].arch = pi.target;
+		imgs[0].ptx_isa = pi.isa;
+		imgs[0].payload = in;
+		return 1;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* 0 or the CUresult the driver gives for this code on the fake device;
+ * *selected gets the chosen image. 200 CUDA_ERROR_INVALID_IMAGE for bytes
+ * that are no device code. */
+static int decide(const uint8_t *code, uint64_t size, struct kimg_image *selected)
+{
+	struct kimg_image imgs[MAX_IMAGES];
+	struct kimg_device dev;
+	struct kimg_module_verdict v;
+	int n = collect(kimg_span_make(code, size), imgs);
+	if (n < 0)
+		return 200;
+	fake_device(&dev);
+	kimg_rules_check_module(imgs, (size_t)n, &dev, NULL, &v);
+	if (v.expected_error == 0 && selected && v.selected >= 0)
+		*selected = imgs[v.selected];
+	return v.expected_error;
+}
+
+/* In-memory code: a registration wrapper, container, cubin or PTX text. */
+static int span_of_memory(const void *image, const uint8_t **code, uint64_t *size)
+{
+	struct kimg_error err = { 0 };
+	const void *target;
+	if (kimg_memory_image_extent(image, (uint64_t)1 << 30, &target, size, &err) < 0)
+		return 200;
+	*code = target;
+	return 0;
+}
+
+static uint8_t *read_file(const char *path, uint64_t *size)
+{
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *buf = calloc(1, (size_t)(n > 0 ? n : 0) + 1); /* + NUL for PTX */
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*size = (uint64_t)n;
+	return buf;
+}
+
+static struct obj *obj_new(int kind, int err, const uint8_t *image, uint64_t size, uint8_t *owned)
+{
+	struct obj *o = calloc(1, sizeof *o);
+	if (!o)
+		return NULL;
+	o->magic = OBJ_MAGIC;
+	o->kind = kind;
+	o->err = err;
+	o->image = image;
+	o->size = size;
+	o->owned = owned;
+	return o;
+}
+
+static struct obj *obj_check(const void *h, int kind)
+{
+	const struct obj *o = h;
+	return o && o->magic == OBJ_MAGIC && o->kind == kind ? (struct obj *)h : NULL;
+}
+
+/* Is `name` a kernel of the image the driver selected? Only uncompressed
+ * images are searched; others answer yes. */
+struct find { const char *name; int found; };
+static int on_name(void *ctx, const char *name, size_t len)
+{
+	struct find *f = ctx;
+	if (strlen(f->name) == len && memcmp(f->name, name, len) == 0)
+		f->found = 1;
+	return 0;
+}
+
+static int has_kernel(const struct obj *o, const char *name)
+{
+	struct kimg_image img;
+	struct kimg_error err = { 0 };
+	struct find f = { name, 0 };
+	if (!name)
+		return 0;
+	memset(&img, 0, sizeof img);
+	if (decide(o->image, o->size, &img) != 0 || img.compression != KIMG_COMPRESS_NONE || !img.payload.data)
+		return 1;
+	int rc = img.kind == KIMG_IMAGE_SASS ? kimg_cubin_for_each_kernel(img.payload, on_name, &f, &err)
+					     : kimg_ptx_for_each_entry(img.payload, on_name, &f, &err);
+	return rc < 0 ? 1 : f.found;
+}
+
+#define ENTER(name) (last_call = (name))
+
+/* ---- device and context ---- */
+
+static int initialised;
+
+FAKE_API CUresult cuInit(unsigned flags)
+{
+	ENTER("cuInit");
+	if (env_int("FAKE_CUDA_COUNT", 1) <= 0)
+		return 100; /* CUDA_ERROR_NO_DEVICE */
+	initialised = 1;
+	return 0;
+}
+
+FAKE_API CUresult cuDriverGetVersion(int *v)
+{
+	ENTER("cuDriverGetVersion");
+	if (!v)
+		return 1;
+	*v = env_int("FAKE_CUDA_DRIVER", 13000);
+	return 0;
+}
+
+FAKE_API CUresult cuDeviceGetCount(int *n)
+{
+	ENTER("cuDeviceGetCount");
+	if (!n)
+		return 1;
+	*n = env_int("FAKE_CUDA_COUNT", 1);
+	return 0;
+}
+
+FAKE_API CUresult cuDeviceGet(int *dev, int ordinal)
+{
+	ENTER("cuDeviceGet");
+	if (!dev || ordinal < 0 || ordinal >= env_int("FAKE_CUDA_COUNT", 1))
+		return 101; /* CUDA_ERROR_INVALID_DEVICE */
+	*dev = ordinal;
+	return 0;
+}
+
+FAKE_API CUresult cuDeviceGetName(char *name, int len, int dev)
+{
+	ENTER("cuDeviceGetName");
+	const char *n = getenv("FAKE_CUDA_NAME");
+	if (!name || len <= 0)
+		return 1;
+	snprintf(name, (size_t)len, "%s", n && *n ? n : "Fake GPU");
+	return 0;
+}
+
+FAKE_API CUresult cuDeviceGetAttribute(int *value, int attrib, int dev)
+{
+	ENTER("cuDeviceGetAttribute");
+	int sm = env_int("FAKE_CUDA_SM", 90);
+	if (!value)
+		return 1;
+	switch (attrib) {
+	case 75: *value = sm / 10; break; /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+	case 76: *value = sm % 10; break; /* ..._MINOR */
+	case 18: *value = env_int("FAKE_CUDA_TEGRA", 0); break; /* ..._INTEGRATED */
+	default: *value = 0;
+	}
+	return 0;
+}
+
+FAKE_API CUresult cuCtxGetDevice(int *dev)
+{
+	ENTER("cuCtxGetDevice");
+	if (!dev)
+		return 1;
+	*dev = 0;
+	return 0;
+}
+
+static int the_context;
+FAKE_API CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev)
+{
+	ENTER("cuDevicePrimaryCtxRetain");
+	if (!ctx)
+		return 1;
+	*ctx = &the_context;
+	return 0;
+}
+
+FAKE_API CUresult cuCtxCreate_v2(void **ctx, unsigned flags, int dev)
+{
+	ENTER("cuCtxCreate_v2");
+	return cuDevicePrimaryCtxRetain(ctx, dev);
+}
+
+/* ---- modules: errors at load ---- */
+
+static CUresult module_from(void **mod, const uint8_t *code, uint64_t size, uint8_t *owned)
+{
+	if (!mod) {
+		free(owned);
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	}
+	int err = decide(code, size, NULL);
+	if (err) {
+		free(owned);
+		return err;
+	}
+	*mod = obj_new(OBJ_MODULE, 0, code, size, owned);
+	return *mod ? 0 : 2;
+}
+
+FAKE_API CUresult cuModuleLoad(void **mod, const char *fname)
+{
+	ENTER("cuModuleLoad");
+	uint64_t size = 0;
+	uint8_t *buf = read_file(fname, &size);
+	if (!buf)
+		return 301; /* CUDA_ERROR_FILE_NOT_FOUND */
+	return module_from(mod, buf, size, buf);
+}
+
+FAKE_API CUresult cuModuleLoadData(void **mod, const void *image)
+{
+	ENTER("cuModuleLoadData");
+	const uint8_t *code;
+	uint64_t size;
+	int rc = span_of_memory(image, &code, &size);
+	return rc ? rc : module_from(mod, code, size, NULL);
+}
+
+FAKE_API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals)
+{
+	ENTER("cuModuleLoadDataEx");
+	const uint8_t *code;
+	uint64_t size;
+	int rc = span_of_memory(image, &code, &size);
+	return rc ? rc : module_from(mod, code, size, NULL);
+}
+
+FAKE_API CUresult cuModuleLoadFatBinary(void **mod, const void *fat)
+{
+	ENTER("cuModuleLoadFatBinary");
+	const uint8_t *code;
+	uint64_t size;
+	int rc = span_of_memory(fat, &code, &size);
+	return rc ? rc : module_from(mod, code, size, NULL);
+}
+
+FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
+{
+	ENTER("cuModuleGetFunction");
+	struct obj *m = obj_check(mod, OBJ_MODULE);
+	if (!m || !fn)
+		return 400; /* CUDA_ERROR_INVALID_HANDLE */
+	if (!has_kernel(m, name))
+		return 500; /* CUDA_ERROR_NOT_FOUND */
+	struct obj *k = obj_new(OBJ_KERNEL, 0, m->image, m->size, NULL);
+	if (!k)
+		return 2;
+	snprintf(k->name, sizeof k->name, "%s", name);
+	*fn = k;
+	return 0;
+}
+
+FAKE_API CUresult cuModuleUnload(void *mod)
+{
+	ENTER("cuModuleUnload");
+	struct obj *m = obj_check(mod, OBJ_MODULE);
+	if (!m)
+		return 400;
+	m->magic = 0;
+	free(m->owned);
+	free(m);
+	return 0;
+}
+
+/* ---- libraries: CUDA 13 loads always succeed, errors at the kernel ---- */
+
+FAKE_API CUresult cuLibraryLoadData(void **lib, const void *code, int *jo, void **jv, unsigned nj, int *lo, void **lv,
+				    unsigned nl)
+{
+	ENTER("cuLibraryLoadData");
+	const uint8_t *p;
+	uint64_t size;
+	if (!lib)
+		return 1;
+	int rc = span_of_memory(code, &p, &size);
+	if (rc)
+		return rc;
+	*lib = obj_new(OBJ_LIBRARY, decide(p, size, NULL), p, size, NULL);
+	return *lib ? 0 : 2;
+}
+
+FAKE_API CUresult cuLibraryLoadFromFile(void **lib, const char *file, int *jo, void **jv, unsigned nj, int *lo,
+					void **lv, unsigned nl)
+{
+	ENTER("cuLibraryLoadFromFile");
+	uint64_t size = 0;
+	if (!lib)
+		return 1;
+	uint8_t *buf = read_file(file, &size);
+	if (!buf)
+		return 301;
+	*lib = obj_new(OBJ_LIBRARY, decide(buf, size, NULL), buf, size, buf);
+	return *lib ? 0 : 2;
+}
+
+FAKE_API CUresult cuLibraryGetKernel(void **kernel, void *lib, const char *name)
+{
+	ENTER("cuLibraryGetKernel");
+	struct obj *l = obj_check(lib, OBJ_LIBRARY);
+	if (!l || !kernel)
+		return 400;
+	int lazy = env_int("FAKE_CUDA_LAZY", 0);
+	if (l->err && !lazy)
+		return l->err;
+	if (!l->err && !has_kernel(l, name))
+		return 500;
+	struct obj *k = obj_new(OBJ_KERNEL, l->err, l->image, l->size, NULL);
+	if (!k)
+		return 2;
+	snprintf(k->name, sizeof k->name, "%s", name ? name : "");
+	*kernel = k;
+	return 0;
+}
+
+FAKE_API CUresult cuLibraryGetModule(void **mod, void *lib)
+{
+	ENTER("cuLibraryGetModule");
+	struct obj *l = obj_check(lib, OBJ_LIBRARY);
+	if (!l || !mod)
+		return 400;
+	if (l->err)
+		return l->err;
+	*mod = obj_new(OBJ_MODULE, 0, l->image, l->size, NULL);
+	return *mod ? 0 : 2;
+}
+
+/* [V] CUDA 13: the CUfunction of a kernel is the same value. */
+FAKE_API CUresult cuKernelGetFunction(void **fn, void *kernel)
+{
+	ENTER("cuKernelGetFunction");
+	struct obj *k = obj_check(kernel, OBJ_KERNEL);
+	if (!k || !fn)
+		return 400;
+	if (k->err)
+		return k->err;
+	*fn = k;
+	return 0;
+}
+
+FAKE_API CUresult cuLibraryUnload(void *lib)
+{
+	ENTER("cuLibraryUnload");
+	struct obj *l = obj_check(lib, OBJ_LIBRARY);
+	if (!l)
+		return 400;
+	l->magic = 0;
+	free(l->owned);
+	free(l);
+	return 0;
+}
+
+/* ---- launches ---- */
+
+static CUresult launch(void *f)
+{
+	struct obj *k = obj_check(f, OBJ_KERNEL);
+	return k ? k->err : 400;
+}
+
+#define LAUNCH_PARAMS void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
+		      unsigned shmem, void *stream
+FAKE_API CUresult cuLaunchKernel(LAUNCH_PARAMS, void **params, void **extra)
+{
+	ENTER("cuLaunchKernel");
+	return launch(f);
+}
+FAKE_API CUresult cuLaunchKernel_ptsz(LAUNCH_PARAMS, void **params, void **extra)
+{
+	ENTER("cuLaunchKernel_ptsz");
+	return launch(f);
+}
+FAKE_API CUresult cuLaunchKernelEx(const void *config, void *f, void **params, void **extra)
+{
+	ENTER("cuLaunchKernelEx");
+	return launch(f);
+}
+FAKE_API CUresult cuLaunchKernelEx_ptsz(const void *config, void *f, void **params, void **extra)
+{
+	ENTER("cuLaunchKernelEx_ptsz");
+	return launch(f);
+}
+FAKE_API CUresult cuLaunchCooperativeKernel(LAUNCH_PARAMS, void **params)
+{
+	ENTER("cuLaunchCooperativeKernel");
+	return launch(f);
+}
+FAKE_API CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_PARAMS, void **params)
+{
+	ENTER("cuLaunchCooperativeKernel_ptsz");
+	return launch(f);
+}
+
+/* ---- errors ---- */
+
+static const struct { int code; const char *name, *text; } errors[] = {
+	{ 0, "CUDA_SUCCESS", "no error" },
+	{ 100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+	{ 200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid" },
+	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device" },
+	{ 218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed" },
+	{ 222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain." },
+	{ 223, "CUDA_ERROR_JIT_COMPILER_NOT_FOUND", "PTX JIT compiler library not found" },
+	{ 301, "CUDA_ERROR_FILE_NOT_FOUND", "file not found" },
+	{ 400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ 500, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+};
+
+FAKE_API CUresult cuGetErrorName(int code, const char **s)
+{
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == code) {
+			*s = errors[i].name;
+			return 0;
+		}
+	*s = NULL;
+	return 1;
+}
+
+FAKE_API CUresult cuGetErrorString(int code, const char **s)
+{
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == code) {
+			*s = errors[i].text;
+			return 0;
+		}
+	*s = NULL;
+	return 1;
+}
+
+/* ---- cuGetProcAddress: the driver's name -> variant table ---- */
+
+FAKE_API CUresult cuGetProcAddress(const char *sym, void **pfn, int version, unsigned long long flags);
+FAKE_API CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int version, unsigned long long flags, int *st);
+
+#define FN(x) ((void *)(x))
+static const struct { const char *name; void *fn, *ptsz; } procs[] = {
+	{ "cuInit", FN(cuInit), NULL },
+	{ "cuDriverGetVersion", FN(cuDriverGetVersion), NULL },
+	{ "cuDeviceGetCount", FN(cuDeviceGetCount), NULL },
+	{ "cuDeviceGet", FN(cuDeviceGet), NULL },
+	{ "cuDeviceGetName", FN(cuDeviceGetName), NULL },
+	{ "cuDeviceGetAttribute", FN(cuDeviceGetAttribute), NULL },
+	{ "cuCtxGetDevice", FN(cuCtxGetDevice), NULL },
+	{ "cuDevicePrimaryCtxRetain", FN(cuDevicePrimaryCtxRetain), NULL },
+	{ "cuCtxCreate", FN(cuCtxCreate_v2), NULL },
+	{ "cuModuleLoad", FN(cuModuleLoad), NULL },
+	{ "cuModuleLoadData", FN(cuModuleLoadData), NULL },
+	{ "cuModuleLoadDataEx", FN(cuModuleLoadDataEx), NULL },
+	{ "cuModuleLoadFatBinary", FN(cuModuleLoadFatBinary), NULL },
+	{ "cuModuleGetFunction", FN(cuModuleGetFunction), NULL },
+	{ "cuModuleUnload", FN(cuModuleUnload), NULL },
+	{ "cuLibraryLoadData", FN(cuLibraryLoadData), NULL },
+	{ "cuLibraryLoadFromFile", FN(cuLibraryLoadFromFile), NULL },
+	{ "cuLibraryGetKernel", FN(cuLibraryGetKernel), NULL },
+	{ "cuLibraryGetModule", FN(cuLibraryGetModule), NULL },
+	{ "cuLibraryUnload", FN(cuLibraryUnload), NULL },
+	{ "cuKernelGetFunction", FN(cuKernelGetFunction), NULL },
+	{ "cuLaunchKernel", FN(cuLaunchKernel), FN(cuLaunchKernel_ptsz) },
+	{ "cuLaunchKernelEx", FN(cuLaunchKernelEx), FN(cuLaunchKernelEx_ptsz) },
+	{ "cuLaunchCooperativeKernel", FN(cuLaunchCooperativeKernel), FN(cuLaunchCooperativeKernel_ptsz) },
+	{ "cuGetErrorName", FN(cuGetErrorName), NULL },
+	{ "cuGetErrorString", FN(cuGetErrorString), NULL },
+};
+
+static CUresult proc_lookup(const char *sym, void **pfn, int version, unsigned long long flags, int *status)
+{
+	ENTER("cuGetProcAddress");
+	if (!sym || !pfn)
+		return 1;
+	*pfn = NULL;
+	if (strcmp(sym, "cuGetProcAddress") == 0) {
+		/* the _v2 ABI from 12000 (cuda-loading.md section 3) */
+		*pfn = version >= 12000 ? FN(cuGetProcAddress_v2) : FN(cuGetProcAddress);
+	} else {
+		for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
+			if (strcmp(procs[i].name, sym) == 0)
+				*pfn = (flags & 2) && procs[i].ptsz ? procs[i].ptsz : procs[i].fn;
+	}
+	if (status)
+		*status = *pfn ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND */
+	return *pfn ? 0 : 500;
+}
+
+CUresult cuGetProcAddress(const char *sym, void **pfn, int version, unsigned long long flags)
+{
+	return proc_lookup(sym, pfn, version, flags, NULL);
+}
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int version, unsigned long long flags, int *st)
+{
+	return proc_lookup(sym, pfn, version, flags, st);
+}
+
+/* Not a driver API: the same lookup under a name libkimg does not hook, so
+ * fake_cudart's cudaGetDriverEntryPoint can stand for a runtime holding
+ * its own unwrapped driver table (libkimg must wrap at the runtime API). */
+FAKE_API CUresult fake_cuda_private_gpa(const char *sym, void **pfn, int version, unsigned long long flags, int *st);
+CUresult fake_cuda_private_gpa(const char *sym, void **pfn, int version, unsigned long long flags, int *st)
+{
+	return proc_lookup(sym, pfn, version, flags, st);
+}

@@ -1,0 +1,151 @@
+/* A stand-in for shared libcudart.so for the shim tests: the handful of
+ * runtime entry points libkimg interposes by symbol, implemented the way
+ * cudart 13 does on the driver ([V] cuda-loading.md sections 2 and 4):
+ * dlopen("libcuda.so.1") + dlsym("cuGetProcAddress_v2"), registration
+ * loads the fatbin wrapper with cuLibraryLoadData, and the first use of a
+ * kernel calls cuLibraryGetKernel + cuKernelGetFunction (+ cuLaunchKernel).
+ * Driver and runtime share the codes that matter here (209, 218, 222, ...). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+#define API __attribute__((visibility("default")))
+
+typedef int (*gpa_fn)(const char *, void **, int, unsigned long long, int *);
+typedef int (*lib_load_fn)(void **, const void *, void *, void *, unsigned, void *, void *, unsigned);
+typedef int (*get_kernel_fn)(void **, void *, const char *);
+typedef int (*kernel_fn_fn)(void **, void *);
+typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+			 void **, void **);
+
+static struct {
+	gpa_fn gpa;
+	gpa_fn private_gpa; /* for cudaGetDriverEntryPoint: never wrapped */
+	lib_load_fn lib_load;
+	get_kernel_fn get_kernel;
+	kernel_fn_fn kernel_fn;
+	launch_fn launch;
+} drv;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+
+static void drv_init(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	drv.gpa = (gpa_fn)dlsym(h, "cuGetProcAddress_v2");
+	drv.private_gpa = (gpa_fn)dlsym(h, "fake_cuda_private_gpa");
+	if (!drv.gpa)
+		return;
+	int st;
+	drv.gpa("cuLibraryLoadData", (void **)&drv.lib_load, 13000, 0, &st);
+	drv.gpa("cuLibraryGetKernel", (void **)&drv.get_kernel, 13000, 0, &st);
+	drv.gpa("cuKernelGetFunction", (void **)&drv.kernel_fn, 13000, 0, &st);
+	drv.gpa("cuLaunchKernel", (void **)&drv.launch, 13000, 0, &st);
+}
+
+#define MAX_MODULES 64
+#define MAX_FUNCS 256
+struct module { void *lib; };
+static struct module modules[MAX_MODULES];
+static int n_modules;
+static struct { const void *stub; struct module *mod; const char *name; } funcs[MAX_FUNCS];
+static int n_funcs;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+API void **__cudaRegisterFatBinary(void *wrapper);
+void **__cudaRegisterFatBinary(void *wrapper)
+{
+	pthread_once(&drv_once, drv_init);
+	pthread_mutex_lock(&lock);
+	struct module *m = n_modules < MAX_MODULES ? &modules[n_modules++] : NULL;
+	pthread_mutex_unlock(&lock);
+	if (!m)
+		return NULL;
+	unsigned opt = 1; /* CU_LIBRARY_BINARY_IS_PRESERVED */
+	void *val = (void *)1;
+	if (drv.lib_load)
+		drv.lib_load(&m->lib, wrapper, NULL, NULL, 0, &opt, &val, 1);
+	return (void **)m;
+}
+
+API void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun, const char *device_name,
+				int thread_limit, void *tid, void *bid, void *bdim, void *gdim, int *wsize);
+void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun, const char *device_name,
+			    int thread_limit, void *tid, void *bid, void *bdim, void *gdim, int *wsize)
+{
+	pthread_mutex_lock(&lock);
+	if (n_funcs < MAX_FUNCS) {
+		funcs[n_funcs].stub = host_fun;
+		funcs[n_funcs].mod = (struct module *)handle;
+		funcs[n_funcs].name = device_fun;
+		n_funcs++;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* The driver function for a host stub: 0 or the driver's error. */
+static int function_of(const void *stub, void **fn)
+{
+	struct module *m = NULL;
+	const char *name = NULL;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < n_funcs; i++)
+		if (funcs[i].stub == stub) {
+			m = funcs[i].mod;
+			name = funcs[i].name;
+		}
+	pthread_mutex_unlock(&lock);
+	if (!m || !drv.get_kernel || !drv.kernel_fn)
+		return 98; /* cudaErrorInvalidDeviceFunction */
+	void *k = NULL;
+	int rc = drv.get_kernel(&k, m->lib, name);
+	return rc ? rc : drv.kernel_fn(fn, k);
+}
+
+struct dim3 { unsigned x, y, z; };
+
+API int cudaLaunchKernel(const void *func, struct dim3 g, struct dim3 b, void **args, size_t shmem, void *stream);
+int cudaLaunchKernel(const void *func, struct dim3 g, struct dim3 b, void **args, size_t shmem, void *stream)
+{
+	void *f = NULL;
+	int rc = function_of(func, &f);
+	return rc ? rc : drv.launch(f, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shmem, stream, args, NULL);
+}
+
+API int cudaFuncGetAttributes(void *attr, const void *func);
+int cudaFuncGetAttributes(void *attr, const void *func)
+{
+	void *f = NULL;
+	return function_of(func, &f);
+}
+
+API int cudaGetFuncBySymbol(void **fn, const void *symbol);
+int cudaGetFuncBySymbol(void **fn, const void *symbol)
+{
+	return function_of(symbol, fn);
+}
+
+/* CUDART_VERSION 13000: the runtime asks the driver for the 13.0 ABI,
+ * through a table libkimg never saw, so the wrapping must happen at the
+ * runtime entry point. */
+API int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status);
+int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status)
+{
+	pthread_once(&drv_once, drv_init);
+	if (!drv.private_gpa)
+		return 35; /* cudaErrorInsufficientDriver */
+	return drv.private_gpa(sym, pfn, 13000, flags, status) ? 500 : 0;
+}
+
+API int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,
+					 int *status);
+int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,
+				     int *status)
+{
+	pthread_once(&drv_once, drv_init);
+	if (!drv.private_gpa)
+		return 35;
+	return drv.private_gpa(sym, pfn, (int)version, flags, status) ? 500 : 0;
+}

@@ -1,0 +1,56 @@
+/* Shared-cudart test program: linked against the fake libcudart.so, it
+ * registers a fatbin at run time the way nvcc's generated constructor
+ * does (__cudaRegisterFatBinary with the wrapper, then
+ * __cudaRegisterFunction per kernel), then uses the kernel through the
+ * runtime API.
+ *
+ *   rt FILE KERNEL   FILE: a container (multi.fatbin, ...) or a cubin
+ * Prints "call: code" per call, and the owner of the driver entry point
+ * cudaGetDriverEntryPoint hands out. */
+#include "progutil.h"
+
+struct dim3 { unsigned x, y, z; };
+void **__cudaRegisterFatBinary(void *wrapper);
+void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun, const char *device_name,
+			    int thread_limit, void *tid, void *bid, void *bdim, void *gdim, int *wsize);
+int cudaLaunchKernel(const void *func, struct dim3 g, struct dim3 b, void **args, size_t shmem, void *stream);
+int cudaFuncGetAttributes(void *attr, const void *func);
+int cudaGetFuncBySymbol(void **fn, const void *symbol);
+int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status);
+
+/* The host stub: its address is what the runtime API receives. */
+static void kernel_stub(void) {}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s FILE KERNEL\n", argv[0]);
+		return 2;
+	}
+	void *container = read_all(argv[1], NULL);
+	static struct fatbin_wrapper w;
+	w = make_wrapper(container);
+	void **handle = __cudaRegisterFatBinary(&w);
+	printf("registered: %s\n", handle ? "yes" : "no");
+	__cudaRegisterFunction(handle, (const char *)(void *)kernel_stub, argv[2], argv[2], -1, NULL, NULL, NULL, NULL,
+			       NULL);
+
+	char attr[256];
+	int r1 = cudaFuncGetAttributes(attr, (const void *)kernel_stub);
+	printf("cudaFuncGetAttributes: %d\n", r1);
+	struct dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+	int r2 = cudaLaunchKernel((const void *)kernel_stub, g, b, NULL, 0, NULL);
+	printf("cudaLaunchKernel: %d\n", r2);
+	void *fn = NULL;
+	int r3 = cudaGetFuncBySymbol(&fn, (const void *)kernel_stub);
+	printf("cudaGetFuncBySymbol: %d\n", r3);
+
+	void *entry = NULL;
+	int status = -1;
+	int r4 = cudaGetDriverEntryPoint("cuLaunchKernel", &entry, 0, &status);
+	printf("cudaGetDriverEntryPoint: %d owner %s\n", r4, owner_of(entry));
+	entry = NULL;
+	r4 = cudaGetDriverEntryPoint("cuInit", &entry, 0, &status);
+	printf("cudaGetDriverEntryPoint cuInit: %d owner %s\n", r4, owner_of(entry));
+	return r2 == 0 ? 0 : 1;
+}

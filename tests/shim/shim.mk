@@ -1,0 +1,67 @@
+# Shim integration tests (included by the Makefile): a fake driver and a
+# fake shared runtime, test programs built with gcc against them (no nvcc,
+# no GPU), and a ThreadSanitizer build of libkimg for the threads test.
+# tests/shim/*.sh run them under LD_PRELOAD and check kimg's JSON report.
+#
+#   $(BUILD)/fake_cuda/libcuda.so.1     tests/fake_cuda/fake_cuda.c + the core (it decides with kimg's rules)
+#   $(BUILD)/fake_cuda/libcudart.so.13  tests/fake_cuda/fake_cudart.c
+#   $(BUILD)/shim-tests/*               tests/shim/progs/*.c
+#   $(BUILD)/tsan/libkimg.so            every libkimg source with -fsanitize=thread
+
+FAKE_DIR := $(BUILD)/fake_cuda
+FAKE_CUDA := $(FAKE_DIR)/libcuda.so.1
+FAKE_CUDART := $(FAKE_DIR)/libcudart.so.13
+SHIM_TEST_DIR := $(BUILD)/shim-tests
+TSAN_SHIM := $(BUILD)/tsan/libkimg.so
+# Test code is not the product: default visibility, gnu11 for pthread_barrier.
+SHIM_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+
+SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl rt no_cuda hello libwrap_puts.so threads)
+
+.PHONY: shim-tests
+shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
+
+$(FAKE_CUDA): tests/fake_cuda/fake_cuda.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(CORE_LIB)
+	ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
+
+$(FAKE_CUDART): tests/fake_cuda/fake_cudart.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+	ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
+
+SHIM_PROG_DEPS := tests/shim/progs/progutil.h
+
+# Linked against libcuda: its cu* references bind to libkimg's exports.
+$(SHIM_TEST_DIR)/drv_direct: tests/shim/progs/drv.c $(SHIM_PROG_DEPS) $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -DDIRECT -o $@ $< -L$(FAKE_DIR) -lcuda -ldl
+# Not linked against libcuda: reaches it only through dlopen, like static cudart.
+$(SHIM_TEST_DIR)/drv_dl: tests/shim/progs/drv.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+$(SHIM_TEST_DIR)/rt: tests/shim/progs/rt.c $(SHIM_PROG_DEPS) $(FAKE_CUDART)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -lcudart -ldl
+$(SHIM_TEST_DIR)/no_cuda: tests/shim/progs/no_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+$(SHIM_TEST_DIR)/hello: tests/shim/progs/hello.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $<
+$(SHIM_TEST_DIR)/libwrap_puts.so: tests/shim/progs/wrap_puts.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+$(SHIM_TEST_DIR)/threads: tests/shim/progs/threads.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fsanitize=thread -o $@ $< -ldl -lpthread
+
+# libkimg with ThreadSanitizer: the same sources and flags plus -fsanitize=thread.
+TSAN_OBJ := $(patsubst %.c,$(BUILD)/tsan/obj/%.o,$(SHIM_SRC) $(SYS_SRC) $(CORE_SRC))
+$(BUILD)/tsan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=thread -MMD -MP -c -o $@ $<
+$(TSAN_SHIM): $(TSAN_OBJ) shim/libkimg.map
+	$(CC) $(CFLAGS) -fsanitize=thread -shared -Wl,--version-script=shim/libkimg.map -Wl,-z,now -Wl,-z,nodelete \
+		-o $@ $(TSAN_OBJ) $(LDLIBS_SYS)
