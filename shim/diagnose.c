@@ -18,7 +18,6 @@
 #include "cubin.h"
 #include "cuda_errors.h"
 #include "diag.h"
-#include "file.h"
 #include "fix.h"
 #include "input.h"
 #include "fatbin.h"
@@ -190,10 +189,9 @@ static void load_module(struct kimg_report *r, const struct kimg_located *loc)
 		return;
 	}
 	snprintf(r->module_file, sizeof r->module_file, "%s", loc->path);
-	struct kimg_file file;
+	struct kimg_mapped_file file;
 	struct kimg_error err = { 0 };
-	memset(&file, 0, sizeof file);
-	if (kimg_file_open(loc->path, &file, &err) < 0) {
+	if (kimg_map_path(loc->path, &file, &err) < 0) {
 		snprintf(r->module_note, sizeof r->module_note, "%s", err.what);
 		return;
 	}
@@ -207,7 +205,7 @@ static void load_module(struct kimg_report *r, const struct kimg_located *loc)
 		r->images[i].identifier = kimg_span_make(NULL, 0);
 		r->images[i].options = kimg_span_make(NULL, 0);
 	}
-	kimg_file_close(&file);
+	kimg_unmap_path(&file);
 }
 
 /* ---- device ---- */
@@ -247,21 +245,21 @@ static bool query_device(struct kimg_device *d)
 
 /* ---- writing ---- */
 
-static char render_buf[96 * 1024];
-
+/* Rendered into memory first so the report leaves in one write(). */
 static void emit(const struct kimg_report *r)
 {
-	FILE *out = fmemopen(render_buf, sizeof render_buf, "w");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		return;
 	if (kimg_opts.format == KIMG_FORMAT_JSON)
 		kimg_report_write_json(r, out);
 	else
 		kimg_report_write_text(r, out);
-	long len = ftell(out);
-	fclose(out);
-	if (len > 0)
-		kimg_log_write(render_buf, (size_t)len < sizeof render_buf ? (size_t)len : sizeof render_buf - 1);
+	if (fclose(out) == 0 && buf && len > 0)
+		kimg_log_write(buf, len);
+	free(buf);
 }
 
 static void apply_on_error(void)

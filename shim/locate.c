@@ -7,8 +7,10 @@
  * it to cuModuleLoadData, but the program may have freed it since (the
  * driver copies modules), and registered wrappers point to other objects.
  * The shim lives in someone else's process and must never fault there. */
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -228,4 +230,39 @@ bool kimg_locate_file(const void *addr, char *path, size_t size, uint64_t *file_
 	*off_known = q.in_file;
 	*file_off = q.in_file ? q.file_off : 0;
 	return true;
+}
+
+/* ---- a module file given by path ---- */
+
+/* Not sys/file.c: that one uses fstat, whose glibc 2.33 symbol version
+ * would raise libkimg's glibc baseline (tests/scripts/glibc_baseline.sh);
+ * open + lseek + mmap are as old as glibc's versioning. */
+int kimg_map_path(const char *path, struct kimg_mapped_file *f, struct kimg_error *err)
+{
+	memset(f, 0, sizeof *f);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kimg_error_set(err, -errno, 0, "open %s: %s", path, strerror(errno));
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end <= 0) {
+		int e = end < 0 ? errno : 0;
+		close(fd);
+		return kimg_error_set(err, e ? -e : -KIMG_ETRUNC, 0, "%s: %s", path, e ? strerror(e) : "empty file");
+	}
+	void *m = mmap(NULL, (size_t)end, PROT_READ, MAP_PRIVATE, fd, 0);
+	int e = errno;
+	close(fd);
+	if (m == MAP_FAILED)
+		return kimg_error_set(err, -e, 0, "mmap %s: %s", path, strerror(e));
+	f->map = m;
+	f->size = (size_t)end;
+	f->bytes = kimg_span_make(m, (uint64_t)end);
+	return 0;
+}
+
+void kimg_unmap_path(struct kimg_mapped_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->size);
+	memset(f, 0, sizeof *f);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "span.h"
 #include "shim.h"
 
 struct kimg_located {
@@ -34,5 +35,14 @@ int kimg_image_bound(const void *p, uint64_t limit, const void **target, uint64_
  * false for .bss-like memory). False when addr is in no loaded object
  * (heap, anonymous mappings). */
 bool kimg_locate_file(const void *addr, char *path, size_t size, uint64_t *file_off, bool *off_known);
+
+/* A module file mapped read-only (cuModuleLoad, cuLibraryLoadFromFile). */
+struct kimg_mapped_file {
+	struct kimg_span bytes;
+	void *map;
+	size_t size;
+};
+int kimg_map_path(const char *path, struct kimg_mapped_file *f, struct kimg_error *err);
+void kimg_unmap_path(struct kimg_mapped_file *f); /* safe on a zeroed struct */
 
 #endif

@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hooks.h" /* glibc symbol-version pins for dladdr */
+#include "hooks.h" /* glibc symbol-version pins for dladdr, dlopen */
 #include "stack.h"
 
 #ifdef KIMG_GLIBC_BASE
-__asm__(".symver dlopen,dlopen@" KIMG_GLIBC_BASE);
 __asm__(".symver dlsym,dlsym@" KIMG_GLIBC_BASE);
+__asm__(".symver pthread_once,pthread_once@" KIMG_GLIBC_BASE); /* moved into libc in 2.34 */
 #endif
 
 /* Inside libkimg.so the hooks layer provides glibc's own dlsym, which never
