@@ -59,6 +59,10 @@ KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struc
  * processes sharing a log do not interleave. Thread safe. */
 KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
 
+/* Lines for people (banner, summary): the log target in text format,
+ * stderr in json format (the log then holds JSON objects only). */
+KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
+
 /* For init: print the banner when KIMG_VERBOSE is set. */
 KIMG_HIDDEN void kimg_options_print_banner(void);
 

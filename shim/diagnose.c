@@ -362,5 +362,5 @@ void kimg_report_summary(void)
 	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,
 					    sizeof line);
 	if (n > 0)
-		kimg_log_write(line, n);
+		kimg_log_write_human(line, n);
 }

@@ -41,9 +41,8 @@ static int log_target(void)
 	return opened;
 }
 
-void kimg_log_write(const char *buf, size_t len)
+static void write_fd(int fd, const char *buf, size_t len)
 {
-	int fd = log_target();
 	while (len > 0) {
 		ssize_t w = write(fd, buf, len);
 		if (w < 0 && errno == EINTR)
@@ -55,11 +54,27 @@ void kimg_log_write(const char *buf, size_t len)
 	}
 }
 
+void kimg_log_write(const char *buf, size_t len)
+{
+	write_fd(log_target(), buf, len);
+}
+
+/* A KIMG_FORMAT=json log holds JSON objects only, one per line, so any
+ * JSON Lines reader can take it whole; the banner and the summary are for
+ * people and go to stderr then. */
+void kimg_log_write_human(const char *buf, size_t len)
+{
+	if (kimg_opts.format == KIMG_FORMAT_JSON)
+		write_fd(STDERR_FILENO, buf, len);
+	else
+		kimg_log_write(buf, len);
+}
+
 void kimg_options_print_banner(void)
 {
 	char line[1024];
 	if (!kimg_opts.verbose)
 		return;
 	size_t n = kimg_options_banner(&kimg_opts, &kimg_env, line, sizeof line);
-	kimg_log_write(line, n);
+	kimg_log_write_human(line, n);
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# libkimg.so's diagnosis end to end through the fake driver (no GPU): the
+# text report a user reads, the JSON Lines log (KIMG_FORMAT/KIMG_LOG with
+# %p), one report per (module, error) with kernels and modules counted in
+# the summary, silence for 500 when an image fits (cuda_errors.h), the
+# KIMG_ON_ERROR actions, KIMG_SKIP, and a bad option value warning.
+set -u
+BUILD=${BUILD:-build}
+FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
+LIB=$PWD/$BUILD/libkimg.so
+out=$BUILD/tests/diagnose
+mkdir -p "$out"
+fail=0
+check() { if eval "$2"; then echo "PASS $1"; else echo "FAIL $1"; fail=1; fi; }
+for need in "$LIB" "$BUILD/libkimgcore.a" "$FIX/sm80.cubin" "$FIX/multi.fatbin"; do
+	[ -e "$need" ] || { echo "FAIL missing $need (make BUILD=$BUILD all fixtures)"; exit 1; }
+done
+gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$out/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
+	"$BUILD/libkimgcore.a" || exit 1
+gcc -std=c11 -D_GNU_SOURCE -O1 -g -o "$out/diagnose_prog" tests/shim/diagnose_prog.c -ldl || exit 1
+run() { env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" "$@"; }
+prog=$out/diagnose_prog
+
+# ---- text report on stderr ----
+o=$(run KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+echo "$o" | sed 's/^/  /'
+check "text: header names call, code, name, meaning" \
+	'echo "$o" | grep -qx "kimg: cuLibraryGetKernel returned 209 CUDA_ERROR_NO_BINARY_FOR_GPU (.*)"'
+check "text: device line from the driver" 'echo "$o" | grep -qx "kimg:   device: Fake GPU (device 0), SM 9.0, driver 13.0, max PTX ISA 9.0"'
+check "text: kernel named" 'echo "$o" | grep -qx "kimg:   kernel: axpy"'
+check "text: module loaded by cuLibraryLoadData" 'echo "$o" | grep -qx "kimg:   module: (in memory, file unknown) (cuLibraryLoadData)"'
+check "text: image row with S1 verdict" 'echo "$o" | grep -qE "^kimg:     0   sass  sm_80 .* no: .* \[S1\]$"'
+check "text: fix for nvcc names sm_90" 'echo "$o" | grep -qE "^kimg: +nvcc: .*code=sm_90"'
+check "text: host stack reaches main of the program" 'echo "$o" | grep -qE "^kimg:     #[0-9]+ +main\+0x[0-9a-f]+ \(diagnose_prog\+"'
+check "text: first frame is the program, not libkimg" 'echo "$o" | grep -A1 "^kimg:   stack:" | tail -1 | grep -q "(diagnose_prog+"'
+check "dedupe: one report for 3 failures of one module" '[ "$(echo "$o" | grep -c "returned 209")" -eq 1 ]'
+check "summary: distinct kernels, one module" 'echo "$o" | grep -qx "kimg: 2 kernels in 1 module failed to load (see above)"'
+
+# ---- two modules ----
+o=$(run KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+check "dedupe: a second module gets its own report" '[ "$(echo "$o" | grep -c "returned 209")" -eq 2 ]'
+check "summary: 3 kernels in 2 modules" 'echo "$o" | grep -qx "kimg: 3 kernels in 2 modules failed to load (see above)"'
+
+# ---- JSON Lines log with %p ----
+rm -f "$out"/k-*.log
+o=$(run KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+logs=$(ls "$out"/k-*.log 2>/dev/null)
+check "json: log file named by %p" '[ "$(echo "$logs" | wc -l)" -eq 1 ] && echo "$logs" | grep -qE "/k-[0-9]+\.log$"'
+check "json: banner and summary go to stderr, not into the log" \
+	'echo "$o" | grep -q "^kimg 0" && echo "$o" | grep -q "failed to load" && ! grep -qv "^{" $logs'
+check "json: one report, keys as documented" "python3 - $logs <<'PY'
+import json, sys
+reps = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reps) == 1, reps
+r = reps[0]
+assert r['error'] == {'code': 209, 'name': 'CUDA_ERROR_NO_BINARY_FOR_GPU', 'runtime_name': 'cudaErrorNoKernelImageForDevice', 'text': r['error']['text']}
+assert r['call'] == 'cuLibraryGetKernel' and r['kernel']['name'] == 'axpy'
+assert r['device']['sm'] == '9.0' and r['device']['name'] == 'Fake GPU'
+assert [i['arch'] for i in r['module']['images']] == ['sm_80']
+assert r['module']['images'][0]['reason'] == 'different_major' and r['verdict']['rule'] == 'S1'
+assert 'sm_90' in r['fix']['nvcc']
+assert any('main' in f for f in r['stack'])
+PY"
+
+
+# ---- 500 with a fitting image: silent ----
+o=$(run KIMG_LOG= "$prog" "$FIX/multi.fatbin" 2>&1)
+check "500 on a module with a fitting image: no report" '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -q "(axpy): 500\|(other): 500"'
+
+# ---- KIMG_ON_ERROR ----
+o=$(run KIMG_LOG= KIMG_ON_ERROR=exit:86 "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+check "on_error exit:86: status 86 after the report and summary" \
+	'[ $rc -eq 86 ] && echo "$o" | grep -q "returned 209" && echo "$o" | grep -q "failed to load" && ! echo "$o" | grep -q "(other)"'
+o=$(run KIMG_LOG= KIMG_ON_ERROR=abort "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+check "on_error abort: SIGABRT (134)" '[ $rc -eq 134 ] && echo "$o" | grep -q "returned 209"'
+o=$(run KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+check "on_error continue (default): the program goes on, error unchanged" \
+	'[ $rc -eq 0 ] && echo "$o" | grep -qx "cuLibraryGetKernel(other): 209"'
+
+# ---- KIMG_SKIP and bad values ----
+o=$(run KIMG_LOG= KIMG_SKIP=diagnose_prog "$prog" "$FIX/sm80.cubin" 2>&1)
+check "KIMG_SKIP=diagnose_prog: silent, error unchanged" '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -qx "cuLibraryGetKernel(axpy): 209"'
+o=$(run KIMG_LOG= KIMG_FORMAT=xml "$prog" "$FIX/sm80.cubin" 2>&1)
+check "bad KIMG_FORMAT: one warning naming it, text report still written" \
+	'[ "$(echo "$o" | grep -c "^kimg: warning: KIMG_FORMAT=xml")" -eq 1 ] && echo "$o" | grep -q "^kimg: cuLibraryGetKernel returned 209"'
+exit $fail
