@@ -18,13 +18,20 @@ else
 	expect_grep "native names the driver problem" "$TMP/err" "--sm native: cannot load libcuda.so.1"
 fi
 
-# The fake driver (tests/fake_cuda, built by the shim's tests) when present.
+# The fake driver of tests/fake_cuda (driver API over kimg's own rules),
+# built here the way tests/shim builds it.
 fake=""
-for d in "$BUILD/fake_cuda" "$BUILD/tests/fake_cuda" tests/fake_cuda; do
-	[ -f "$d/libcuda.so.1" ] && { fake=$d; break; }
-done
+if [ -f tests/fake_cuda/fake_cuda.c ] && [ -f "$BUILD/libkimgcore.a" ]; then
+	mkdir -p "$TMP/fake"
+	if gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$TMP/fake/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
+		"$BUILD/libkimgcore.a" 2>"$TMP/fake/build.log"; then
+		fake=$TMP/fake
+	else
+		bad "fake driver does not build: $(head -c 300 "$TMP/fake/build.log")"
+	fi
+fi
 if [ -z "$fake" ]; then
-	ok "fake driver cases skipped: no libcuda.so.1 under $BUILD/fake_cuda or tests/fake_cuda"
+	ok "fake driver cases skipped: tests/fake_cuda/fake_cuda.c or $BUILD/libkimgcore.a missing"
 else
 	FAKE_CUDA_SM=87 FAKE_CUDA_COUNT=2 FAKE_CUDA_DRIVER=12040 FAKE_CUDA_TEGRA=1 FAKE_CUDA_NAME="Orin (fake)" \
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
@@ -39,6 +46,13 @@ else
 		'[(t["sm"], t["device"], t["index"], t["driver_cuda_version"]) for t in d["targets"]] == [("9.0", "NVIDIA H200", 0, "13.0")]'
 	FAKE_CUDA_COUNT=0 LD_LIBRARY_PATH="$fake" run "$PROBE" device
 	expect_rc 2 "device with a driver but no GPU"
+	expect_grep "no-GPU message names the CUresult" "$TMP/err" \
+		"kimg-probe: cuInit failed: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable GPU is visible"
+	# GB10 (12.1) is integrated but not Tegra (compat-rules.md 2.1): S2 must not apply.
+	FAKE_CUDA_SM=121 FAKE_CUDA_COUNT=1 FAKE_CUDA_TEGRA=1 FAKE_CUDA_NAME="NVIDIA GB10" \
+		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
+	expect_json "GB10: integrated, not tegra" \
+		'[(g["cc"], g["integrated"], g["tegra"]) for g in d["devices"]] == [("12.1", True, False)]'
 fi
 
 finish
