@@ -48,6 +48,7 @@ struct seen_set {
 static struct seen_set reported;      /* (module, error): report written */
 static struct seen_set failed_kernels;/* (module, kernel): counted */
 static struct seen_set failed_modules;/* module: counted */
+static struct seen_set fitting;       /* (module, device CC): the rules say it runs */
 static _Atomic unsigned n_failed_kernels, n_failed_modules;
 static _Atomic int summary_done;
 
@@ -87,6 +88,19 @@ static bool seen_insert(struct seen_set *set, uint64_t key)
 		}
 	}
 	return true;
+}
+
+static bool seen_contains(struct seen_set *set, uint64_t key)
+{
+	uint32_t i = (uint32_t)key & (SEEN_SLOTS - 1);
+	for (uint32_t n = 0; n < SEEN_SLOTS; n++, i = (i + 1) & (SEEN_SLOTS - 1)) {
+		uint64_t k = atomic_load_explicit(&set->key[i], memory_order_acquire);
+		if (k == key)
+			return true;
+		if (k == 0)
+			return false;
+	}
+	return false;
 }
 
 /* ---- module -> images ---- */
@@ -297,6 +311,12 @@ static void diagnose(const struct kimg_failure *f)
 	}
 
 	memset(r, 0, sizeof *r);
+	r->device_known = query_device(&r->device);
+	/* a program probing names with cuModuleGetFunction gets 500 for each
+	 * miss: once the rules said this module runs here, answer at once */
+	uint64_t fit_key = mix(module_key ^ ((uint64_t)r->device.cc.sm << 48));
+	if (confirm && seen_contains(&fitting, fit_key))
+		return;
 	r->call = f->call;
 	r->error = f->error;
 	r->kernel = kernel;
@@ -308,12 +328,13 @@ static void diagnose(const struct kimg_failure *f)
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg did not see this handle being loaded (loaded before libkimg, or through an unhooked path)");
 
-	r->device_known = query_device(&r->device);
 	if (r->device_known && (r->image_total > 0 || located)) {
 		kimg_rules_check_module(r->images, r->image_count, &r->device, r->image_verdicts, &r->verdict);
 		r->verdict_known = r->image_count > 0 || !r->module_note[0];
 	}
 	bool cannot_run = r->verdict_known && r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN;
+	if (r->verdict_known && !cannot_run)
+		seen_insert(&fitting, fit_key);
 	if (confirm) {
 		/* 500 / 98 are image errors only when no image fits */
 		if (!cannot_run)
