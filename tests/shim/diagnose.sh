@@ -18,6 +18,7 @@ done
 gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$out/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
 	"$BUILD/libkimgcore.a" || exit 1
 gcc -std=c11 -D_GNU_SOURCE -O1 -g -o "$out/diagnose_prog" tests/shim/diagnose_prog.c -ldl || exit 1
+gcc -std=c11 -D_GNU_SOURCE -Itests/shim/progs -o "$out/drv" tests/shim/progs/drv.c -ldl || exit 1
 run() { env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" "$@"; }
 prog=$out/diagnose_prog
 
@@ -62,6 +63,18 @@ assert 'sm_90' in r['fix']['nvcc']
 assert any('main' in f for f in r['stack'])
 PY"
 
+
+# ---- driver-API loads: by path, PTX too new for the device, PTX ISA too new ----
+o=$(run KIMG_LOG= "$out/drv" dlsym path "$FIX/sm80.cubin" axpy 2>&1)
+check "path load: module is the file, offset 0, loaded by cuModuleLoad" \
+	'echo "$o" | grep -qx "kimg:   module: $FIX/sm80.cubin @ 0x0 (cuModuleLoad)"'
+o=$(run KIMG_LOG= "$out/drv" dlsym load "$FIX/compute100.ptx" axpy 2>&1)
+check "218: compute_100 PTX on 9.0 is explained by P3" \
+	'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 218 " && echo "$o" | grep -qE "^kimg:   why: .*\[P3\]$"'
+sed 's/^\.version 9\.0$/.version 9.9/' "$FIX/compute80.ptx" >"$out/isa99.ptx"
+o=$(run KIMG_LOG= "$out/drv" dlsym load "$out/isa99.ptx" axpy 2>&1)
+check "222: PTX ISA 9.9 on a 13.0 driver is explained by P4" \
+	'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 222 " && echo "$o" | grep -qE "^kimg:     0   ptx   compute_80    9.9 .*\[P4\]$"'
 
 # ---- 500 with a fitting image: silent ----
 o=$(run KIMG_LOG= "$prog" "$FIX/multi.fatbin" 2>&1)
