@@ -25,14 +25,27 @@
 static const char not_hooked;
 #define NOT_HOOKED ((void *)&not_hooked)
 
+/* glibc's dlsym finds the caller from its return address (RTLD_NEXT is
+ * "after the object that called dlsym"). Calling it from here would make
+ * libkimg the caller, and a second interposer preloaded after us doing
+ * dlsym(RTLD_NEXT, "puts") would get its own puts back and recurse
+ * forever. glibc has no public "dlsym as caller X", so the pass-through is
+ * a sibling call: the jump leaves the original return address in place
+ * and glibc sees the real caller. The attributes keep it a jump in every
+ * build: optimisation on, and no sanitizer exit hook after the call. */
+#define PASS_ATTRS __attribute__((optimize("O2", "omit-frame-pointer", "optimize-sibling-calls"), no_sanitize_thread, \
+				  no_sanitize_address, no_stack_protector))
+
 /* Cheap filter on the hot path of programs that call dlsym a lot:
  * "cu..." (driver and cuda... runtime names) or "__cu..." (registration). */
-static inline bool may_hook(const char *name)
+static inline PASS_ATTRS bool may_hook(const char *name)
 {
 	return name && ((name[0] == 'c' && name[1] == 'u') ||
 			(name[0] == '_' && name[1] == '_' && name[2] == 'c' && name[3] == 'u'));
 }
 
+/* Instrumented normally: only names of ours get here, and the jump back
+ * to glibc happens in dlsym_impl. */
 static KIMG_COLD void *dlsym_hooked(void *handle, const char *name)
 {
 	int id = kimg_hook_find_symbol(name);
@@ -52,17 +65,6 @@ static KIMG_COLD void *dlsym_hooked(void *handle, const char *name)
 	/* NULL: dlerror() already holds glibc's message for this thread. */
 	return kimg_hook_wrap((enum kimg_hook_id)id, real);
 }
-
-/* glibc's dlsym finds the caller from its return address (RTLD_NEXT is
- * "after the object that called dlsym"). Calling it from here would make
- * libkimg the caller, and a second interposer preloaded after us doing
- * dlsym(RTLD_NEXT, "puts") would get its own puts back and recurse
- * forever. glibc has no public "dlsym as caller X", so the pass-through is
- * a sibling call: the jump leaves the original return address in place
- * and glibc sees the real caller. The attributes keep it a jump in every
- * build: optimisation on, and no sanitizer exit hook after the call. */
-#define PASS_ATTRS __attribute__((optimize("O2", "omit-frame-pointer", "optimize-sibling-calls"), no_sanitize_thread, \
-				  no_sanitize_address, no_stack_protector))
 
 static inline PASS_ATTRS void *dlsym_impl(void *handle, const char *name)
 {

@@ -29,6 +29,7 @@ __asm__(".symver dlvsym,dlvsym@" KIMG_GLIBC_BASE);
 __asm__(".symver dladdr,dladdr@" KIMG_GLIBC_BASE);
 __asm__(".symver dlopen,dlopen@" KIMG_GLIBC_BASE);
 __asm__(".symver dlclose,dlclose@" KIMG_GLIBC_BASE);
+__asm__(".symver dl_iterate_phdr,dl_iterate_phdr@" KIMG_GLIBC_BASE);
 #endif
 
 /* CUDA types the hooks need; cuda.h is deliberately not included so the
@@ -159,6 +160,10 @@ KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion_ptsz(const char 
 KIMG_HIDDEN void *kimg_real_dlsym(void *handle, const char *name);
 typedef void *(*kimg_dlsym_fn)(void *, const char *);
 KIMG_HIDDEN kimg_dlsym_fn kimg_real_dlsym_fn(void);
+
+/* Definition of `name` in the first loaded object that defines it
+ * itself (load order), libkimg excluded; NULL if none. Cold path only. */
+KIMG_HIDDEN void *kimg_find_in_loaded(const char *name);
 
 /* Real function of row id: its slot, else resolved once through
  * RTLD_NEXT from libkimg (the program linked libcuda / libcudart directly).

@@ -10,6 +10,7 @@
  * NULL; two threads racing on a first call resolve the same value, so the
  * loser's store is simply dropped (STYLE.md section 8). */
 #include <dlfcn.h>
+#include <link.h>
 #include <sched.h>
 #include <string.h>
 
@@ -80,7 +81,10 @@ _Atomic(void *) kimg_hook_real[KIMG_HOOK_COUNT];
 
 static _Atomic(kimg_dlsym_fn) real_dlsym_p;
 
-kimg_dlsym_fn kimg_real_dlsym_fn(void)
+/* Not instrumented by sanitizers: ThreadSanitizer's own start-up looks up
+ * the functions it intercepts with dlsym(RTLD_NEXT, ...) before its
+ * runtime can record anything, and every dlsym goes through here. */
+__attribute__((no_sanitize_thread, no_sanitize_address)) kimg_dlsym_fn kimg_real_dlsym_fn(void)
 {
 	kimg_dlsym_fn fn = atomic_load_explicit(&real_dlsym_p, memory_order_acquire);
 	if (KIMG_LIKELY(fn != NULL))
@@ -102,6 +106,49 @@ void *kimg_real_dlsym(void *handle, const char *name)
 	return fn ? fn(handle, name) : NULL;
 }
 
+struct loaded_names {
+	const char *names[128];
+	int n;
+};
+
+static int collect_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct loaded_names *l = ctx;
+	if (info->dlpi_name && info->dlpi_name[0] && l->n < (int)(sizeof l->names / sizeof l->names[0]))
+		l->names[l->n++] = info->dlpi_name;
+	return 0;
+}
+
+/* The definition of `name` in the first loaded object (in load order) that
+ * defines it itself, libkimg excluded. This finds a driver that was
+ * dlopen'ed RTLD_LOCAL (static cudart does that), which RTLD_NEXT cannot
+ * see. Names are collected first and looked up after dl_iterate_phdr
+ * returns, so no dl* call runs under the loader's iteration lock. */
+void *kimg_find_in_loaded(const char *name)
+{
+	static const char self;
+	struct loaded_names l = { .n = 0 };
+	Dl_info me;
+	if (!dladdr(&self, &me))
+		me.dli_fbase = NULL;
+	dl_iterate_phdr(collect_object, &l);
+	for (int i = 0; i < l.n; i++) {
+		void *h = dlopen(l.names[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		void *p = kimg_real_dlsym(h, name);
+		Dl_info where;
+		/* defined by this object itself, not by one of its dependencies,
+		 * and not by libkimg (a dependency of nothing, but be sure) */
+		bool own = p && dladdr(p, &where) && where.dli_fname && strcmp(where.dli_fname, l.names[i]) == 0 &&
+			   where.dli_fbase != me.dli_fbase;
+		dlclose(h);
+		if (own)
+			return p;
+	}
+	return NULL;
+}
+
 void *kimg_hook_resolve(enum kimg_hook_id id)
 {
 	void *p = atomic_load_explicit(&kimg_hook_real[id], memory_order_acquire);
@@ -112,6 +159,12 @@ void *kimg_hook_resolve(enum kimg_hook_id id)
 	 * only dlopen'ed (RTLD_LOCAL) is not found here, but then the program
 	 * reached us through dlsym or cuGetProcAddress, which filled the slot. */
 	void *found = kimg_real_dlsym(RTLD_NEXT, kimg_hook_table[id].symbol);
+	/* Not in the global scope: a dlopen'ed driver, and our wrapper reached
+	 * through a pointer the driver handed out. A driver whose own table
+	 * binds to exported names (no -Bsymbolic, like tests/fake_cuda) hands
+	 * out libkimg's wrappers themselves, so the slot may still be empty. */
+	if (!found || found == kimg_hook_table[id].wrapper)
+		found = kimg_find_in_loaded(kimg_hook_table[id].symbol);
 	if (!found)
 		return NULL;
 	void *expected = NULL;
@@ -203,25 +256,6 @@ void *kimg_hook_wrap_proc(const char *base, int version, unsigned long long flag
 static struct kimg_driver_api driver_api;
 static _Atomic int driver_api_state; /* 0 unresolved, 1 resolving, 2 ready */
 
-/* The program dlopen'ed the driver RTLD_LOCAL and fetched functions with
- * dlsym: find the object through one of the real pointers we hold. */
-static void *from_driver_object(const char *name)
-{
-	for (int i = 0; i < KIMG_HOOK___cudaRegisterFatBinary; i++) { /* driver rows */
-		void *real = atomic_load_explicit(&kimg_hook_real[i], memory_order_acquire);
-		Dl_info info;
-		if (!real || !dladdr(real, &info) || !info.dli_fname)
-			continue;
-		void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-		if (!h)
-			continue;
-		void *p = kimg_real_dlsym(h, name);
-		dlclose(h);
-		return p;
-	}
-	return NULL;
-}
-
 /* Where to look a driver function up: through the real cuGetProcAddress
  * when the program gave us one (static cudart: the driver is dlopen'ed
  * RTLD_LOCAL, invisible to RTLD_NEXT), else the exported name after us. */
@@ -245,7 +279,7 @@ static void *driver_fn(const char *name)
 	if (!p)
 		p = kimg_real_dlsym(RTLD_NEXT, name);
 	if (!p)
-		p = from_driver_object(name);
+		p = kimg_find_in_loaded(name);
 	return p;
 }
 

@@ -4,6 +4,8 @@
 # tests/shim/*.sh run them under LD_PRELOAD and check kimg's JSON report.
 #
 #   $(BUILD)/fake_cuda/libcuda.so.1     tests/fake_cuda/fake_cuda.c + the core (it decides with kimg's rules)
+#     (-Bsymbolic-functions: its cuGetProcAddress hands out its own functions, never
+#     libkimg's exports, as a driver with an internal table does)
 #   $(BUILD)/fake_cuda/libcudart.so.13  tests/fake_cuda/fake_cudart.c
 #   $(BUILD)/shim-tests/*               tests/shim/progs/*.c
 #   $(BUILD)/tsan/libkimg.so            every libkimg source with -fsanitize=thread
@@ -23,7 +25,8 @@ shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
 
 $(FAKE_CUDA): tests/fake_cuda/fake_cuda.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(CORE_LIB)
+	$(CC) $(CPPFLAGS) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions \
+		-o $@ $< $(CORE_LIB)
 	ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
 $(FAKE_CUDART): tests/fake_cuda/fake_cudart.c
