@@ -19,15 +19,20 @@ void kimg_report_format_isa(uint16_t isa, char *buf, size_t size)
 		snprintf(buf, size, "%u.%u", (unsigned)KIMG_ISA_MAJOR(isa), (unsigned)KIMG_ISA_MINOR(isa));
 }
 
-size_t kimg_report_summary_line(unsigned failures, unsigned modules, char *buf, size_t size)
+size_t kimg_report_summary_line(unsigned kernels, unsigned modules, char *buf, size_t size)
 {
+	int n;
 	if (size == 0)
 		return 0;
 	buf[0] = '\0';
-	if (failures == 0)
+	if (kernels > 0)
+		n = snprintf(buf, size, "kimg: %u kernel%s in %u module%s failed to load (see above)\n", kernels,
+			     kernels == 1 ? "" : "s", modules, modules == 1 ? "" : "s");
+	else if (modules > 0) /* loads that failed before any kernel was named */
+		n = snprintf(buf, size, "kimg: %u module%s failed to load (see above)\n", modules,
+			     modules == 1 ? "" : "s");
+	else
 		return 0;
-	int n = snprintf(buf, size, "kimg: %u kernel%s in %u module%s failed to load (see above)\n",
-			 failures, failures == 1 ? "" : "s", modules, modules == 1 ? "" : "s");
 	if (n < 0)
 		return 0;
 	return (size_t)n < size ? (size_t)n : size - 1;

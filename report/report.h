@@ -78,9 +78,11 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out);
  * -EIO when the stream reports an error. */
 int kimg_report_write_json(const struct kimg_report *r, FILE *out);
 
-/* "kimg: 2 kernels in 1 module failed to load (see above)\n" into buf
- * (always NUL-terminated). Returns the length, 0 when nothing failed. */
-size_t kimg_report_summary_line(unsigned failures, unsigned modules, char *buf, size_t size);
+/* "kimg: 2 kernels in 1 module failed to load (see above)\n", or, when
+ * no failure named a kernel (loads failed), "kimg: 1 module failed to load
+ * (see above)\n", into buf (always NUL-terminated). Returns the length,
+ * 0 when nothing failed. */
+size_t kimg_report_summary_line(unsigned kernels, unsigned modules, char *buf, size_t size);
 
 /* Helpers shared by both renderers. */
 /* "13.0" from 13000, "?" for 0. */

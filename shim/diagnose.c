@@ -103,6 +103,14 @@ static bool seen_contains(struct seen_set *set, uint64_t key)
 	return false;
 }
 
+/* Distinct named kernels that failed, for the summary; a failed load
+ * names none and counts only as a module. */
+static void count_kernel(uint64_t module_key, const char *kernel)
+{
+	if (kernel && seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
+		atomic_fetch_add(&n_failed_kernels, 1);
+}
+
 /* ---- module -> images ---- */
 
 struct walk {
@@ -305,8 +313,7 @@ static void diagnose(const struct kimg_failure *f)
 	/* already reported: count the kernel, stay quiet (not for 500/98,
 	 * which count only once the rules confirm them) */
 	if (!confirm && !seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
-		if (seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
-			atomic_fetch_add(&n_failed_kernels, 1);
+		count_kernel(module_key, kernel);
 		return;
 	}
 
@@ -340,8 +347,7 @@ static void diagnose(const struct kimg_failure *f)
 		if (!cannot_run)
 			return;
 		if (!seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
-			if (seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
-				atomic_fetch_add(&n_failed_kernels, 1);
+			count_kernel(module_key, kernel);
 			return;
 		}
 	}
@@ -354,8 +360,7 @@ static void diagnose(const struct kimg_failure *f)
 	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
 	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
 
-	if (seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
-		atomic_fetch_add(&n_failed_kernels, 1);
+	count_kernel(module_key, kernel);
 	if (seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
 	emit(r);

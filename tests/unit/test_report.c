@@ -307,6 +307,9 @@ START_TEST(summary_line_counts_and_plurals)
 	char buf[128];
 	ck_assert_uint_eq(kimg_report_summary_line(0, 0, buf, sizeof buf), 0);
 	ck_assert_str_eq(buf, "");
+	/* loads that failed before any kernel was named */
+	kimg_report_summary_line(0, 2, buf, sizeof buf);
+	ck_assert_str_eq(buf, "kimg: 2 modules failed to load (see above)\n");
 	kimg_report_summary_line(1, 1, buf, sizeof buf);
 	ck_assert_str_eq(buf, "kimg: 1 kernel in 1 module failed to load (see above)\n");
 	size_t n = kimg_report_summary_line(2, 1, buf, sizeof buf);
