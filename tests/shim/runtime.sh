@@ -34,4 +34,8 @@ check "cudaGetDriverEntryPoint(cuLaunchKernel) returns libkimg's wrapper" \
 	has private "cudaGetDriverEntryPoint: 0 owner libkimg"
 check "cudaGetDriverEntryPoint(cuInit) returns the driver's function" \
 	has private "cudaGetDriverEntryPoint cuInit: 0 owner libcuda.so.1"
+check "cudaGetDriverEntryPointByVersion(cuGetProcAddress, 12000): wrapped _v2" \
+	has private "cudaGetDriverEntryPointByVersion cuGetProcAddress 12000: 0 owner libkimg"
+check "... which takes 5 arguments and wraps what it returns" \
+	has private "via it, cuLaunchKernel flag 2: 0 status 0 owner libkimg"
 finish

@@ -17,6 +17,9 @@ int cudaLaunchKernel(const void *func, struct dim3 g, struct dim3 b, void **args
 int cudaFuncGetAttributes(void *attr, const void *func);
 int cudaGetFuncBySymbol(void **fn, const void *symbol);
 int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status);
+int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,
+				     int *status);
+typedef int (*gpa5_t)(const char *, void **, int, unsigned long long, int *);
 
 /* The host stub: its address is what the runtime API receives. */
 static void kernel_stub(void) {}
@@ -52,5 +55,15 @@ int main(int argc, char **argv)
 	entry = NULL;
 	r4 = cudaGetDriverEntryPoint("cuInit", &entry, 0, &status);
 	printf("cudaGetDriverEntryPoint cuInit: %d owner %s\n", r4, owner_of(entry));
+	/* by version: "cuGetProcAddress" at 12000 is the 5-argument _v2 */
+	entry = NULL;
+	r4 = cudaGetDriverEntryPointByVersion("cuGetProcAddress", &entry, 12000, 0, &status);
+	printf("cudaGetDriverEntryPointByVersion cuGetProcAddress 12000: %d owner %s\n", r4, owner_of(entry));
+	if (r4 == 0 && entry) {
+		void *launch = NULL;
+		int st = -1;
+		int r5 = ((gpa5_t)entry)("cuLaunchKernel", &launch, 13000, 2, &st);
+		printf("via it, cuLaunchKernel flag 2: %d status %d owner %s\n", r5, st, owner_of(launch));
+	}
 	return r2 == 0 ? 0 : 1;
 }
