@@ -19,6 +19,11 @@ int kimg_payload_get(const struct kimg_image *img, const struct kimg_codecs *cod
 				      (unsigned long long)src->size, (unsigned long long)img->stored_size);
 	switch (img->compression) {
 	case KIMG_COMPRESS_NONE:
+		/* The contract is "*out covers exactly img->size": hold a raw
+		 * image to it too (found by fuzz_payload). */
+		if (img->size != img->stored_size)
+			return kimg_error_set(err, -KIMG_EFORMAT, img->offset, "payload: raw entry of %llu bytes declares %llu",
+					      (unsigned long long)img->stored_size, (unsigned long long)img->size);
 		*out = *src;
 		return 0;
 	case KIMG_COMPRESS_LEGACY:

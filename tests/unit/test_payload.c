@@ -67,6 +67,11 @@ START_TEST(raw_entries_are_returned_in_place)
 	ck_assert_int_eq(kimg_payload_get(&img, NULL, NULL, 0, &out, NULL), 0);
 	ck_assert_ptr_eq(out.data, img.payload.data);
 	ck_assert_uint_eq(out.size, img.size);
+	/* fuzz_payload: a raw image whose declared size differs from what is
+	 * stored must not come back as a span of the wrong size */
+	img.size = img.stored_size + 8;
+	ck_assert_int_eq(kimg_payload_get(&img, NULL, NULL, 0, &out, NULL), -KIMG_EFORMAT);
+	ck_assert_uint_eq(out.size, 0);
 	fixture_free(f);
 }
 END_TEST

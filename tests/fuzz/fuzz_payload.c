@@ -1,0 +1,57 @@
+/* libFuzzer entry for core/payload.c with the real libzstd / liblz4.
+ * A container input has each entry decoded; anything else is one
+ * synthetic image: byte 0 picks the encoding, bytes 1-3 the declared size. */
+#include <lz4.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "fatbin.h"
+#include "payload.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Keep each run small: declared sizes above this are not decoded. */
+#define FUZZ_DECODE_MAX (4u << 20)
+
+static const struct kimg_codecs codecs = { ZSTD_decompress, ZSTD_isError, LZ4_decompress_safe };
+
+static void decode(const struct kimg_image *img)
+{
+	uint64_t cap = img->size <= FUZZ_DECODE_MAX ? img->size : 0;
+	uint8_t *dst = malloc(cap ? cap : 1);
+	struct kimg_span out;
+	if (!dst)
+		return;
+	if (kimg_payload_get(img, &codecs, dst, cap, &out, NULL) == 0 && out.size != img->size)
+		abort();
+	free(dst);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *copy = malloc(size ? size : 1);
+	struct kimg_span in;
+	struct kimg_fatbin fb;
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	in = kimg_span_make(copy, size);
+	if (kimg_fatbin_open(in, 0, &fb, NULL) == 0) {
+		struct kimg_image img;
+		uint64_t cursor = 0;
+		while (kimg_fatbin_next(&fb, &cursor, &img, NULL) == 1)
+			decode(&img);
+	} else if (size >= 4) {
+		struct kimg_image img;
+		memset(&img, 0, sizeof img);
+		img.compression = (enum kimg_compression)(copy[0] % KIMG_COMPRESS_COUNT);
+		img.size = (uint64_t)copy[1] | (uint64_t)copy[2] << 8 | (uint64_t)copy[3] << 16;
+		img.payload = kimg_span_sub(&in, 4, size - 4);
+		img.stored_size = img.payload.size;
+		decode(&img);
+	}
+	free(copy);
+	return 0;
+}
