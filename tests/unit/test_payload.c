@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "codecs.h"
@@ -169,6 +170,33 @@ START_TEST(limits_and_inconsistent_images_have_exact_codes)
 }
 END_TEST
 
+/* tests/fixtures/committed/payload_raw_size_mismatch.bin, minimised from a
+ * fuzz_payload finding, in that harness's synthetic format: byte 0 picks
+ * the encoding (0: none), bytes 1-3 the declared size (16), the rest is
+ * the stored payload (4 bytes). Before the fix a raw image came back as a
+ * span of 4 bytes while declaring 16. */
+START_TEST(committed_fuzz_finding_raw_size_mismatch_is_eformat)
+{
+	FILE *f = fopen("tests/fixtures/committed/payload_raw_size_mismatch.bin", "rb");
+	uint8_t b[16];
+	size_t n;
+	struct kimg_image img;
+	struct kimg_span out;
+	struct kimg_error e;
+	ck_assert_ptr_nonnull(f);
+	n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	ck_assert_uint_eq(n, 8);
+	memset(&img, 0, sizeof img);
+	img.compression = (enum kimg_compression)(b[0] % KIMG_COMPRESS_COUNT);
+	img.size = (uint64_t)b[1] | (uint64_t)b[2] << 8 | (uint64_t)b[3] << 16;
+	img.payload = kimg_span_make(b + 4, n - 4);
+	img.stored_size = img.payload.size;
+	ck_assert_int_eq(kimg_payload_get(&img, kimg_codecs_get(), b, sizeof b, &out, &e), -KIMG_EFORMAT);
+	ck_assert_int_eq(e.code, -KIMG_EFORMAT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("payload");
@@ -179,6 +207,7 @@ int main(void)
 	tcase_add_test(tc, a_missing_decoder_is_enocodec);
 	tcase_add_test(tc, wrong_declared_sizes_and_damage_are_ecodec);
 	tcase_add_test(tc, limits_and_inconsistent_images_have_exact_codes);
+	tcase_add_test(tc, committed_fuzz_finding_raw_size_mismatch_is_eformat);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
