@@ -8,5 +8,7 @@ fx="$BUILD/fixtures"
 run() { echo; echo "\$ $*"; "$@"; }
 run "$probe" scan "$fx/multi_exe" "$fx/libtwo.so"
 run "$probe" check --sm "8.6,9.0,RTX 4060 Ti,Jetson AGX Orin" "$fx/sm80_exe" "$fx/ptxonly_exe" "$fx/libtwo.so"
+status=$?
 echo
-echo "(check exits 1 when some module cannot run on some listed GPU: exit status $?)"
+echo "(kimg-probe check exits 1 when some module cannot run on some listed GPU; here it exited $status)"
+[ "$status" -eq 1 ]
