@@ -86,8 +86,18 @@ bool kimg_demangle(const char *mangled, char *out, size_t size)
 		return false;
 	demangle_fn fn;
 	*(void **)&fn = sym(RTLD_DEFAULT, "__cxa_demangle");
-	if (!fn)
-		return false;
+	if (!fn) {
+		/* Python loads extension modules RTLD_LOCAL, so the libstdc++ that
+		 * torch brought in is loaded but not in the global scope (seen on
+		 * the H200 run); RTLD_NOLOAD finds it without loading anything */
+		void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			return false;
+		*(void **)&fn = sym(h, "__cxa_demangle");
+		dlclose(h); /* drops only the reference RTLD_NOLOAD took */
+		if (!fn)
+			return false;
+	}
 	int status = -1;
 	char *d = fn(mangled, NULL, NULL, &status);
 	if (status != 0 || !d) {

@@ -42,7 +42,9 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "demangle") == 0) {
 		char out[128];
 		printf("before: %d\n", kimg_demangle("_ZN3foo3barEi", out, sizeof out));
-		if (!dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL))
+		/* loaded locally, as Python loads extension modules: found through
+		 * RTLD_NOLOAD, not through the global scope */
+		if (!dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL))
 			return 2;
 		bool ok = kimg_demangle("_ZN3foo3barEi", out, sizeof out);
 		printf("after: %d %s\n", ok, ok ? out : "");
