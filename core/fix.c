@@ -48,6 +48,7 @@ enum fix_case {
 	CASE_FITS_PTX,
 	CASE_JIT_DISABLED,  /* 223 */
 	CASE_PTX_ISA,       /* 222 */
+	CASE_PTX_ISA_UNKNOWN, /* 222, ISA newer than every release in the table */
 	CASE_FORCE_JIT,     /* CUDA_FORCE_PTX_JIT, no PTX */
 	CASE_OLD_CC,        /* CC < 7.5: CUDA 13 cannot target it */
 	CASE_TEGRA,         /* S2 */
@@ -73,6 +74,9 @@ static const struct {
 		"The PTX is ISA {isa} (CUDA {isa_cuda}) but the driver (CUDA {drv_cuda}) takes ISA {drv_isa} at most "
 		"(222): update the driver to {min_driver}+, use the forward-compatibility package "
 		"(data center GPUs only), or rebuild with {sm} SASS." },
+	[CASE_PTX_ISA_UNKNOWN] = { BUILD_SASS,
+		"The PTX is ISA {isa}, newer than any CUDA release kimg knows, and the driver (CUDA {drv_cuda}) takes "
+		"ISA {drv_isa} at most (222): install a driver that supports PTX ISA {isa}, or rebuild with {sm} SASS." },
 	[CASE_FORCE_JIT] = { BUILD_PTX,
 		"CUDA_FORCE_PTX_JIT is set, so cubins are ignored, and the module has no PTX for CC {cc}: "
 		"unset CUDA_FORCE_PTX_JIT, or ship {compute} PTX." },
@@ -278,6 +282,8 @@ int kimg_fix_for(const struct kimg_device *dev, const struct kimg_module_verdict
 		fmt_version(vars.isa_cuda, sizeof vars.isa_cuda, drv_for);
 		fmt_isa(vars.drv_isa, sizeof vars.drv_isa, kimg_driver_max_ptx_isa(dev->driver_version));
 		fmt_version(vars.drv_cuda, sizeof vars.drv_cuda, dev->driver_version);
+		if (drv_for == 0) /* no release stamps this ISA: no driver to name */
+			fc = CASE_PTX_ISA_UNKNOWN;
 	}
 	const char *drv = kimg_cuda_min_driver(drv_for);
 	snprintf(fix->min_driver, sizeof fix->min_driver, "%s", drv ? drv : "");

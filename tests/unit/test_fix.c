@@ -153,6 +153,22 @@ START_TEST(ptx_isa_newer_than_driver)
 }
 END_TEST
 
+/* P4 with an ISA no release in §4 stamps (9.9, as in the GPU test): no
+ * driver version can be named, so the advice says what the driver needs. */
+START_TEST(ptx_isa_unknown_to_tables)
+{
+	struct kimg_image imgs[] = { ptx(80, 909) };
+	int err;
+	struct kimg_fix f = fix_for(device(90, 13000), imgs, 1, &err);
+	ck_assert_int_eq(err, 222);
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.min_driver, "");
+	ck_assert_str_eq(f.advice, "The PTX is ISA 9.9, newer than any CUDA release kimg knows, and the driver "
+				   "(CUDA 13.0) takes ISA 9.0 at most (222): install a driver that supports PTX ISA 9.9, "
+				   "or rebuild with sm_90 SASS.");
+}
+END_TEST
+
 /* P6 / §1 step 3a: 223 -> unset the switch or ship SASS. */
 START_TEST(jit_disabled)
 {
@@ -268,6 +284,7 @@ static Suite *fix_suite(void)
 	tcase_add_test(tc, blackwell_with_sm90a_only);
 	tcase_add_test(tc, pascal_with_cuda13_build);
 	tcase_add_test(tc, ptx_isa_newer_than_driver);
+	tcase_add_test(tc, ptx_isa_unknown_to_tables);
 	tcase_add_test(tc, jit_disabled);
 	tcase_add_test(tc, force_jit_without_ptx);
 	tcase_add_test(tc, fits_by_jit);
