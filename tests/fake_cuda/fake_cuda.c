@@ -22,13 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_cuda.h"
+#include "cubin.h"
+#include "fatbin.h"
+#include "input.h"
+#include "ptx.h"
+#include "rules.h"
 
 typedef int CUresult;
 #define FAKE_API __attribute__((visibility("default")))
 
 enum { OBJ_MODULE = 1, OBJ_LIBRARY, OBJ_KERNEL };
 #define OBJ_MAGIC 0x46414b45u /* "FAKE" */
+#define MAX_IMAGES 64
 
 struct obj {
 	uint32_t magic;
@@ -45,6 +50,113 @@ FAKE_API const char *fake_cuda_last_call(void);
 const char *fake_cuda_last_call(void)
 {
 	return last_call;
+}
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : dflt;
+}
+
+static void fake_device(struct kimg_device *dev)
+{
+	memset(dev, 0, sizeof *dev);
+	dev->cc.sm = (uint16_t)env_int("FAKE_CUDA_SM", 90);
+	dev->tegra = env_int("FAKE_CUDA_TEGRA", 0) != 0;
+	dev->driver_version = env_int("FAKE_CUDA_DRIVER", 13000);
+	dev->force_ptx_jit = env_int("CUDA_FORCE_PTX_JIT", env_int("CUDA_FORCE_JIT", 0)) != 0;
+	dev->disable_ptx_jit = env_int("CUDA_DISABLE_PTX_JIT", env_int("CUDA_DISABLE_JIT", 0)) != 0;
+	dev->ordinal = 0;
+}
+
+/* Images of the one module at `code` (size bytes), or -1 when it is not
+ * device code at all. */
+static int collect(struct kimg_span in, struct kimg_image *imgs)
+{
+	struct kimg_error err = { 0 };
+	int n = 0;
+	switch (kimg_input_classify(in)) {
+	case KIMG_INPUT_FATBIN: {
+		struct kimg_fatbin fb;
+		uint64_t cursor = 0;
+		if (kimg_fatbin_open(in, 0, &fb, &err) < 0)
+			return -1;
+		while (n < MAX_IMAGES && kimg_fatbin_next(&fb, &cursor, &imgs[n], &err) == 1)
+			n++;
+		return n;
+	}
+	case KIMG_INPUT_CUBIN: {
+		struct kimg_cubin_info ci;
+		if (kimg_cubin_parse(in, &ci, &err) < 0)
+			return -1;
+		memset(&imgs[0], 0, sizeof imgs[0]);
+		imgs[0].kind = KIMG_IMAGE_SASS;
+		imgs[0].arch.sm = ci.sm;
+		imgs[0].arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
+		imgs[0].payload = in;
+		return 1;
+	}
+	case KIMG_INPUT_PTX: {
+		struct kimg_ptx_info pi;
+		if (kimg_ptx_parse(in, &pi, &err) < 0)
+			return -1;
+		memset(&imgs[0], 0, sizeof imgs[0]);
+		imgs[0].kind = KIMG_IMAGE_PTX;
+		imgs[0].arch = pi.target;
+		imgs[0].ptx_isa = pi.isa;
+		imgs[0].payload = in;
+		return 1;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* 0 or the CUresult the driver gives for this code on the fake device;
+ * *selected gets the chosen image. 200 CUDA_ERROR_INVALID_IMAGE for bytes
+ * that are no device code. */
+static int decide(const uint8_t *code, uint64_t size, struct kimg_image *selected)
+{
+	struct kimg_image imgs[MAX_IMAGES];
+	struct kimg_device dev;
+	struct kimg_module_verdict v;
+	int n = collect(kimg_span_make(code, size), imgs);
+	if (n < 0)
+		return 200;
+	fake_device(&dev);
+	kimg_rules_check_module(imgs, (size_t)n, &dev, NULL, &v);
+	if (v.expected_error == 0 && selected && v.selected >= 0)
+		*selected = imgs[v.selected];
+	return v.expected_error;
+}
+
+/* In-memory code: a registration wrapper, container, cubin or PTX text. */
+static int span_of_memory(const void *image, const uint8_t **code, uint64_t *size)
+{
+	struct kimg_error err = { 0 };
+	const void *target;
+	if (kimg_memory_image_extent(image, (uint64_t)1 << 30, &target, size, &err) < 0)
+		return 200;
+	*code = target;
+	return 0;
+}
+
+static uint8_t *read_file(const char *path, uint64_t *size)
+{
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *buf = calloc(1, (size_t)(n > 0 ? n : 0) + 1); /* + NUL for PTX */
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*size = (uint64_t)n;
+	return buf;
 }
 
 static struct obj *obj_new(int kind, int err, const uint8_t *image, uint64_t size, uint8_t *owned)
@@ -67,6 +179,32 @@ static struct obj *obj_check(const void *h, int kind)
 	return o && o->magic == OBJ_MAGIC && o->kind == kind ? (struct obj *)h : NULL;
 }
 
+/* Is `name` a kernel of the image the driver selected? Only uncompressed
+ * images are searched; others answer yes. */
+struct find { const char *name; int found; };
+static int on_name(void *ctx, const char *name, size_t len)
+{
+	struct find *f = ctx;
+	if (strlen(f->name) == len && memcmp(f->name, name, len) == 0)
+		f->found = 1;
+	return 0;
+}
+
+static int has_kernel(const struct obj *o, const char *name)
+{
+	struct kimg_image img;
+	struct kimg_error err = { 0 };
+	struct find f = { name, 0 };
+	if (!name)
+		return 0;
+	memset(&img, 0, sizeof img);
+	if (decide(o->image, o->size, &img) != 0 || img.compression != KIMG_COMPRESS_NONE || !img.payload.data)
+		return 1;
+	int rc = img.kind == KIMG_IMAGE_SASS ? kimg_cubin_for_each_kernel(img.payload, on_name, &f, &err)
+					     : kimg_ptx_for_each_entry(img.payload, on_name, &f, &err);
+	return rc < 0 ? 1 : f.found;
+}
+
 #define ENTER(name) (last_call = (name))
 
 /* ---- device and context ---- */
@@ -76,7 +214,7 @@ static int initialised;
 FAKE_API CUresult cuInit(unsigned flags)
 {
 	ENTER("cuInit");
-	if (fake_env_int("FAKE_CUDA_COUNT", 1) <= 0)
+	if (env_int("FAKE_CUDA_COUNT", 1) <= 0)
 		return 100; /* CUDA_ERROR_NO_DEVICE */
 	initialised = 1;
 	return 0;
@@ -87,7 +225,7 @@ FAKE_API CUresult cuDriverGetVersion(int *v)
 	ENTER("cuDriverGetVersion");
 	if (!v)
 		return 1;
-	*v = fake_env_int("FAKE_CUDA_DRIVER", 13000);
+	*v = env_int("FAKE_CUDA_DRIVER", 13000);
 	return 0;
 }
 
@@ -96,14 +234,14 @@ FAKE_API CUresult cuDeviceGetCount(int *n)
 	ENTER("cuDeviceGetCount");
 	if (!n)
 		return 1;
-	*n = fake_env_int("FAKE_CUDA_COUNT", 1);
+	*n = env_int("FAKE_CUDA_COUNT", 1);
 	return 0;
 }
 
 FAKE_API CUresult cuDeviceGet(int *dev, int ordinal)
 {
 	ENTER("cuDeviceGet");
-	if (!dev || ordinal < 0 || ordinal >= fake_env_int("FAKE_CUDA_COUNT", 1))
+	if (!dev || ordinal < 0 || ordinal >= env_int("FAKE_CUDA_COUNT", 1))
 		return 101; /* CUDA_ERROR_INVALID_DEVICE */
 	*dev = ordinal;
 	return 0;
@@ -122,13 +260,13 @@ FAKE_API CUresult cuDeviceGetName(char *name, int len, int dev)
 FAKE_API CUresult cuDeviceGetAttribute(int *value, int attrib, int dev)
 {
 	ENTER("cuDeviceGetAttribute");
-	int sm = fake_env_int("FAKE_CUDA_SM", 90);
+	int sm = env_int("FAKE_CUDA_SM", 90);
 	if (!value)
 		return 1;
 	switch (attrib) {
 	case 75: *value = sm / 10; break; /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
 	case 76: *value = sm % 10; break; /* ..._MINOR */
-	case 18: *value = fake_env_int("FAKE_CUDA_TEGRA", 0); break; /* ..._INTEGRATED */
+	case 18: *value = env_int("FAKE_CUDA_TEGRA", 0); break; /* ..._INTEGRATED */
 	default: *value = 0;
 	}
 	return 0;
@@ -167,7 +305,7 @@ static CUresult module_from(void **mod, const uint8_t *code, uint64_t size, uint
 		free(owned);
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	}
-	int err = fake_decide(code, size, NULL);
+	int err = decide(code, size, NULL);
 	if (err) {
 		free(owned);
 		return err;
@@ -180,7 +318,7 @@ FAKE_API CUresult cuModuleLoad(void **mod, const char *fname)
 {
 	ENTER("cuModuleLoad");
 	uint64_t size = 0;
-	uint8_t *buf = fake_read_file(fname, &size);
+	uint8_t *buf = read_file(fname, &size);
 	if (!buf)
 		return 301; /* CUDA_ERROR_FILE_NOT_FOUND */
 	return module_from(mod, buf, size, buf);
@@ -191,7 +329,7 @@ FAKE_API CUresult cuModuleLoadData(void **mod, const void *image)
 	ENTER("cuModuleLoadData");
 	const uint8_t *code;
 	uint64_t size;
-	int rc = fake_span_of_memory(image, &code, &size);
+	int rc = span_of_memory(image, &code, &size);
 	return rc ? rc : module_from(mod, code, size, NULL);
 }
 
@@ -200,7 +338,7 @@ FAKE_API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, 
 	ENTER("cuModuleLoadDataEx");
 	const uint8_t *code;
 	uint64_t size;
-	int rc = fake_span_of_memory(image, &code, &size);
+	int rc = span_of_memory(image, &code, &size);
 	return rc ? rc : module_from(mod, code, size, NULL);
 }
 
@@ -209,7 +347,7 @@ FAKE_API CUresult cuModuleLoadFatBinary(void **mod, const void *fat)
 	ENTER("cuModuleLoadFatBinary");
 	const uint8_t *code;
 	uint64_t size;
-	int rc = fake_span_of_memory(fat, &code, &size);
+	int rc = span_of_memory(fat, &code, &size);
 	return rc ? rc : module_from(mod, code, size, NULL);
 }
 
@@ -219,7 +357,7 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
 	struct obj *m = obj_check(mod, OBJ_MODULE);
 	if (!m || !fn)
 		return 400; /* CUDA_ERROR_INVALID_HANDLE */
-	if (!fake_has_kernel(m->image, m->size, name))
+	if (!has_kernel(m, name))
 		return 500; /* CUDA_ERROR_NOT_FOUND */
 	struct obj *k = obj_new(OBJ_KERNEL, 0, m->image, m->size, NULL);
 	if (!k)
@@ -251,10 +389,10 @@ FAKE_API CUresult cuLibraryLoadData(void **lib, const void *code, int *jo, void 
 	uint64_t size;
 	if (!lib)
 		return 1;
-	int rc = fake_span_of_memory(code, &p, &size);
+	int rc = span_of_memory(code, &p, &size);
 	if (rc)
 		return rc;
-	*lib = obj_new(OBJ_LIBRARY, fake_decide(p, size, NULL), p, size, NULL);
+	*lib = obj_new(OBJ_LIBRARY, decide(p, size, NULL), p, size, NULL);
 	return *lib ? 0 : 2;
 }
 
@@ -265,10 +403,10 @@ FAKE_API CUresult cuLibraryLoadFromFile(void **lib, const char *file, int *jo, v
 	uint64_t size = 0;
 	if (!lib)
 		return 1;
-	uint8_t *buf = fake_read_file(file, &size);
+	uint8_t *buf = read_file(file, &size);
 	if (!buf)
 		return 301;
-	*lib = obj_new(OBJ_LIBRARY, fake_decide(buf, size, NULL), buf, size, buf);
+	*lib = obj_new(OBJ_LIBRARY, decide(buf, size, NULL), buf, size, buf);
 	return *lib ? 0 : 2;
 }
 
@@ -278,10 +416,10 @@ FAKE_API CUresult cuLibraryGetKernel(void **kernel, void *lib, const char *name)
 	struct obj *l = obj_check(lib, OBJ_LIBRARY);
 	if (!l || !kernel)
 		return 400;
-	int lazy = fake_env_int("FAKE_CUDA_LAZY", 0);
+	int lazy = env_int("FAKE_CUDA_LAZY", 0);
 	if (l->err && !lazy)
 		return l->err;
-	if (!l->err && !fake_has_kernel(l->image, l->size, name))
+	if (!l->err && !has_kernel(l, name))
 		return 500;
 	struct obj *k = obj_new(OBJ_KERNEL, l->err, l->image, l->size, NULL);
 	if (!k)
