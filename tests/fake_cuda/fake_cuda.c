@@ -16,7 +16,11 @@
  * always succeeds and cuLibraryGetKernel returns the error.
  *
  * fake_cuda_last_call() names the last driver function entered on this
- * thread, so a test can tell cuLaunchKernel from cuLaunchKernel_ptsz. */
+ * thread, so a test can tell cuLaunchKernel from cuLaunchKernel_ptsz.
+ *
+ * One file on purpose (past the ~500-line guide): other test scripts build
+ * it with a single gcc command (tests/probe/device.sh, tests/shim/diagnose.sh,
+ * tests/scripts/ci_recipes.sh). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
