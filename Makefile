@@ -23,6 +23,10 @@ CPPFLAGS += -D_GNU_SOURCE -Icore -Isys -Ireport
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -fPIC -fvisibility=hidden -fno-semantic-interposition
 LDLIBS_SYS := -ldl -lpthread
+# libkimg.so must load on glibc < 2.34 too, where dlopen/dladdr and pthread_once
+# live in libdl / libpthread: name them explicitly (on 2.34+ they are empty stubs,
+# so -ldl alone leaves no DT_NEEDED behind).
+SHIM_LDLIBS := -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
 
 CORE_SRC := $(sort $(wildcard core/*.c))
 SYS_SRC := $(sort $(wildcard sys/*.c) $(wildcard report/*.c))
@@ -67,7 +71,7 @@ $(PROBE): $(PROBE_OBJ) $(SYS_LIB) $(CORE_LIB)
 
 $(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) shim/libkimg.map
 	$(CC) $(CFLAGS) -shared -Wl,--version-script=shim/libkimg.map -Wl,-z,now -Wl,-z,nodelete \
-		-o $@ $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(LDLIBS_SYS)
+		-o $@ $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
 # Unit tests: one Check program per core/sys module.
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(SYS_LIB) $(CORE_LIB)
