@@ -2,6 +2,7 @@
  * fatbin files). Host ELF files: input_elf.c; static archives: archive.c. */
 #include "input_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -203,9 +204,10 @@ int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
 	}
 }
 
-int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx, struct kimg_error *err)
+int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,
+				  struct kimg_error *err)
 {
-	struct kimg_walk w = { fn, ctx, err, NULL, 0, 0, 0 };
+	struct kimg_walk w = { fn, ctx, err, flags, NULL, 0, 0, 0 };
 	int rc;
 
 	if (err) {
@@ -213,10 +215,17 @@ int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx
 		err->offset = 0;
 		err->what[0] = '\0';
 	}
+	if (flags & ~KIMG_INPUT_FLAGS_ALL)
+		return kimg_error_set(err, -EINVAL, 0, "input walk: unknown flags 0x%x", flags & ~KIMG_INPUT_FLAGS_ALL);
 	rc = kimg_walk_input(&w, in);
 	if (w.stop)
 		return w.stop;
 	/* Modules already yielded stay valid: a problem after them makes a
 	 * partial result (count, err set), not a failure. */
 	return rc < 0 && w.count == 0 ? rc : w.count;
+}
+
+int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx, struct kimg_error *err)
+{
+	return kimg_input_for_each_module_ex(in, 0, fn, ctx, err);
 }

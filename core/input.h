@@ -46,13 +46,32 @@ typedef int (*kimg_module_fn)(void *ctx, const struct kimg_module_ref *mod);
 enum kimg_input_kind kimg_input_classify(struct kimg_span in);
 const char *kimg_input_kind_name(enum kimg_input_kind kind);
 
+/* Flags for kimg_input_for_each_module_ex. */
+enum kimg_input_flag {
+	/* Also search loaded data sections (.rodata, .lrodata, vendor sections
+	 * such as libcublasLt's .cask_resource) for containers stored as plain
+	 * data, loaded at run time through cuModuleLoadData (fatbin-format.md
+	 * §1, §9). They yield KIMG_ORIGIN_SCAN modules. Off by default: cuobjdump
+	 * --list-elf/--list-ptx does not list them, and it reads every byte of
+	 * those sections (156 MB in libcublasLt.so.13). */
+	KIMG_INPUT_SCAN_DATA = 1u << 0,
+};
+#define KIMG_INPUT_FLAGS_ALL ((unsigned)KIMG_INPUT_SCAN_DATA)
+
 /* Walk every module in `in`. Host ELF: containers in .nv_fatbin and
  * __nv_relfatbin (many back to back, zero padding between), and those only
  * reachable through .nvFatBinSegment wrappers; archives: each member in
  * turn. Malformed parts are reported through *err after the walk has
  * yielded every module it could: returns the number of modules, or a
  * negative error when the input itself is unusable. A partial result with
- * err->code != 0 means "these modules, then a problem". */
+ * err->code != 0 means "these modules, then a problem". The same modules
+ * as cuobjdump --list-elf/--list-ptx: no data-section search (flags 0). */
 int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx, struct kimg_error *err);
+
+/* kimg_input_for_each_module with `flags` (enum kimg_input_flag, or-ed).
+ * Unknown flag bits: -EINVAL (recorded in *err), nothing walked. Pure and
+ * reentrant: no allocation, no state outside the call. */
+int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,
+				  struct kimg_error *err);
 
 #endif

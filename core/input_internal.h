@@ -15,6 +15,7 @@ struct kimg_walk {
 	kimg_module_fn fn;
 	void *ctx;
 	struct kimg_error *err; /* first problem; may be NULL */
+	unsigned flags;         /* enum kimg_input_flag */
 	const char *member;     /* current archive member name, or NULL */
 	uint64_t base;          /* offset of the current input in the outermost */
 	int count;              /* modules yielded */

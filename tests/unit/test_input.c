@@ -3,7 +3,9 @@
  * §4 (containers back to back), §9 (walking without trusting the input). */
 #include "testutil.h"
 
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "fatbin.h"
 #include "input.h"
@@ -55,6 +57,13 @@ static int collect_cb(void *ctx, const struct kimg_module_ref *ref)
 		}
 	}
 	return ms->stop_after && ms->n >= ms->stop_after ? 7 : 0;
+}
+
+static void walk_ex(struct kimg_span in, unsigned flags, struct mods *ms)
+{
+	memset(ms, 0, sizeof *ms);
+	ms->in = in;
+	ms->rc = kimg_input_for_each_module_ex(in, flags, collect_cb, ms, &ms->err);
 }
 
 static void walk(struct kimg_span in, struct mods *ms)
@@ -143,53 +152,65 @@ struct want {
 
 static const struct {
 	const char *file;
+	unsigned flags; /* kimg_input_for_each_module_ex flags */
 	int n;
 	struct want m[4];
 } walks[] = {
 	/* §2 [V]: a CUDA 13 executable has the device-link stub container
 	 * (.symtab-only cubins) and then the real one, both in .nv_fatbin. */
-	{ "multi_exe", 2, {
+	{ "multi_exe", 0, 2, {
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80 sm_90 sm_90a sm_100a sm_100f sm_120" },
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "",
 		  "sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
-	{ "ptxonly_exe", 2, {
+	{ "ptxonly_exe", 0, 2, {
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "" },
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "compute_80" } } },
-	{ "sm80_exe", 2, {
+	{ "sm80_exe", 0, 2, {
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" },
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" } } },
 	/* §2 [V]: -rdc: linked cubins in .nv_fatbin, one container per TU in __nv_relfatbin */
-	{ "rdc_exe", 3, {
+	{ "rdc_exe", 0, 3, {
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80 sm_90" },
 		{ KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80 sm_90" },
 		{ KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80 sm_90" } } },
 	/* two TUs with different arch sets, plus the device-link stub */
-	{ "libtwo.so", 3, {
+	{ "libtwo.so", 0, 3, {
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_75" },
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" },
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_90 compute_90" } } },
-	{ "libtwo.a", 2, {
+	{ "libtwo.a", 0, 2, {
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "tu_a.o", "sm_80" },
 		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "tu_b.o", "sm_90 compute_90" } } },
-	{ "tu_a.o", 1, { { KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" } } },
-	{ "rdc_main.o", 1, { { KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80" } } },
-	{ "lto.o", 1, { { KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "lto_90" } } },
-	{ "multi.fatbin", 1, { { KIMG_ORIGIN_RAW, "", "",
+	{ "tu_a.o", 0, 1, { { KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" } } },
+	{ "rdc_main.o", 0, 1, { { KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "sm_80" } } },
+	{ "lto.o", 0, 1, { { KIMG_ORIGIN_RELFATBIN, "__nv_relfatbin", "", "lto_90" } } },
+	{ "multi.fatbin", 0, 1, { { KIMG_ORIGIN_RAW, "", "",
 		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
-	/* §1: a blob in .rodata (cuModuleLoadData data), found by the scan */
-	{ "embedded.o", 1, { { KIMG_ORIGIN_SCAN, ".rodata", "",
+	/* §1: a blob in .rodata (cuModuleLoadData data) is not device code that
+	 * cuobjdump --list-elf lists: the default walk leaves data sections
+	 * alone, the data scan (KIMG_INPUT_SCAN_DATA) finds it. */
+	{ "embedded.o", 0, 0, { { 0 } } },
+	{ "embedded.o", KIMG_INPUT_SCAN_DATA, 1, { { KIMG_ORIGIN_SCAN, ".rodata", "",
 		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
 	/* §2: a wrapper pointing outside .nv_fatbin; reached once, not again by the scan */
-	{ "wrapped.so", 1, { { KIMG_ORIGIN_WRAPPER, ".rodata", "",
+	{ "wrapped.so", 0, 1, { { KIMG_ORIGIN_WRAPPER, ".rodata", "",
 		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
+	{ "wrapped.so", KIMG_INPUT_SCAN_DATA, 1, { { KIMG_ORIGIN_WRAPPER, ".rodata", "",
+		"sm_80 sm_90 compute_90 sm_90a compute_90a sm_100a sm_100f compute_100f sm_120" } } },
+	/* the data scan adds nothing where there is no data blob */
+	{ "libtwo.so", KIMG_INPUT_SCAN_DATA, 3, {
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_75" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_80" },
+		{ KIMG_ORIGIN_NV_FATBIN, ".nv_fatbin", "", "sm_90 compute_90" } } },
 };
 
 START_TEST(walk_finds_exactly_the_expected_modules)
 {
 	struct kimg_span f = fixture_load(walks[_i].file);
 	struct mods ms;
-	walk(f, &ms);
-	ck_assert_msg(ms.rc == walks[_i].n, "%s: rc %d (%s)", walks[_i].file, ms.rc, ms.err.what);
+	walk_ex(f, walks[_i].flags, &ms);
+	ck_assert_msg(ms.rc == walks[_i].n, "%s (flags %u): rc %d (%s)", walks[_i].file, walks[_i].flags, ms.rc,
+		      ms.err.what);
 	ck_assert_int_eq(ms.err.code, 0);
 	ck_assert_int_eq(ms.n, walks[_i].n);
 	for (int i = 0; i < ms.n; i++) {
@@ -405,14 +426,219 @@ START_TEST(scan_ignores_false_magic_hits)
 	struct kimg_span f = fixture_load("embedded.o");
 	uint8_t *p = copy_of(f);
 	struct mods ms;
-	walk(f, &ms);
+	walk_ex(f, KIMG_INPUT_SCAN_DATA, &ms);
 	ck_assert_int_eq(ms.rc, 1);
 	/* break the first entry: the magic alone must not count */
 	put_u16(p + ms.m[0].offset + 16 + 2, 0x0202);
-	walk(kimg_span_make(p, f.size), &ms);
+	walk_ex(kimg_span_make(p, f.size), KIMG_INPUT_SCAN_DATA, &ms);
 	ck_assert_int_eq(ms.rc, 0);
 	ck_assert_int_eq(ms.err.code, 0);
 	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+/* ---- many wrappers, many containers: a synthetic host ELF ---- */
+
+/* One 88-byte container: 16-byte header, one 64-byte SASS entry (sm_80),
+ * 8 payload bytes (§4, §5). */
+#define SYN_CONT 88u
+#define SYN_BASE 0x10000u /* vaddr = SYN_BASE + file offset, as in an ET_DYN */
+
+static void syn_container(uint8_t *p)
+{
+	memset(p, 0, SYN_CONT);
+	put_u32(p, KIMG_FATBIN_MAGIC);
+	put_u16(p + 4, 1);
+	put_u16(p + 6, 16);
+	put_u64(p + 8, 64 + 8);
+	put_u16(p + 16, 2);       /* kind: ELF */
+	put_u16(p + 18, 0x0101);  /* entry format */
+	put_u32(p + 20, 64);      /* header_size */
+	put_u64(p + 24, 8);       /* size */
+	put_u16(p + 16 + 0x18, 8);
+	put_u16(p + 16 + 0x1A, 1);
+	put_u32(p + 16 + 0x1C, 80);
+	put_u64(p + 16 + 0x28, 0x11);
+}
+
+struct syn {
+	unsigned pad;      /* empty sections before .rodata: every section-header walk pays for them */
+	unsigned lead;     /* bytes before the first container (unaligned when not a multiple of 8) */
+	unsigned n_cont;   /* containers back to back in .rodata */
+	unsigned n_wrap;   /* wrappers; wrapper k leads to container syn_target(k) */
+	unsigned n_dist;   /* distinct targets: containers [0, n_dist) in a shuffled order */
+	bool tail;         /* .rodata ends with 3 bytes of a magic (50 ed 55) */
+};
+
+/* Wrapper k: a permutation of [0, n_dist) (7919 is prime, coprime with the
+ * n_dist used), then the first wrappers' targets again (duplicates), and
+ * wrapper 1 is an empty slot (magic 0, data 0). */
+static int syn_target(const struct syn *c, unsigned k)
+{
+	if (k == 1)
+		return -1;
+	return (int)((uint64_t)(k % c->n_dist) * 7919u % c->n_dist);
+}
+
+static uint64_t syn_rodata_off(void) { return 64; }
+
+static uint64_t syn_cont_off(const struct syn *c, unsigned i) { return syn_rodata_off() + c->lead + (uint64_t)i * SYN_CONT; }
+
+static struct kimg_span syn_build(const struct syn *c)
+{
+	static const char names[] = "\0.rodata\0.nvFatBinSegment\0.shstrtab\0.pad";
+	uint64_t ro = syn_rodata_off(), ro_size = c->lead + (uint64_t)c->n_cont * SYN_CONT + (c->tail ? 3 : 0);
+	uint64_t seg = (ro + ro_size + 7) & ~7ull, seg_size = 24ull * c->n_wrap;
+	uint64_t str = seg + seg_size, shoff = (str + sizeof names + 7) & ~7ull;
+	unsigned shnum = 1 + c->pad + 3;
+	uint64_t size = shoff + 64ull * shnum;
+	uint8_t *p = calloc(1, size), *h;
+	ck_assert(p != NULL);
+
+	memcpy(p, "\177ELF\2\1\1", 7);
+	put_u16(p + 0x10, 3);  /* ET_DYN */
+	put_u16(p + 0x12, 62); /* EM_X86_64 */
+	put_u64(p + 0x28, shoff);
+	put_u16(p + 0x34, 64);
+	put_u16(p + 0x3A, 64);
+	put_u16(p + 0x3C, (uint16_t)shnum);
+	put_u16(p + 0x3E, (uint16_t)(shnum - 1));
+	for (unsigned i = 0; i < c->n_cont; i++)
+		syn_container(p + syn_cont_off(c, i));
+	if (c->tail)
+		memcpy(p + ro + ro_size - 3, "\x50\xed\x55", 3);
+	for (unsigned k = 0; k < c->n_wrap; k++) {
+		int t = syn_target(c, k);
+		if (t < 0)
+			continue;
+		put_u32(p + seg + 24ull * k, KIMG_FATBIN_WRAPPER_MAGIC);
+		put_u32(p + seg + 24ull * k + 4, 1);
+		put_u64(p + seg + 24ull * k + 8, SYN_BASE + syn_cont_off(c, (unsigned)t));
+	}
+	memcpy(p + str, names, sizeof names);
+	for (unsigned i = 1; i <= c->pad; i++) {
+		h = p + shoff + 64ull * i;
+		put_u32(h, 36);      /* ".pad" */
+		put_u32(h + 4, 1);   /* PROGBITS, not SHF_ALLOC, empty */
+		put_u64(h + 0x18, str);
+	}
+	h = p + shoff + 64ull * (1 + c->pad);
+	put_u32(h, 1);           /* .rodata */
+	put_u32(h + 4, 1);
+	put_u64(h + 8, 0x2);     /* SHF_ALLOC */
+	put_u64(h + 0x10, SYN_BASE + ro);
+	put_u64(h + 0x18, ro);
+	put_u64(h + 0x20, ro_size);
+	h += 64;
+	put_u32(h, 9);           /* .nvFatBinSegment */
+	put_u32(h + 4, 1);
+	put_u64(h + 8, 0x3);     /* SHF_WRITE | SHF_ALLOC */
+	put_u64(h + 0x10, SYN_BASE + seg);
+	put_u64(h + 0x18, seg);
+	put_u64(h + 0x20, seg_size);
+	h += 64;
+	put_u32(h, 26);          /* .shstrtab */
+	put_u32(h + 4, 3);
+	put_u64(h + 0x18, str);
+	put_u64(h + 0x20, sizeof names);
+	return kimg_span_make(p, size);
+}
+
+/* Every module checked as it comes: the expected origin and offset in
+ * order (wrappers first, each distinct target once, in wrapper order; then
+ * the scan, in section order, skipping what wrappers reached). */
+struct syn_check {
+	const struct syn *c;
+	unsigned n;          /* modules seen */
+	unsigned wrap_k;     /* next wrapper to consider */
+	unsigned scan_i;     /* next container the scan may yield */
+	bool *reached;       /* containers reached through a wrapper */
+	char bad[200];       /* first mismatch */
+};
+
+static int syn_check_cb(void *ctx, const struct kimg_module_ref *ref)
+{
+	struct syn_check *sc = ctx;
+	const struct syn *c = sc->c;
+	enum kimg_module_origin origin = KIMG_ORIGIN_WRAPPER;
+	uint64_t want = 0;
+
+	while (sc->wrap_k < c->n_wrap) {
+		int t = syn_target(c, sc->wrap_k++);
+		if (t >= 0 && !sc->reached[t]) {
+			sc->reached[t] = true;
+			want = syn_cont_off(c, (unsigned)t);
+			goto check;
+		}
+	}
+	origin = KIMG_ORIGIN_SCAN;
+	while (sc->scan_i < c->n_cont && sc->reached[sc->scan_i])
+		sc->scan_i++;
+	want = syn_cont_off(c, sc->scan_i++);
+check:
+	if (!sc->bad[0] && (ref->origin != origin || ref->offset != want || ref->bytes.size != SYN_CONT ||
+			    strcmp(ref->section, ".rodata") != 0))
+		snprintf(sc->bad, sizeof sc->bad, "module %u: origin %d offset %llu size %llu, want origin %d offset %llu",
+			 sc->n, ref->origin, (unsigned long long)ref->offset, (unsigned long long)ref->bytes.size, origin,
+			 (unsigned long long)want);
+	sc->n++;
+	return 0;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Small: the bounded target list (<= 64), an unaligned first container, a
+ * cut magic ending .rodata. Large: past the list, 2,000 sections ahead of
+ * .rodata. The large one took minutes when each wrapper and each scanned
+ * container searched all wrappers, each walking the section headers
+ * (libcublasLt.so.13: 542 ms); now it is linear in the wrappers per lookup. */
+static const struct syn syn_cases[] = {
+	{ .pad = 3, .lead = 3, .n_cont = 40, .n_wrap = 24, .n_dist = 20, .tail = true },
+	{ .pad = 2000, .lead = 0, .n_cont = 3000, .n_wrap = 1600, .n_dist = 1500, .tail = false },
+};
+
+START_TEST(many_wrappers_and_containers_each_module_once_in_order)
+{
+	const struct syn *c = &syn_cases[_i];
+	struct kimg_span in = syn_build(c);
+	struct kimg_error err;
+	struct timespec t0;
+	double took;
+
+	for (unsigned flags = 0; flags <= KIMG_INPUT_SCAN_DATA; flags += KIMG_INPUT_SCAN_DATA) {
+		struct syn_check sc = { c, 0, 0, 0, calloc(c->n_cont, sizeof(bool)), "" };
+		unsigned want = flags ? c->n_cont : c->n_dist;
+		ck_assert(sc.reached != NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int rc = kimg_input_for_each_module_ex(in, flags, syn_check_cb, &sc, &err);
+		took = ms_since(&t0);
+		ck_assert_msg(rc == (int)want, "flags %u: rc %d, want %u (%s)", flags, rc, want, err.what);
+		ck_assert_int_eq(err.code, 0);
+		ck_assert_msg(sc.bad[0] == '\0', "flags %u: %s", flags, sc.bad);
+		ck_assert_uint_eq(sc.n, want);
+		/* Generous: ~10 ms here; the quadratic lookup took minutes. */
+		ck_assert_msg(took < 2000.0, "flags %u: %.0f ms", flags, took);
+		free(sc.reached);
+	}
+	free((void *)in.data);
+}
+END_TEST
+
+START_TEST(unknown_walk_flags_are_einval_and_walk_nothing)
+{
+	struct kimg_span f = fixture_load("multi.fatbin");
+	struct mods ms;
+	walk_ex(f, 0x80, &ms);
+	ck_assert_int_eq(ms.rc, -EINVAL);
+	ck_assert_int_eq(ms.err.code, -EINVAL);
+	ck_assert_int_eq(ms.n, 0);
+	ck_assert_ptr_nonnull(strstr(ms.err.what, "0x80"));
 	fixture_free(f);
 }
 END_TEST
@@ -589,6 +815,10 @@ int main(void)
 	tcase_add_test(tc, lto_entries_are_ltoir_kind);
 	tcase_add_test(tc, a_nonzero_callback_return_stops_the_walk);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("scale");
+	tcase_add_loop_test(tc, many_wrappers_and_containers_each_module_once_in_order, 0,
+			    sizeof syn_cases / sizeof syn_cases[0]);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("malformed");
 	tcase_add_test(tc, host_elf_truncated_anywhere_is_etrunc);
 	tcase_add_loop_test(tc, host_elf_header_corruptions_have_exact_codes, 0,
@@ -599,6 +829,7 @@ int main(void)
 	tcase_add_test(tc, a_bad_second_container_keeps_the_first_and_reports_the_offset);
 	tcase_add_test(tc, a_bad_wrapper_magic_is_eformat_and_keeps_the_sections);
 	tcase_add_test(tc, scan_ignores_false_magic_hits);
+	tcase_add_test(tc, unknown_walk_flags_are_einval_and_walk_nothing);
 	tcase_add_test(tc, raw_inputs_errors_have_exact_codes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("archive");
