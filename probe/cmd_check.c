@@ -10,7 +10,7 @@
 #include "rules.h"
 
 static const char check_help[] =
-	"usage: kimg-probe check --sm LIST [--driver X.Y] [--json] PATH...\n"
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--json] [--deep] PATH...\n"
 	"\n"
 	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
 	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
@@ -27,6 +27,9 @@ static const char check_help[] =
 	"                 JIT is then reported as error 222. Default: no driver\n"
 	"                 limit (PTX ISA versions are not checked against a driver)\n"
 	"  --json         one JSON document on stdout (docs/json.md)\n"
+	"  --deep         also check device code stored as plain data in loaded\n"
+	"                 data sections (.rodata, ...), loaded at run time with\n"
+	"                 cuModuleLoadData (as 'scan --deep')\n"
 	"\n"
 	"Modules that are device-link stubs (every image a cubin without kernels,\n"
 	"as CUDA 13 executables carry; fatbin-format.md section 2) are reported as\n"
@@ -40,6 +43,7 @@ static const char check_help[] =
 
 struct check_state {
 	bool json;
+	unsigned walk_flags;
 	struct kimg_json j;
 	struct probe_target *targets;
 	int n_targets;
@@ -237,6 +241,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	memset(&pf, 0, sizeof pf);
 	pf.path = path;
 	pf.bytes = bytes;
+	pf.walk_flags = s->walk_flags;
 	probe_collect(&pf);
 	s->files++;
 	if (pf.error[0]) {
@@ -364,6 +369,8 @@ int probe_cmd_check(int argc, char **argv)
 			options_done = true;
 		} else if (strcmp(a, "--json") == 0) {
 			s.json = true;
+		} else if (strcmp(a, "--deep") == 0) {
+			s.walk_flags |= KIMG_INPUT_SCAN_DATA;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(check_help, stdout);
 			status = PROBE_EXIT_OK;

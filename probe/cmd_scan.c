@@ -5,7 +5,7 @@
 #include "probe.h"
 
 static const char scan_help[] =
-	"usage: kimg-probe scan [--json] [--kernels] PATH...\n"
+	"usage: kimg-probe scan [--json] [--kernels] [--deep] PATH...\n"
 	"\n"
 	"List the device code in each PATH: every module (fatbin container, or a\n"
 	"raw cubin / PTX file) with its images: kind (sass, ptx, ltoir), target\n"
@@ -22,6 +22,11 @@ static const char scan_help[] =
 	"              found, nothing merged\n"
 	"  --kernels   add the kernel names of each image (decompresses payloads;\n"
 	"              names are mangled)\n"
+	"  --deep      also search loaded data sections (.rodata, ...) for device\n"
+	"              code stored as plain data and loaded at run time with\n"
+	"              cuModuleLoadData (origin \"scan\"); reads those sections\n"
+	"              whole. Without it, the modules are those that cuobjdump\n"
+	"              --list-elf --list-ptx lists\n"
 	"\n"
 	"Text output folds identical images of one module into one line with a\n"
 	"count (xN), and ends with a summary line.\n"
@@ -33,6 +38,7 @@ static const char scan_help[] =
 
 struct scan_state {
 	bool json, kernels;
+	unsigned walk_flags;
 	struct kimg_json j;
 	unsigned long files, modules, images, errors;
 	unsigned long by_kind[KIMG_IMAGE_KIND_COUNT];
@@ -139,6 +145,7 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 	memset(&pf, 0, sizeof pf);
 	pf.path = path;
 	pf.bytes = bytes;
+	pf.walk_flags = s->walk_flags;
 	probe_collect(&pf);
 	report_problems(s, &pf);
 	count_file(s, &pf);
@@ -218,6 +225,8 @@ int probe_cmd_scan(int argc, char **argv)
 			s.json = true;
 		} else if (strcmp(a, "--kernels") == 0) {
 			s.kernels = true;
+		} else if (strcmp(a, "--deep") == 0) {
+			s.walk_flags |= KIMG_INPUT_SCAN_DATA;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(scan_help, stdout);
 			free(paths);

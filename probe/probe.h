@@ -35,6 +35,8 @@ struct probe_module {
 
 struct probe_file {
 	const char *path;                /* as displayed ("w.whl!/lib/x.so") */
+	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags:
+	                                    KIMG_INPUT_SCAN_DATA for --deep */
 	enum kimg_input_kind kind;
 	struct kimg_span bytes;          /* valid while the file is open */
 	struct probe_module *mods;

@@ -105,6 +105,27 @@ expect_rc 2 "wheel without libarchive"
 expect_grep "missing libarchive message" "$TMP/err" "pkg.whl: cannot read archives: libkimg-no-such-archive.so.13 not found"
 expect_grep "scan goes on after the wheel" "$TMP/out" "1 file, 1 module, 9 images"
 
+# --deep (fatbin-format.md section 1): blobs stored as plain data in .rodata, loaded with
+# cuModuleLoadData, are listed only on request; by default the modules are cuobjdump's.
+run "$PROBE" scan --json "$FX/embedded.o"
+expect_rc 0 "scan embedded.o"
+expect_json "embedded.o without --deep: no module (cuobjdump lists none)" \
+	'd["files"][0]["modules"] == [] and d["summary"]["modules"] == 0'
+run "$PROBE" scan --json --deep "$FX/embedded.o" "$FX/wrapped.so" "$FX/libtwo.so"
+expect_rc 0 "scan --deep"
+expect_json "--deep: the .rodata blob (origin scan, 9 images); wrapped.so's blob once, through its wrapper; libtwo.so unchanged" \
+	'[[(m["origin"], m["section"], len(m["images"])) for m in f["modules"]] for f in d["files"][:2]] ==
+	 [[("scan", ".rodata", 9)], [("wrapper", ".rodata", 9)]] and
+	 [m["origin"] for m in d["files"][2]["modules"]] == ["nv_fatbin"] * 3'
+run "$PROBE" scan --deep "$FX/embedded.o"
+expect_grep "--deep text: module place names .rodata" "$TMP/out" "module 1 at 0x40 in .rodata: fatbin, 9 images"
+run "$PROBE" check --sm 9.0 --json "$FX/embedded.o"
+expect_json "check without --deep: nothing to check in embedded.o" 'd["files"][0]["modules"] == []'
+run "$PROBE" check --sm 9.0 --json --deep "$FX/embedded.o"
+expect_rc 0 "check --deep"
+expect_json "check --deep: the blob runs on 9.0 from its sm_90 cubin" \
+	'[[(m["origin"], [v["outcome"] for v in m["verdicts"]]) for m in f["modules"]] for f in d["files"]] == [[("scan", ["sass"])]]'
+
 # Pipes are inputs too (read(), not mmap).
 "$PROBE" scan --json /dev/stdin <"$FX/multi.fatbin" >"$TMP/out" 2>"$TMP/err"; rc=$?
 expect_rc 0 "scan from a pipe"
