@@ -33,6 +33,18 @@ struct kimg_report_fallback {
 	char result[128];  /* "retried with PTX only: 0 CUDA_SUCCESS" */
 };
 
+/* The process that failed, so reports from many ranks and hosts can be
+ * merged (kimg-probe summarize). */
+struct kimg_report_process {
+	bool present;
+	char host[256];    /* uname nodename */
+	long pid;
+	long rank;         /* -1: unknown (JSON null); see shim/diag.h for the variables */
+	long local_rank;   /* -1: unknown */
+	long world_size;   /* -1: unknown */
+	char program[64];  /* basename of the executable */
+};
+
 struct kimg_report {
 	/* the failing call */
 	const char *call;             /* "cuLibraryGetKernel" */
@@ -68,6 +80,8 @@ struct kimg_report {
 	size_t python_count;
 
 	struct kimg_report_fallback fallback;
+
+	struct kimg_report_process process;
 };
 
 /* Human-readable block: every line starts with "kimg: ". Returns 0, or

@@ -171,6 +171,34 @@ static void write_stacks(struct kimg_json *j, const struct kimg_report *r)
 	kimg_json_end_array(j);
 }
 
+/* -1 means unknown: null, so a consumer never mistakes it for rank -1. */
+static void kv_opt_long(struct kimg_json *j, const char *key, long v)
+{
+	kimg_json_key(j, key);
+	if (v >= 0)
+		kimg_json_int(j, v);
+	else
+		kimg_json_null(j);
+}
+
+static void write_process(struct kimg_json *j, const struct kimg_report *r)
+{
+	const struct kimg_report_process *p = &r->process;
+	kimg_json_key(j, "process");
+	if (!p->present) {
+		kimg_json_null(j);
+		return;
+	}
+	kimg_json_begin_object(j);
+	kv_opt(j, "host", p->host);
+	kimg_json_kv_int(j, "pid", p->pid);
+	kv_opt_long(j, "rank", p->rank);
+	kv_opt_long(j, "local_rank", p->local_rank);
+	kv_opt_long(j, "world_size", p->world_size);
+	kv_opt(j, "program", p->program);
+	kimg_json_end_object(j);
+}
+
 int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 {
 	struct kimg_json j;
@@ -184,6 +212,7 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 	write_verdict(&j, r);
 	write_fix(&j, r);
 	write_stacks(&j, r);
+	write_process(&j, r);
 	if (r->fallback.present) {
 		kimg_json_key(&j, "fallback");
 		kimg_json_begin_object(&j);

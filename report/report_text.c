@@ -117,6 +117,25 @@ static void write_fix(const struct kimg_report *r, FILE *out)
 #undef FIX_LINE
 }
 
+/* "process: python3 pid 4242 on node1, rank 3 of 8 (local 1)": which of
+ * many ranks wrote this block when they share a terminal. */
+static void write_process(const struct kimg_report *r, FILE *out)
+{
+	const struct kimg_report_process *p = &r->process;
+	if (!p->present)
+		return;
+	fprintf(out, P "  process: %s pid %ld on %s", p->program[0] ? p->program : "?", p->pid,
+		p->host[0] ? p->host : "?");
+	if (p->rank >= 0) {
+		fprintf(out, ", rank %ld", p->rank);
+		if (p->world_size > 0)
+			fprintf(out, " of %ld", p->world_size);
+		if (p->local_rank >= 0)
+			fprintf(out, " (local %ld)", p->local_rank);
+	}
+	fputc('\n', out);
+}
+
 int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 {
 	const char *text = kimg_cuda_error_text(r->error);
@@ -126,6 +145,7 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 	fputc('\n', out);
 
 	write_device(r, out);
+	write_process(r, out);
 	if (r->kernel) {
 		if (r->kernel_demangled[0] && strcmp(r->kernel_demangled, r->kernel) != 0)
 			fprintf(out, P "  kernel: %s  [%s]\n", r->kernel_demangled, r->kernel);

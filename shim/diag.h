@@ -25,6 +25,12 @@ struct kimg_env_snapshot {
 	char skip[512];         /* KIMG_SKIP list in effect */
 	char log_spec[512];     /* KIMG_LOG as given, before expansion */
 	char fallback_spec[280];/* KIMG_FALLBACK as given */
+	/* where this process sits in a multi-process job, from the launchers'
+	 * variables (torchrun, Open MPI, MPICH/PMI, Slurm); -1 when none is
+	 * set or the value is not a decimal number */
+	long rank;              /* RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID */
+	long local_rank;        /* LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID */
+	long world_size;        /* WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS */
 };
 
 KIMG_HIDDEN extern struct kimg_env_snapshot kimg_env;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cubin.h"
@@ -265,6 +266,23 @@ static bool query_device(struct kimg_device *d)
 	return true;
 }
 
+/* ---- process ---- */
+
+/* Asked at report time, not in the constructor: a forked worker (a
+ * DataLoader, multiprocessing) has its own pid. */
+static void fill_process(struct kimg_report_process *p)
+{
+	struct utsname u;
+	p->present = true;
+	p->pid = (long)getpid();
+	if (uname(&u) == 0)
+		snprintf(p->host, sizeof p->host, "%s", u.nodename);
+	p->rank = kimg_env.rank;
+	p->local_rank = kimg_env.local_rank;
+	p->world_size = kimg_env.world_size;
+	snprintf(p->program, sizeof p->program, "%s", kimg_env.program);
+}
+
 /* ---- writing ---- */
 
 /* Rendered into memory first so the report leaves in one write(). */
@@ -359,6 +377,7 @@ static void diagnose(const struct kimg_failure *f)
 
 	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
 	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	fill_process(&r->process);
 
 	count_kernel(module_key, kernel);
 	if (seen_insert(&failed_modules, module_key))

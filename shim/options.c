@@ -28,6 +28,11 @@ static const char default_skip[] =
  * Open MPI, MPICH/PMI, Slurm). Without any, %r expands to "0": a lone
  * process is rank 0 of one. */
 static const char *const rank_vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+/* The same launchers' rank on this node and number of processes, in the
+ * same order, for the report's "process" object. */
+static const char *const local_rank_vars[] = { "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+					       "SLURM_LOCALID" };
+static const char *const world_size_vars[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS" };
 
 static char ascii_lower(char c)
 {
@@ -116,6 +121,20 @@ static bool parse_int(const char *v, long lo, long hi, long *out)
 		return false;
 	*out = n;
 	return true;
+}
+
+/* The first of vars that is set and non-empty, as a number; -1 when none is
+ * or it is not a plain decimal (these are the launchers' variables, not
+ * ours: a strange value is silently "unknown", never a warning). */
+static long launcher_number(char *const *envp, const char *const *vars, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *v = env_find(envp, vars[i]);
+		long out;
+		if (v && *v)
+			return parse_int(v, 0, 1L << 30, &out) ? out : -1;
+	}
+	return -1;
 }
 
 /* Expand %p %h %r %% into out; false when the result does not fit or a %
@@ -317,6 +336,10 @@ int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, st
 		if (v)
 			option_table[i].parse(&st, option_table[i].name, v, o, env);
 	}
+
+	env->rank = launcher_number(envp, rank_vars, sizeof rank_vars / sizeof rank_vars[0]);
+	env->local_rank = launcher_number(envp, local_rank_vars, sizeof local_rank_vars / sizeof local_rank_vars[0]);
+	env->world_size = launcher_number(envp, world_size_vars, sizeof world_size_vars / sizeof world_size_vars[0]);
 
 	env->force_ptx_jit = driver_switch(envp, "CUDA_FORCE_PTX_JIT", "CUDA_FORCE_JIT");
 	env->disable_ptx_jit = driver_switch(envp, "CUDA_DISABLE_PTX_JIT", "CUDA_DISABLE_JIT");

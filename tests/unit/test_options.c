@@ -226,6 +226,43 @@ START_TEST(banner_is_one_line_with_every_option)
 }
 END_TEST
 
+/* The report's "process" object (docs/report-json.md): rank, local rank
+ * and world size from the launchers, in the %r order (torchrun, Open MPI,
+ * MPICH/PMI, Slurm); unset or not a number is -1 (null), silently. */
+START_TEST(launcher_rank_snapshot)
+{
+	ck_assert_int_eq(PARSE("PATH=/bin"), 0);
+	ck_assert_int_eq(env.rank, -1);
+	ck_assert_int_eq(env.local_rank, -1);
+	ck_assert_int_eq(env.world_size, -1);
+	PARSE("RANK=5", "LOCAL_RANK=1", "WORLD_SIZE=8", "SLURM_PROCID=9", "SLURM_LOCALID=3", "SLURM_NTASKS=16");
+	ck_assert_int_eq(env.rank, 5);
+	ck_assert_int_eq(env.local_rank, 1);
+	ck_assert_int_eq(env.world_size, 8);
+	PARSE("OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_COMM_WORLD_SIZE=4");
+	ck_assert_int_eq(env.rank, 2);
+	ck_assert_int_eq(env.local_rank, 0);
+	ck_assert_int_eq(env.world_size, 4);
+	PARSE("PMI_RANK=7", "MPI_LOCALRANKID=3", "PMI_SIZE=12");
+	ck_assert_int_eq(env.rank, 7);
+	ck_assert_int_eq(env.local_rank, 3);
+	ck_assert_int_eq(env.world_size, 12);
+	PARSE("SLURM_PROCID=9", "SLURM_LOCALID=3", "SLURM_NTASKS=16");
+	ck_assert_int_eq(env.rank, 9);
+	ck_assert_int_eq(env.local_rank, 3);
+	ck_assert_int_eq(env.world_size, 16);
+	/* the first set variable decides, as for %r: a bad RANK is unknown,
+	 * not a fall-through to SLURM_PROCID */
+	ck_assert_int_eq(PARSE("KIMG_LOG=r%r", "RANK=x1", "SLURM_PROCID=9", "LOCAL_RANK=-1"), 0);
+	ck_assert_int_eq(env.rank, -1);
+	ck_assert_int_eq(env.local_rank, -1);
+	ck_assert_str_eq(o.log_path, "rx1");
+	ck_assert_str_eq(warnings, "");
+	PARSE("RANK=", "PMI_RANK=4"); /* empty counts as unset */
+	ck_assert_int_eq(env.rank, 4);
+}
+END_TEST
+
 /* the constructor path: environ, /proc/self/exe */
 START_TEST(init_reads_process_environment)
 {
@@ -258,6 +295,7 @@ int main(void)
 	tcase_add_test(tc, driver_jit_switches_snapshot);
 	tcase_add_test(tc, names_match_exactly);
 	tcase_add_test(tc, banner_is_one_line_with_every_option);
+	tcase_add_test(tc, launcher_rank_snapshot);
 	tcase_add_test(tc, init_reads_process_environment);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

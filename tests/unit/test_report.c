@@ -263,7 +263,7 @@ START_TEST(json_parses_and_has_documented_keys)
 		 "python3 -c '\n"
 		 "import json,sys\n"
 		 "d=json.loads(open(sys.argv[1]).read())\n"
-		 "assert set(d)=={\"error\",\"call\",\"kernel\",\"module\",\"device\",\"verdict\",\"fix\",\"stack\",\"python_stack\"}, set(d)\n"
+		 "assert set(d)=={\"error\",\"call\",\"kernel\",\"module\",\"device\",\"verdict\",\"fix\",\"stack\",\"python_stack\",\"process\"}, set(d)\n"
 		 "assert d[\"error\"][\"code\"]==209 and d[\"error\"][\"name\"]==\"CUDA_ERROR_NO_BINARY_FOR_GPU\"\n"
 		 "assert d[\"kernel\"][\"demangled\"]==\"f<\\\"quoted\\\", \\\\back>(\\t)\", d[\"kernel\"]\n"
 		 "im=d[\"module\"][\"images\"]\n"
@@ -296,9 +296,42 @@ START_TEST(json_unknowns_are_null)
 	char *j = render(kimg_report_write_json);
 	ck_assert_ptr_nonnull(strstr(j, "\"kernel\":{\"name\":null,\"demangled\":null}"));
 	ck_assert_ptr_nonnull(strstr(j, "\"module\":{\"file\":null,\"offset\":null,"));
-	ck_assert_ptr_nonnull(strstr(j, "\"device\":null,\"verdict\":null,\"fix\":null,\"stack\":[],\"python_stack\":[]}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"device\":null,\"verdict\":null,\"fix\":null,\"stack\":[],\"python_stack\":[],\"process\":null}"));
 	ck_assert_ptr_nonnull(strstr(j, "\"verdict\":null,\"reason\":null,\"rule\":null,\"selected\":false"));
 	free(j);
+}
+END_TEST
+
+/* docs/report-json.md "process": which rank on which host failed, so
+ * kimg-probe summarize can merge many ranks' logs; unknown launcher
+ * values are null, never -1. */
+START_TEST(process_object_and_line)
+{
+	build_report(false);
+	rep.process.present = true;
+	strcpy(rep.process.host, "node7");
+	rep.process.pid = 4242;
+	rep.process.rank = 3;
+	rep.process.local_rank = 1;
+	rep.process.world_size = 8;
+	strcpy(rep.process.program, "python3.12");
+	char *j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, ",\"process\":{\"host\":\"node7\",\"pid\":4242,\"rank\":3,\"local_rank\":1,"
+					"\"world_size\":8,\"program\":\"python3.12\"}}\n"));
+	free(j);
+	char *t = render(kimg_report_write_text), line[512];
+	ck_assert_str_eq(line_of(t, 2, line, sizeof line), "kimg:   process: python3.12 pid 4242 on node7, rank 3 of 8 (local 1)");
+	free(t);
+
+	rep.process.rank = rep.process.local_rank = rep.process.world_size = -1;
+	rep.process.host[0] = '\0';
+	j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, ",\"process\":{\"host\":null,\"pid\":4242,\"rank\":null,\"local_rank\":null,"
+					"\"world_size\":null,\"program\":\"python3.12\"}}\n"));
+	free(j);
+	t = render(kimg_report_write_text);
+	ck_assert_str_eq(line_of(t, 2, line, sizeof line), "kimg:   process: python3.12 pid 4242 on ?");
+	free(t);
 }
 END_TEST
 
@@ -354,6 +387,7 @@ int main(void)
 	tcase_add_test(tc, json_is_one_line_with_nested_keys);
 	tcase_add_test(tc, json_parses_and_has_documented_keys);
 	tcase_add_test(tc, json_unknowns_are_null);
+	tcase_add_test(tc, process_object_and_line);
 	tcase_add_test(tc, summary_line_counts_and_plurals);
 	tcase_add_test(tc, format_helpers);
 	suite_add_tcase(s, tc);
