@@ -15,12 +15,14 @@ static const char main_help[] =
 	"                          directories and wheels\n"
 	"  check --sm LIST PATH... can that code run on those GPUs? If not: why, the\n"
 	"                          error CUDA would give, and the build fix\n"
+	"  summarize FILE...       merge libkimg.so JSON reports of many ranks and\n"
+	"                          hosts into one table (module, error, ranks, GPUs)\n"
 	"\n"
 	"'kimg-probe COMMAND --help' describes each. Every command takes --json\n"
 	"(schema: docs/json.md).\n"
 	"\n"
-	"Exit status: 0 success; 1 check found code that cannot run; 2 usage error,\n"
-	"unreadable input or no driver.\n";
+	"Exit status: 0 success; 1 check found code that cannot run, or summarize\n"
+	"found reports; 2 usage error, unreadable input or no driver.\n";
 
 struct command {
 	const char *name;
@@ -31,6 +33,7 @@ static const struct command commands[] = {
 	{ "device", probe_cmd_device },
 	{ "scan", probe_cmd_scan },
 	{ "check", probe_cmd_check },
+	{ "summarize", probe_cmd_summarize },
 };
 
 int main(int argc, char **argv)
@@ -50,7 +53,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check; see kimg-probe --help)\n",
+	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check, summarize; see kimg-probe --help)\n",
 		argv[1]);
 	return PROBE_EXIT_ERROR;
 }

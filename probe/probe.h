@@ -114,5 +114,6 @@ void probe_json_image(struct kimg_json *j, const struct kimg_image *img, bool ke
 int probe_cmd_device(int argc, char **argv);
 int probe_cmd_scan(int argc, char **argv);
 int probe_cmd_check(int argc, char **argv);
+int probe_cmd_summarize(int argc, char **argv); /* cmd_summarize.c */
 
 #endif

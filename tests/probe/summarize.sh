@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# kimg-probe summarize and the multi-process story (project issue 5 item 3):
+# ranks run under libkimg.so with KIMG_LOG=...-%h-%r.log write one file
+# per rank, each report names its process (host, pid, rank, local_rank,
+# world_size, program), and summarize merges files from many ranks and
+# hosts into groups keyed by (module file, module offset, error code),
+# skipping and counting lines that are not reports. Exit 0 without
+# reports, 1 with reports, 2 on usage or I/O errors.
+# Real ranks: the fake driver (tests/fake_cuda, no GPU) and drv_dl from
+# make shim-tests; other hosts: report files written by hand.
+. "$(dirname "$0")/lib.bash"
+LIB=$BUILD/libkimg.so
+FAKE=$BUILD/fake_cuda
+DRV=$BUILD/shim-tests/drv_dl
+for f in "$LIB" "$FAKE/libcuda.so.1" "$DRV" "$FX/sm80.cubin"; do
+	[ -e "$f" ] || { echo "FAIL - $f missing (make BUILD=$BUILD all shim-tests fixtures)"; exit 1; }
+done
+host=$(uname -n)
+logs=$TMP/logs
+mkdir -p "$logs"
+
+# rank NAME-VARS... -- ARGS: one "rank" of a job through the fake driver (SM 9.0)
+rank() {
+	local envs=()
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json \
+		KIMG_LOG="$logs/kimg-%h-%r.log" "${envs[@]}" "$DRV" "$@" >/dev/null 2>&1
+}
+
+# ---- four torchrun-style ranks and one Slurm rank load an sm_80 cubin on SM 9.0 ----
+for r in 0 1 2 3; do
+	rank RANK=$r LOCAL_RANK=$r WORLD_SIZE=8 -- dlsym path "$FX/sm80.cubin"
+done
+rank SLURM_PROCID=7 SLURM_LOCALID=3 SLURM_NTASKS=8 -- dlsym path "$FX/sm80.cubin"
+n=$(ls "$logs" | wc -l)
+if [ "$n" -eq 5 ]; then ok "%h-%r: one log per rank (5 files)"; else bad "%h-%r: one log per rank: $n files: $(ls "$logs")"; fi
+for r in 0 1 2 3 7; do
+	if [ -s "$logs/kimg-$host-$r.log" ]; then ok "log of rank $r is kimg-$host-$r.log"; else bad "log of rank $r is kimg-$host-$r.log"; fi
+done
+
+# each report carries its process
+run python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+p = d["process"]
+assert p["host"] == sys.argv[2] and p["rank"] == 2 and p["local_rank"] == 2 and p["world_size"] == 8, p
+assert p["program"] == "drv_dl" and isinstance(p["pid"], int) and p["pid"] > 0, p
+d = json.loads(open(sys.argv[3]).readline())
+assert d["process"]["rank"] == 7 and d["process"]["local_rank"] == 3 and d["process"]["world_size"] == 8, d["process"]
+' "$logs/kimg-$host-2.log" "$host" "$logs/kimg-$host-7.log"
+expect_rc 0 "report process object: host, pid, rank, local_rank, world_size, program (torchrun and Slurm variables)"
+
+# ---- the same module from another host (written by hand), a second error, stray lines ----
+line=$(head -n1 "$logs/kimg-$host-0.log")
+python3 - "$line" "$logs/kimg-node9-4.log" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+d["process"].update(host="node9", rank=4, local_rank=0, pid=99)
+d["device"]["name"] = "NVIDIA A100"; d["device"]["sm"] = "8.0"
+e = json.loads(sys.argv[1])
+e["process"].update(host="node9", rank=5, local_rank=1)
+e["error"].update(code=218, name="CUDA_ERROR_INVALID_PTX")
+e["kernel"] = {"name": "_Z4axpyfPfS_", "demangled": "axpy(float, float*, float*)"}
+with open(sys.argv[2], "w") as f:
+    f.write("kimg: warning: KIMG_FORMAT=xml: expected text or json; using the default\n")
+    f.write(json.dumps(d) + "\n\n")
+    f.write(json.dumps(e) + "\n")
+    f.write("[1,2,3]\n")
+    f.write(json.dumps(d)[:57])  # a rank killed mid-write: no newline, cut
+PY
+
+run "$PROBE" summarize --json "$logs"/*.log
+expect_rc 1 "summarize --json with reports"
+expect_json "two groups: (sm80.cubin@0, 209) and (sm80.cubin@0, 218)" \
+	"[(g['module']['file'].endswith('/sm80.cubin'), g['module']['offset'], g['error']['code']) for g in d['groups']] == [(True, 0, 209), (True, 0, 218)]"
+expect_json "209 group: 6 reports, ranks 0-4 and 7 sorted, both hosts" \
+	"d['groups'][0]['reports'] == 6 and d['groups'][0]['ranks'] == [0, 1, 2, 3, 4, 7] and sorted(d['groups'][0]['hosts']) == sorted(['$host', 'node9'])"
+expect_json "209 group: both GPUs, name and SM" \
+	"sorted((x['name'], x['sm']) for x in d['groups'][0]['devices']) == [('Fake GPU', '9.0'), ('NVIDIA A100', '8.0')]"
+expect_json "209 group: error name and the first fix (nvcc for sm_90)" \
+	"d['groups'][0]['error']['name'] == 'CUDA_ERROR_NO_BINARY_FOR_GPU' and 'sm_90' in d['groups'][0]['fix']['nvcc']"
+expect_json "218 group: one report, rank 5 on node9, demangled kernel" \
+	"d['groups'][1]['reports'] == 1 and d['groups'][1]['ranks'] == [5] and d['groups'][1]['hosts'] == ['node9'] and d['groups'][1]['kernels'] == ['axpy(float, float*, float*)']"
+expect_json "totals: 6 files, 7 reports, 3 skipped lines (stray text, [1,2,3], cut line; blank not counted)" \
+	"(d['files'], d['reports'], d['skipped_lines']) == (6, 7, 3)"
+expect_grep "stderr names the file, the count and the first bad line" "$TMP/err" \
+	"kimg-probe: $logs/kimg-node9-4.log: skipped 3 lines that are not kimg reports (first: line 1: 'k' where a JSON value was expected)"
+
+run "$PROBE" summarize "$logs"/*.log
+expect_rc 1 "summarize (text) with reports"
+expect_grep "text: header row" "$TMP/out" "module"
+if grep -E "^1 +[^ ]*/sm80\.cubin@0x0 +209 CUDA_ERROR_NO_BINARY_FOR_GPU +6 +.* +0-4,7 +.*Fake GPU \(SM 9\.0\)" "$TMP/out" >/dev/null; then
+	ok "text: row 1 module@offset, error, count, ranks 0-4,7, GPUs"; else bad "text: row 1: $(cat "$TMP/out")"; fi
+if grep -E "^2 +.*218 CUDA_ERROR_INVALID_PTX +1 +node9 +5 " "$TMP/out" >/dev/null; then
+	ok "text: row 2 (218 on node9, rank 5)"; else bad "text: row 2: $(cat "$TMP/out")"; fi
+expect_grep "text: fix of row 1" "$TMP/out" "fix 1: "
+expect_grep "text: summary line" "$TMP/out" "7 reports in 2 groups from 6 files on 2 hosts; 3 lines skipped"
+
+# ---- no reports: exit 0; unreadable file and usage errors: exit 2 ----
+printf 'kimg: 2 kernels in 1 module failed to load (see above)\n' >"$TMP/empty.log"
+: >"$TMP/zero.log"
+run "$PROBE" summarize --json "$TMP/empty.log" "$TMP/zero.log"
+expect_rc 0 "summarize: files without reports"
+expect_json "no groups, 2 files, 1 skipped" "d == {'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1}"
+run "$PROBE" summarize "$TMP/empty.log"
+expect_grep "text: summary line without reports" "$TMP/out" "0 reports in 0 groups from 1 file on 0 hosts; 1 line skipped"
+run "$PROBE" summarize --json "$logs/kimg-$host-0.log" "$TMP/missing.log"
+expect_rc 2 "summarize: a missing file"
+expect_grep "missing file named on stderr" "$TMP/err" "kimg-probe: $TMP/missing.log: "
+expect_json "the readable file is still summarized" "d['reports'] == 1 and d['files'] == 1"
+run "$PROBE" summarize
+expect_rc 2 "summarize without FILE"
+run "$PROBE" summarize --bogus x
+expect_rc 2 "summarize --bogus"
+run "$PROBE" summarize - <"$logs/kimg-$host-1.log"
+expect_rc 1 "summarize - reads stdin"
+
+# ---- a lone process: rank unknown, shown as ? ----
+rm -f "$logs"/*
+env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json KIMG_LOG="$logs/solo-%r.log" \
+	"$DRV" dlsym path "$FX/sm80.cubin" >/dev/null 2>&1
+run "$PROBE" summarize --json "$logs"/solo-0.log
+expect_json "no launcher: %r is 0 in the file name, rank null in the report" \
+	"d['groups'][0]['ranks'] == [] and d['groups'][0]['unknown_rank_reports'] == 1"
+finish
