@@ -4,6 +4,7 @@
 #   1. kimg-probe device vs nvidia-smi
 #   2. kimg-probe scan vs cuobjdump on the large CUDA libraries present
 #   3. libkimg.so end to end (tests/gpu/shim_gpu.py), when libkimg.so is built
+#   4. two torchrun ranks and kimg-probe summarize (tests/gpu/multirank_gpu.sh), when torchrun exists
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -27,5 +28,10 @@ if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_SHIM:-0}" != 1 ]; then
 	python3 tests/gpu/shim_gpu.py "$BUILD" "$BUILD/gpu-work" | tee "$LOGS/shim.log" || status=1
 	tar -C "$BUILD/gpu-work" -czf "$LOGS/shim-work.tgz" --exclude='*.so' --exclude='drv_load' --exclude='wrong_*' \
 		--exclude='right_*' --exclude='torch_ext' . 2>/dev/null
+fi
+if command -v torchrun >/dev/null && [ "${KIMG_GPU_SKIP_MULTIRANK:-0}" != 1 ]; then
+	echo "== two torchrun ranks under libkimg.so, kimg-probe summarize"
+	BUILD="$BUILD" WORK="$BUILD/gpu-multirank" bash tests/gpu/multirank_gpu.sh | tee "$LOGS/multirank.log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 exit $status
