@@ -30,6 +30,7 @@ void kimg_json_string(struct kimg_json *j, const char *s);       /* NULL -> null
 void kimg_json_string_n(struct kimg_json *j, const char *s, size_t n);
 void kimg_json_int(struct kimg_json *j, int64_t v);
 void kimg_json_uint(struct kimg_json *j, uint64_t v);
+void kimg_json_double(struct kimg_json *j, double v); /* "%.3f"; NaN/inf -> null */
 void kimg_json_bool(struct kimg_json *j, bool v);
 void kimg_json_null(struct kimg_json *j);
 

@@ -26,11 +26,20 @@ struct kimg_python_frame {
 	char function[128];
 };
 
-/* Optional section of a later feature (KIMG_FALLBACK): what kimg tried. */
+/* What KIMG_FALLBACK did with this module (shim/fallback.c), present only
+ * when it acted or was asked to and could not: never a silent rescue. */
 struct kimg_report_fallback {
 	bool present;
-	char action[64];   /* "force-ptx" */
-	char result[128];  /* "retried with PTX only: 0 CUDA_SUCCESS" */
+	char action[64];          /* the mode: "ptx" or "force-ptx" */
+	char result[160];         /* one sentence: "PTX rewritten ...", "JIT rejected the rewritten PTX: 218 ..." */
+	bool applied;             /* the program now runs the rewritten PTX */
+	char version_from[8];     /* PTX .version before/after ("9.9" -> "9.0"); "" when not lowered */
+	char version_to[8];
+	char target_from[16];     /* .target before/after ("sm_100" -> "sm_90"); "" when not lowered */
+	char target_to[16];
+	char image[32];           /* the image used: "compute_100" */
+	double jit_ms;            /* load + first kernel lookup (the JIT) in ms; < 0 when not measured */
+	const char *warning;      /* static text, or NULL */
 };
 
 /* The process that failed, so reports from many ranks and hosts can be
@@ -80,6 +89,7 @@ struct kimg_report {
 	size_t python_count;
 
 	struct kimg_report_fallback fallback;
+	bool audit;                   /* found by KIMG_AUDIT at load, before any kernel ran */
 
 	struct kimg_report_process process;
 };

@@ -199,6 +199,44 @@ static void write_process(struct kimg_json *j, const struct kimg_report *r)
 	kimg_json_end_object(j);
 }
 
+/* {"from": "9.9", "to": "9.0"}, or null when the value was not lowered */
+static void write_change(struct kimg_json *j, const char *key, const char *from, const char *to)
+{
+	kimg_json_key(j, key);
+	if (!from[0]) {
+		kimg_json_null(j);
+		return;
+	}
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "from", from);
+	kimg_json_kv_string(j, "to", to);
+	kimg_json_end_object(j);
+}
+
+/* KIMG_FALLBACK's section (docs/report-json.md): mode, applied, what was
+ * rewritten, JIT time, the warning. */
+static void write_fallback(struct kimg_json *j, const struct kimg_report_fallback *f)
+{
+	kimg_json_key(j, "fallback");
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "mode", f->action);
+	kimg_json_kv_bool(j, "applied", f->applied);
+	kv_opt(j, "image", f->image);
+	kimg_json_key(j, "rewritten");
+	kimg_json_begin_object(j);
+	write_change(j, "version", f->version_from, f->version_to);
+	write_change(j, "target", f->target_from, f->target_to);
+	kimg_json_end_object(j);
+	kimg_json_key(j, "jit_ms");
+	if (f->jit_ms >= 0)
+		kimg_json_double(j, f->jit_ms);
+	else
+		kimg_json_null(j);
+	kimg_json_kv_string(j, "result", f->result);
+	kimg_json_kv_string(j, "warning", f->warning);
+	kimg_json_end_object(j);
+}
+
 int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 {
 	struct kimg_json j;
@@ -213,13 +251,10 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 	write_fix(&j, r);
 	write_stacks(&j, r);
 	write_process(&j, r);
-	if (r->fallback.present) {
-		kimg_json_key(&j, "fallback");
-		kimg_json_begin_object(&j);
-		kimg_json_kv_string(&j, "action", r->fallback.action);
-		kimg_json_kv_string(&j, "result", r->fallback.result);
-		kimg_json_end_object(&j);
-	}
+	if (r->fallback.present)
+		write_fallback(&j, &r->fallback);
+	if (r->audit)
+		kimg_json_kv_bool(&j, "audit", true);
 	kimg_json_end_object(&j);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;

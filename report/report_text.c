@@ -136,13 +136,52 @@ static void write_process(const struct kimg_report *r, FILE *out)
 	fputc('\n', out);
 }
 
-int kimg_report_write_text(const struct kimg_report *r, FILE *out)
+/* First line: what happened. A failed call names the call and its error;
+ * a load-time audit finding and a fallback say so first, since the call
+ * they name has not failed (yet). */
+static void write_header(const struct kimg_report *r, FILE *out)
 {
+	const char *call = r->call ? r->call : "a CUDA call";
 	const char *text = kimg_cuda_error_text(r->error);
-	fprintf(out, P "%s returned %d %s", r->call ? r->call : "a CUDA call", r->error, error_name(r));
+	if (r->fallback.present && r->fallback.applied) {
+		fprintf(out, P "fallback: %s runs rewritten PTX", call);
+		if (r->error)
+			fprintf(out, " (without it: %d %s)", r->error, error_name(r));
+		fputc('\n', out);
+		return;
+	}
+	if (r->audit)
+		fprintf(out, P "audit: %s loads a module that cannot run on this device: %d %s", call, r->error,
+			error_name(r));
+	else
+		fprintf(out, P "%s returned %d %s", call, r->error, error_name(r));
 	if (text)
 		fprintf(out, " (%s)", text);
 	fputc('\n', out);
+}
+
+static void write_fallback(const struct kimg_report_fallback *f, FILE *out)
+{
+	fprintf(out, P "  fallback: %s: %s\n", f->action, f->result);
+	if (f->image[0] || f->version_from[0] || f->target_from[0] || f->jit_ms >= 0) {
+		fprintf(out, P "           ");
+		if (f->image[0])
+			fprintf(out, " image %s", f->image);
+		if (f->version_from[0])
+			fprintf(out, ", .version %s -> %s", f->version_from, f->version_to);
+		if (f->target_from[0])
+			fprintf(out, ", .target %s -> %s", f->target_from, f->target_to);
+		if (f->jit_ms >= 0)
+			fprintf(out, ", JIT %.3f ms", f->jit_ms);
+		fputc('\n', out);
+	}
+	if (f->warning)
+		fprintf(out, P "            warning: %s\n", f->warning);
+}
+
+int kimg_report_write_text(const struct kimg_report *r, FILE *out)
+{
+	write_header(r, out);
 
 	write_device(r, out);
 	write_process(r, out);
@@ -170,7 +209,7 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 	if (r->fix_known)
 		write_fix(r, out);
 	if (r->fallback.present)
-		fprintf(out, P "  fallback: %s: %s\n", r->fallback.action, r->fallback.result);
+		write_fallback(&r->fallback, out);
 
 	if (r->python_count > 0) {
 		fprintf(out, P "  python stack (innermost first):\n");

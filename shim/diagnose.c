@@ -22,6 +22,8 @@
 #include "fix.h"
 #include "input.h"
 #include "fatbin.h"
+#include "audit.h"
+#include "fallback.h"
 #include "locate.h"
 #include "ptx.h"
 #include "report.h"
@@ -332,6 +334,10 @@ static void diagnose(const struct kimg_failure *f)
 	 * which count only once the rules confirm them) */
 	if (!confirm && !seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
 		count_kernel(module_key, kernel);
+		/* the first report of this module may have been a load-time
+		 * event (shim/fallback.c) that left KIMG_ON_ERROR to this failure;
+		 * after a failure's own report the process is already gone */
+		apply_on_error();
 		return;
 	}
 
@@ -399,6 +405,55 @@ void kimg_report_failure(const struct kimg_failure *f)
 	errno = saved_errno;
 }
 
+bool kimg_report_load_event(const struct kimg_load_event *e)
+{
+	struct kimg_report *r = &report;
+	if (!e || kimg_opts.disabled || kimg_in_diagnosis)
+		return false;
+	int saved_errno = errno;
+	bool written = false;
+	/* the same key as diagnose() derives for a failure of this module */
+	uint64_t module_key = mix(e->image ? (uint64_t)(uintptr_t)e->image : hash_str(e->path));
+	kimg_in_diagnosis++;
+	pthread_mutex_lock(&report_lock);
+	if (e->cannot_run && !seen_insert(&reported, mix(module_key ^ (uint64_t)e->error * 0x9e3779b97f4a7c15ULL)))
+		goto out;
+	memset(r, 0, sizeof *r);
+	if (e->device) {
+		r->device = *e->device;
+		r->device_known = true;
+	} else {
+		r->device_known = query_device(&r->device);
+	}
+	r->call = e->call;
+	r->error = e->error;
+	r->audit = e->audit;
+	if (e->fallback)
+		r->fallback = *e->fallback;
+	struct kimg_located loc = { .image = e->image, .path = e->path, .how = e->call };
+	load_module(r, &loc);
+	if (r->device_known && r->image_count > 0) {
+		kimg_rules_check_module(r->images, r->image_count, &r->device, r->image_verdicts, &r->verdict);
+		r->verdict_known = true;
+		if (r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN)
+			r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
+	}
+	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
+	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	fill_process(&r->process);
+	if (e->cannot_run && seen_insert(&failed_modules, module_key))
+		atomic_fetch_add(&n_failed_modules, 1);
+	emit(r);
+	written = true;
+	if (e->cannot_run && e->audit)
+		apply_on_error();
+out:
+	pthread_mutex_unlock(&report_lock);
+	kimg_in_diagnosis--;
+	errno = saved_errno;
+	return written;
+}
+
 void kimg_report_summary(void)
 {
 	char line[160];
@@ -407,5 +462,10 @@ void kimg_report_summary(void)
 	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,
 					    sizeof line);
 	if (n > 0)
+		kimg_log_write_human(line, n);
+	/* what KIMG_FALLBACK and KIMG_AUDIT did, when they were asked to */
+	if ((n = kimg_fallback_summary_line(line, sizeof line)) > 0)
+		kimg_log_write_human(line, n);
+	if ((n = kimg_audit_summary_line(line, sizeof line)) > 0)
 		kimg_log_write_human(line, n);
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include "cuda_errors.h"
+#include "fallback.h"
 #include "hooks.h"
 
 /* ---- cold paths ---- */
@@ -51,12 +52,76 @@ static void record(enum kimg_handle_kind kind, const void *handle, const void *i
 
 #define EXPORT_AS(name, ...) KIMG_EXPORT CUresult name(__VA_ARGS__) __attribute__((alias("kimg_w_" #name)))
 
+/* ---- loads of a stand-in for KIMG_FALLBACK (fallback.h) ----
+ * The stand-in is PTX text in memory, so path loads go through the
+ * in-memory entry point with the caller's other arguments. */
+
+typedef CUresult (*module_data_fn)(CUhandle *, const void *);
+typedef CUresult (*module_data_ex_fn)(CUhandle *, const void *, unsigned, int *, void **);
+typedef CUresult (*library_data_fn)(CUhandle *, const void *, int *, void **, unsigned, int *, void **, unsigned);
+
+struct module_args {
+	module_data_fn data;
+	module_data_ex_fn ex; /* used when set */
+	unsigned n;
+	int *opts;
+	void **vals;
+};
+
+static CUresult load_module_standin(void *ctx, const void *image, CUhandle *h)
+{
+	const struct module_args *a = ctx;
+	return a->ex ? a->ex(h, image, a->n, a->opts, a->vals) : a->data(h, image);
+}
+
+struct library_args {
+	library_data_fn data;
+	int *jit_opts;
+	void **jit_vals;
+	unsigned n_jit;
+	int *lib_opts;
+	void **lib_vals;
+	unsigned n_lib;
+};
+
+static CUresult load_library_standin(void *ctx, const void *image, CUhandle *h)
+{
+	const struct library_args *a = ctx;
+	return a->data(h, image, a->jit_opts, a->jit_vals, a->n_jit, a->lib_opts, a->lib_vals, a->n_lib);
+}
+
+/* Fallback and audit for a module load; true when the stand-in was loaded
+ * (*r holds the result to return). */
+static KIMG_COLD bool module_intercept(const char *call, const void *image, const char *path, struct module_args *a,
+				       CUhandle *mod, CUresult *r)
+{
+	if (!a->data && !a->ex)
+		return false;
+	struct kimg_load_req q = { call, KIMG_HANDLE_MODULE, image, path };
+	return kimg_load_intercept(&q, load_module_standin, a, mod, r);
+}
+
+static KIMG_COLD bool library_intercept(const char *call, const void *code, const char *path,
+					struct library_args *a, CUhandle *lib, CUresult *r)
+{
+	if (!a->data)
+		return false;
+	struct kimg_load_req q = { call, KIMG_HANDLE_LIBRARY, code, path };
+	return kimg_load_intercept(&q, load_library_standin, a, lib, r);
+}
+
 /* ---- loads: record handle -> image / path ---- */
 
 CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname)
 {
 	REAL(cuModuleLoad, CUresult(*)(CUhandle *, const char *));
-	CUresult r = real(mod, fname);
+	CUresult r;
+	if (kimg_load_checks_wanted()) {
+		struct module_args a = { (module_data_fn)kimg_hook_get(KIMG_HOOK_cuModuleLoadData), NULL, 0, NULL, NULL };
+		if (module_intercept("cuModuleLoad", NULL, fname, &a, mod, &r))
+			return r;
+	}
+	r = real(mod, fname);
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, NULL, fname, NULL, NULL);
 	else
@@ -68,7 +133,13 @@ EXPORT_AS(cuModuleLoad, CUhandle *mod, const char *fname);
 CUresult kimg_w_cuModuleLoadData(CUhandle *mod, const void *image)
 {
 	REAL(cuModuleLoadData, CUresult(*)(CUhandle *, const void *));
-	CUresult r = real(mod, image);
+	CUresult r;
+	if (kimg_load_checks_wanted()) {
+		struct module_args a = { real, NULL, 0, NULL, NULL };
+		if (module_intercept("cuModuleLoadData", image, NULL, &a, mod, &r))
+			return r;
+	}
+	r = real(mod, image);
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, image, NULL, NULL, NULL);
 	else
@@ -80,7 +151,13 @@ EXPORT_AS(cuModuleLoadData, CUhandle *mod, const void *image);
 CUresult kimg_w_cuModuleLoadDataEx(CUhandle *mod, const void *image, unsigned n, int *opts, void **vals)
 {
 	REAL(cuModuleLoadDataEx, CUresult(*)(CUhandle *, const void *, unsigned, int *, void **));
-	CUresult r = real(mod, image, n, opts, vals);
+	CUresult r;
+	if (kimg_load_checks_wanted()) {
+		struct module_args a = { NULL, real, n, opts, vals };
+		if (module_intercept("cuModuleLoadDataEx", image, NULL, &a, mod, &r))
+			return r;
+	}
+	r = real(mod, image, n, opts, vals);
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, image, NULL, NULL, NULL);
 	else
@@ -92,7 +169,13 @@ EXPORT_AS(cuModuleLoadDataEx, CUhandle *mod, const void *image, unsigned n, int 
 CUresult kimg_w_cuModuleLoadFatBinary(CUhandle *mod, const void *fat_cubin)
 {
 	REAL(cuModuleLoadFatBinary, CUresult(*)(CUhandle *, const void *));
-	CUresult r = real(mod, fat_cubin);
+	CUresult r;
+	if (kimg_load_checks_wanted()) {
+		struct module_args a = { (module_data_fn)kimg_hook_get(KIMG_HOOK_cuModuleLoadData), NULL, 0, NULL, NULL };
+		if (module_intercept("cuModuleLoadFatBinary", fat_cubin, NULL, &a, mod, &r))
+			return r;
+	}
+	r = real(mod, fat_cubin);
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, fat_cubin, NULL, NULL, NULL);
 	else
@@ -108,7 +191,13 @@ CUresult kimg_w_cuLibraryLoadData(CUhandle *lib, const void *code, KIMG_LIB_OPTS
 {
 	REAL(cuLibraryLoadData,
 	     CUresult(*)(CUhandle *, const void *, int *, void **, unsigned, int *, void **, unsigned));
-	CUresult r = real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
+	CUresult r;
+	if (kimg_load_checks_wanted()) {
+		struct library_args a = { real, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib };
+		if (library_intercept("cuLibraryLoadData", code, NULL, &a, lib, &r))
+			return r;
+	}
+	r = real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_LIBRARY, lib ? *lib : NULL, code, NULL, NULL, NULL);
 	else
@@ -121,7 +210,14 @@ CUresult kimg_w_cuLibraryLoadFromFile(CUhandle *lib, const char *file, KIMG_LIB_
 {
 	REAL(cuLibraryLoadFromFile,
 	     CUresult(*)(CUhandle *, const char *, int *, void **, unsigned, int *, void **, unsigned));
-	CUresult r = real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
+	CUresult r;
+	if (kimg_load_checks_wanted()) {
+		struct library_args a = { (library_data_fn)kimg_hook_get(KIMG_HOOK_cuLibraryLoadData), jit_opts,
+					  jit_vals, n_jit, lib_opts, lib_vals, n_lib };
+		if (library_intercept("cuLibraryLoadFromFile", NULL, file, &a, lib, &r))
+			return r;
+	}
+	r = real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_LIBRARY, lib ? *lib : NULL, NULL, file, NULL, NULL);
 	else

@@ -9,6 +9,7 @@
  * against the stub. */
 #include <errno.h>
 
+#include "audit.h"
 #include "cuda_errors.h"
 #include "hooks.h"
 
@@ -42,6 +43,10 @@ void **kimg_w___cudaRegisterFatBinary(void *fat_cubin)
 	if (handle && kimg_hooks_active()) {
 		struct kimg_origin o = { .image = fat_cubin };
 		kimg_registry_add(KIMG_HANDLE_FATBIN, handle, &o);
+		/* after the real call: a runtime that loads at registration has
+		 * loaded the driver by now, so the audit can ask it */
+		if (KIMG_UNLIKELY(kimg_opts.audit))
+			kimg_audit_registration(fat_cubin);
 	}
 	return handle;
 }

@@ -299,6 +299,8 @@ const struct kimg_driver_api *kimg_driver_real(void)
 		driver_api.cuDeviceGetCount = (CUresult_t(*)(int *))driver_fn("cuDeviceGetCount");
 		driver_api.cuDeviceGetName = (CUresult_t(*)(char *, int, int))driver_fn("cuDeviceGetName");
 		driver_api.cuDeviceGetAttribute = (CUresult_t(*)(int *, int, int))driver_fn("cuDeviceGetAttribute");
+		driver_api.cuModuleUnload = (CUresult_t(*)(void *))driver_fn("cuModuleUnload");
+		driver_api.cuLibraryUnload = (CUresult_t(*)(void *))driver_fn("cuLibraryUnload");
 		atomic_store_explicit(&driver_api_state, 2, memory_order_release);
 		return &driver_api;
 	}

@@ -46,6 +46,9 @@ struct kimg_driver_api {
 	CUresult_t (*cuDeviceGetCount)(int *);
 	CUresult_t (*cuDeviceGetName)(char *, int, int);
 	CUresult_t (*cuDeviceGetAttribute)(int *, int, int);
+	/* the fallback unloads a stand-in the JIT rejected (shim/fallback.c) */
+	CUresult_t (*cuModuleUnload)(void *);
+	CUresult_t (*cuLibraryUnload)(void *);
 };
 /* Real (unwrapped) driver functions, resolved lazily from the driver the
  * process loaded; members are NULL when unavailable. Never calls hooks. */
@@ -93,6 +96,28 @@ struct kimg_failure {
  * Builds the report from the core model, writes it once per
  * (module, error), applies KIMG_ON_ERROR. Never changes the error. */
 KIMG_HIDDEN KIMG_COLD void kimg_report_failure(const struct kimg_failure *f);
+
+/* A load-time finding that is not a failed call: KIMG_AUDIT found a module
+ * that cannot run, or KIMG_FALLBACK acted (or could not). The report is
+ * built as for a failure (module, images, verdict, fix, stacks, process),
+ * plus the fallback section or the audit mark. */
+struct kimg_report_fallback;
+struct kimg_device;
+struct kimg_load_event {
+	const char *call;          /* the load: "cuLibraryLoadData", "__cudaRegisterFatBinary" */
+	int error;                 /* what the module gives (would give) on this device; 0 none */
+	const void *image;         /* the code as the program passed it, or NULL */
+	const char *path;          /* or the file it was loaded from */
+	const struct kimg_device *device;            /* facts the caller has, or NULL: ask the driver */
+	const struct kimg_report_fallback *fallback; /* or NULL */
+	bool audit;                /* found by KIMG_AUDIT */
+	/* The module cannot run: count it as failed and mark (module, error)
+	 * reported, so its later failure is counted, not reported again;
+	 * KIMG_ON_ERROR applies now when audit is set, else at that failure. */
+	bool cannot_run;
+};
+/* Returns false when (module, error) was already reported (nothing written). */
+KIMG_HIDDEN KIMG_COLD bool kimg_report_load_event(const struct kimg_load_event *e);
 
 /* At exit: one summary line when anything failed. */
 KIMG_HIDDEN void kimg_report_summary(void);

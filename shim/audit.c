@@ -1,0 +1,418 @@
+/* Load-time checks: reading a module about to be loaded, the device it is
+ * for, and KIMG_AUDIT (audit.h).
+ *
+ * Cost matters here, unlike on the failure path: with KIMG_AUDIT=1 every
+ * fatbin a process registers is read (libtorch_cuda registers hundreds at
+ * import). So images are bounded through the program headers of the
+ * object they lie in, with the last segments cached, instead of a read of
+ * /proc/self/maps per module; only the entry headers are touched, never a
+ * payload; and device facts are asked once per device. A module that runs
+ * costs that walk and nothing else: no allocation, no lock, no output. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+#include "cubin.h"
+#include "diag.h"
+#include "fatbin.h"
+#include "hooks.h"
+#include "input.h"
+#include "ptx.h"
+#include "rules.h"
+
+/* Trust an in-memory image's own headers no further than this. */
+#define IMAGE_LIMIT ((uint64_t)4 << 30)
+
+/* ---- bounding memory by the loaded object it lies in ---- */
+
+struct segment {
+	uintptr_t lo, hi; /* readable PT_LOAD memory [lo, hi) */
+};
+
+/* The last two segments found: a library's registration wrappers and the
+ * containers they point to sit in two segments, visited back and forth.
+ * Per thread, so no lock; a stale entry is impossible while the object
+ * stays loaded, and code is only registered by loaded objects. */
+static __thread struct segment seg_cache[2];
+
+struct seg_query {
+	uintptr_t addr;
+	struct segment found;
+};
+
+static int seg_cb(struct dl_phdr_info *info, size_t sz, void *data)
+{
+	struct seg_query *q = data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (q->addr >= lo && q->addr - lo < ph->p_memsz) {
+			q->found.lo = lo;
+			q->found.hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Bytes readable from p inside its object's segment, up to limit; 0 when
+ * p lies in no loaded object (heap, anonymous memory). */
+static uint64_t object_run(const void *p, uint64_t limit)
+{
+	uintptr_t a = (uintptr_t)p;
+	struct segment s = { 0, 0 };
+	for (int i = 0; i < 2; i++)
+		if (a >= seg_cache[i].lo && a < seg_cache[i].hi)
+			s = seg_cache[i];
+	if (!s.hi) {
+		struct seg_query q = { a, { 0, 0 } };
+		if (!p || !dl_iterate_phdr(seg_cb, &q))
+			return 0;
+		s = q.found;
+		seg_cache[1] = seg_cache[0];
+		seg_cache[0] = s;
+	}
+	uint64_t run = (uint64_t)(s.hi - a);
+	return run < limit ? run : limit;
+}
+
+/* kimg_image_bound (locate.h) through object_run first; the slower
+ * /proc/self/maps path only for code outside loaded objects. */
+static int bound_image(const void *p, const void **target, uint64_t *size, struct kimg_error *err)
+{
+	uint64_t run = object_run(p, IMAGE_LIMIT);
+	if (run < 16)
+		return kimg_image_bound(p, IMAGE_LIMIT, target, size, err);
+	uint32_t magic;
+	memcpy(&magic, p, 4);
+	if (magic == KIMG_FATBIN_WRAPPER_MAGIC) {
+		uint64_t data;
+		memcpy(&data, (const char *)p + 8, 8);
+		const void *t = (const void *)(uintptr_t)data;
+		uint64_t trun = object_run(t, IMAGE_LIMIT);
+		if (trun < KIMG_FATBIN_HEADER_SIZE)
+			return kimg_image_bound(p, IMAGE_LIMIT, target, size, err);
+		return kimg_memory_image_extent(t, trun, target, size, err);
+	}
+	return kimg_memory_image_extent(p, run, target, size, err);
+}
+
+/* ---- reading a module ---- */
+
+static int add_raw(struct kimg_load_module *m, const struct kimg_module_ref *ref, struct kimg_error *err)
+{
+	struct kimg_image *img = &m->imgs[0];
+	memset(img, 0, sizeof *img);
+	img->payload = ref->bytes;
+	img->stored_size = img->size = ref->bytes.size;
+	if (ref->kind == KIMG_INPUT_CUBIN) {
+		struct kimg_cubin_info ci;
+		int rc = kimg_cubin_parse(ref->bytes, &ci, err);
+		if (rc < 0)
+			return rc;
+		img->kind = KIMG_IMAGE_SASS;
+		img->arch.sm = ci.sm;
+		img->arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
+	} else {
+		struct kimg_ptx_info pi;
+		int rc = kimg_ptx_parse(ref->bytes, &pi, err);
+		if (rc < 0)
+			return rc;
+		img->kind = KIMG_IMAGE_PTX;
+		img->arch = pi.target;
+		img->ptx_isa = pi.isa;
+	}
+	m->n = 1;
+	return 0;
+}
+
+struct walk {
+	struct kimg_load_module *m;
+	int modules;
+	int rc;
+	struct kimg_error *err;
+};
+
+/* The first module of the input is the one loaded (as in diagnose.c). */
+static int on_module(void *ctx, const struct kimg_module_ref *ref)
+{
+	struct walk *w = ctx;
+	if (w->modules++ > 0)
+		return 1;
+	if (ref->kind != KIMG_INPUT_FATBIN) {
+		w->rc = add_raw(w->m, ref, w->err);
+		return 1;
+	}
+	struct kimg_fatbin fb;
+	uint64_t cursor = 0;
+	int rc = kimg_fatbin_open(ref->bytes, 0, &fb, w->err);
+	while (rc >= 0) {
+		if (w->m->n == KIMG_LOAD_MAX_IMAGES) {
+			rc = kimg_error_set(w->err, -KIMG_ELIMIT, cursor, "more than %d images", KIMG_LOAD_MAX_IMAGES);
+			break;
+		}
+		rc = kimg_fatbin_next(&fb, &cursor, &w->m->imgs[w->m->n], w->err);
+		if (rc <= 0)
+			break;
+		w->m->n++;
+	}
+	w->rc = rc < 0 ? rc : 0;
+	return 1;
+}
+
+int kimg_load_module_read(struct kimg_load_module *m, const char *call, const void *image, const char *path)
+{
+	struct kimg_error err = { 0 };
+	struct kimg_span bytes;
+	m->call = call;
+	m->image = image;
+	m->path = path;
+	m->n = 0;
+	memset(&m->file, 0, sizeof m->file);
+	if (image) {
+		const void *target;
+		uint64_t size;
+		int rc = bound_image(image, &target, &size, &err);
+		if (rc < 0)
+			return rc;
+		bytes = kimg_span_make(target, size);
+	} else if (path) {
+		int rc = kimg_map_path(path, &m->file, &err);
+		if (rc < 0)
+			return rc;
+		bytes = m->file.bytes;
+	} else {
+		return -EINVAL;
+	}
+	struct walk w = { m, 0, 0, &err };
+	int rc = kimg_input_for_each_module(bytes, on_module, &w, &err);
+	if (rc < 0 && w.modules == 0)
+		return rc;
+	if (w.modules == 0)
+		return -KIMG_EUNKNOWN;
+	return w.rc;
+}
+
+void kimg_load_module_close(struct kimg_load_module *m)
+{
+	kimg_unmap_path(&m->file);
+}
+
+/* ---- the device ---- */
+
+/* CUdevice_attribute values (cuda.h) */
+#define ATTR_INTEGRATED 18
+#define ATTR_CC_MAJOR 75
+#define ATTR_CC_MINOR 76
+#define MAX_DEVICES 64
+
+/* Facts per ordinal, written once under the lock, read after an acquire
+ * of `known`. */
+static struct kimg_device dev_cache[MAX_DEVICES];
+static _Atomic int dev_known[MAX_DEVICES];
+static struct kimg_device nvml_cache;
+static _Atomic int nvml_state; /* 0 not asked, 1 known, 2 unavailable */
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Asking kimg_driver_real() before libcuda is loaded would cache NULL
+ * pointers for the process, so look first (RTLD_NOLOAD loads nothing). */
+static bool driver_loaded(void)
+{
+	static _Atomic int loaded;
+	if (atomic_load_explicit(&loaded, memory_order_acquire))
+		return true;
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return false;
+	dlclose(h);
+	atomic_store_explicit(&loaded, 1, memory_order_release);
+	return true;
+}
+
+static bool driver_device(struct kimg_device *d)
+{
+	if (!driver_loaded())
+		return false;
+	const struct kimg_driver_api *api = kimg_driver_real();
+	int dev = 0, count = 0, major = 0, minor = 0, integrated = 0;
+	if (!api || !api->cuDeviceGetAttribute || !api->cuDeviceGetCount)
+		return false;
+	/* CUDA_ERROR_NOT_INITIALIZED before cuInit: a registration at import */
+	if (api->cuDeviceGetCount(&count) != 0 || count <= 0)
+		return false;
+	if (!api->cuCtxGetDevice || api->cuCtxGetDevice(&dev) != 0)
+		dev = 0; /* no context yet: device 0 is what the runtime picks */
+	if (dev < 0 || dev >= MAX_DEVICES)
+		return false;
+	if (atomic_load_explicit(&dev_known[dev], memory_order_acquire)) {
+		*d = dev_cache[dev];
+		return true;
+	}
+	memset(d, 0, sizeof *d);
+	if (api->cuDeviceGetAttribute(&major, ATTR_CC_MAJOR, dev) != 0 ||
+	    api->cuDeviceGetAttribute(&minor, ATTR_CC_MINOR, dev) != 0)
+		return false;
+	if (api->cuDeviceGetAttribute(&integrated, ATTR_INTEGRATED, dev) != 0)
+		integrated = 0;
+	d->ordinal = dev;
+	d->cc.sm = (uint16_t)(major * 10 + minor);
+	d->tegra = integrated && kimg_sm_is_tegra(d->cc.sm);
+	if (!api->cuDriverGetVersion || api->cuDriverGetVersion(&d->driver_version) != 0)
+		d->driver_version = 0;
+	if (!api->cuDeviceGetName || api->cuDeviceGetName(d->name, (int)sizeof d->name, dev) != 0)
+		d->name[0] = '\0';
+	d->name[sizeof d->name - 1] = '\0';
+	d->force_ptx_jit = kimg_env.force_ptx_jit;
+	d->disable_ptx_jit = kimg_env.disable_ptx_jit;
+	pthread_mutex_lock(&dev_lock);
+	if (!atomic_load_explicit(&dev_known[dev], memory_order_relaxed)) {
+		dev_cache[dev] = *d;
+		atomic_store_explicit(&dev_known[dev], 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&dev_lock);
+	return true;
+}
+
+/* NVML answers without initialising CUDA, so a module registered at
+ * import (before the program's first CUDA call) is judged without
+ * changing what the process does: no cuInit, which would break a later
+ * fork. Device: the first entry of CUDA_VISIBLE_DEVICES (index or GPU-
+ * UUID), else index 0. NVML orders by PCI bus, CUDA fastest first: on a
+ * machine with different GPUs and no CUDA_VISIBLE_DEVICES the two may
+ * differ (documented in libkimg.7). */
+typedef int (*nvml_fn0)(void);
+typedef int (*nvml_idx_fn)(unsigned, void **);
+typedef int (*nvml_uuid_fn)(const char *, void **);
+typedef int (*nvml_cc_fn)(void *, int *, int *);
+typedef int (*nvml_ver_fn)(int *);
+typedef int (*nvml_name_fn)(void *, char *, unsigned);
+
+static bool nvml_query(struct kimg_device *d)
+{
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	nvml_fn0 init = (nvml_fn0)kimg_real_dlsym(h, "nvmlInit_v2");
+	nvml_idx_fn by_index = (nvml_idx_fn)kimg_real_dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
+	nvml_uuid_fn by_uuid = (nvml_uuid_fn)kimg_real_dlsym(h, "nvmlDeviceGetHandleByUUID");
+	nvml_cc_fn cc = (nvml_cc_fn)kimg_real_dlsym(h, "nvmlDeviceGetCudaComputeCapability");
+	nvml_ver_fn ver = (nvml_ver_fn)kimg_real_dlsym(h, "nvmlSystemGetCudaDriverVersion_v2");
+	nvml_name_fn name = (nvml_name_fn)kimg_real_dlsym(h, "nvmlDeviceGetName");
+	if (!ver)
+		ver = (nvml_ver_fn)kimg_real_dlsym(h, "nvmlSystemGetCudaDriverVersion");
+	void *dev = NULL;
+	int major = 0, minor = 0;
+	/* a cold path, once per process: getenv is fine here */
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	if (!init || !by_index || !cc || init() != 0)
+		return false; /* the library stays loaded: NVML is cheap to keep */
+	if (vis && (vis[0] == '\0' || vis[0] == '-'))
+		return false; /* no visible device: nothing can run */
+	if (vis && strncmp(vis, "GPU-", 4) == 0 && by_uuid) {
+		char uuid[96];
+		size_t n = strcspn(vis, ",");
+		snprintf(uuid, sizeof uuid, "%.*s", (int)(n < sizeof uuid ? n : sizeof uuid - 1), vis);
+		if (by_uuid(uuid, &dev) != 0)
+			return false;
+	} else {
+		unsigned idx = 0;
+		if (vis && vis[0] >= '0' && vis[0] <= '9')
+			idx = (unsigned)strtoul(vis, NULL, 10);
+		if (by_index(idx, &dev) != 0)
+			return false;
+	}
+	if (cc(dev, &major, &minor) != 0)
+		return false;
+	memset(d, 0, sizeof *d);
+	d->ordinal = 0;
+	d->cc.sm = (uint16_t)(major * 10 + minor);
+	/* NVML is not on Tegra, so an answer means a discrete GPU */
+	d->tegra = false;
+	if (!ver || ver(&d->driver_version) != 0)
+		d->driver_version = 0;
+	if (!name || name(dev, d->name, (unsigned)sizeof d->name) != 0)
+		d->name[0] = '\0';
+	d->name[sizeof d->name - 1] = '\0';
+	d->force_ptx_jit = kimg_env.force_ptx_jit;
+	d->disable_ptx_jit = kimg_env.disable_ptx_jit;
+	return true;
+}
+
+bool kimg_load_device(struct kimg_device *d)
+{
+	if (driver_device(d))
+		return true;
+	int st = atomic_load_explicit(&nvml_state, memory_order_acquire);
+	if (st == 0) {
+		pthread_mutex_lock(&dev_lock);
+		st = atomic_load_explicit(&nvml_state, memory_order_relaxed);
+		if (st == 0) {
+			st = nvml_query(&nvml_cache) ? 1 : 2;
+			atomic_store_explicit(&nvml_state, st, memory_order_release);
+		}
+		pthread_mutex_unlock(&dev_lock);
+	}
+	if (st != 1)
+		return false;
+	*d = nvml_cache;
+	return true;
+}
+
+/* ---- KIMG_AUDIT ---- */
+
+static _Atomic unsigned n_checked, n_cannot_run, n_unknown;
+
+bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device *d)
+{
+	struct kimg_module_verdict v;
+	atomic_fetch_add_explicit(&n_checked, 1, memory_order_relaxed);
+	kimg_rules_check_module(m->imgs, m->n, d, NULL, &v);
+	if (KIMG_LIKELY(v.outcome != KIMG_OUTCOME_CANNOT_RUN))
+		return false;
+	struct kimg_load_event e = {
+		.call = m->call, .error = v.expected_error, .image = m->image, .path = m->path,
+		.device = d, .audit = true, .cannot_run = true,
+	};
+	/* counted once per module, however often it is loaded */
+	if (kimg_report_load_event(&e))
+		atomic_fetch_add_explicit(&n_cannot_run, 1, memory_order_relaxed);
+	return true;
+}
+
+void kimg_audit_registration(const void *wrapper)
+{
+	struct kimg_load_module m;
+	struct kimg_device d;
+	int saved = errno;
+	if (kimg_load_module_read(&m, "__cudaRegisterFatBinary", wrapper, NULL) == 0) {
+		if (kimg_load_device(&d))
+			kimg_audit_check(&m, &d);
+		else
+			atomic_fetch_add_explicit(&n_unknown, 1, memory_order_relaxed);
+	}
+	kimg_load_module_close(&m);
+	errno = saved;
+}
+
+size_t kimg_audit_summary_line(char *buf, size_t size)
+{
+	unsigned checked = atomic_load(&n_checked), bad = atomic_load(&n_cannot_run), unknown = atomic_load(&n_unknown);
+	if (!kimg_opts.audit || size == 0 || (checked == 0 && unknown == 0))
+		return 0;
+	char extra[96] = "";
+	if (unknown)
+		snprintf(extra, sizeof extra, "; %u registered before the device could be asked, not checked", unknown);
+	int n = snprintf(buf, size, "kimg: audit: %u module load%s checked, %u cannot run on this device%s%s\n", checked,
+			 checked == 1 ? "" : "s", bad, bad ? " (see above)" : "", extra);
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
