@@ -46,6 +46,10 @@ int main(int argc, char **argv)
 		fputs(main_help, stdout);
 		return PROBE_EXIT_OK;
 	}
+	/* Scan output of a large library runs to megabytes: a large stdout buffer
+	 * turns thousands of small writes into a few. */
+	static char out_buf[1 << 16];
+	setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
 	/* The one environment knob, read here so sys/zip.c stays free of getenv. */
 	const char *la = getenv("KIMG_LIBARCHIVE");
 	if (la && *la)
