@@ -10,7 +10,15 @@
  *   FAKE_CUDA_NAME    device name (default "Fake GPU")
  *   FAKE_CUDA_LAZY    1: cuLibraryGetKernel always succeeds and the error
  *                     surfaces at cuKernelGetFunction / launch instead
+ *   FAKE_CUDA_DUMP    a file: each launch appends "launch NAME KIND ARCH ISA"
+ *                     for the image the driver selected ("ptx compute_90
+ *                     9.0"), so tests see which code ran (the fallback's
+ *                     stand-in, or the SASS)
  *   CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT as the real driver reads them.
+ * Its "JIT" accepts PTX the rules accept (target not above the device,
+ * .version not above the driver's ISA) and rejects, with 218, PTX that
+ * contains the text FAKE_JIT_REJECT: the stand-in for instructions the
+ * lower target lacks, which only a real ptxas would notice.
  * Where errors surface follows CUDA 13.0 [V] (cuda-loading.md section 4):
  * cuModuleLoad* fails at load (209 / 218 / 222 / 223), cuLibraryLoad*
  * always succeeds and cuLibraryGetKernel returns the error.
@@ -47,6 +55,7 @@ struct obj {
 	uint64_t size;
 	uint8_t *owned;       /* file contents, for *FromFile / cuModuleLoad */
 	char name[256];       /* kernels */
+	char desc[64];        /* the selected image: "ptx compute_90 9.0" */
 };
 
 static __thread const char *last_call = "";
@@ -116,6 +125,14 @@ static int collect(struct kimg_span in, struct kimg_image *imgs)
 	}
 }
 
+/* The fake JIT's one way to fail a PTX the rules accept (see the top). */
+static int jit_rejects(const struct kimg_image *img)
+{
+	static const char marker[] = "FAKE_JIT_REJECT";
+	return img->kind == KIMG_IMAGE_PTX && img->compression == KIMG_COMPRESS_NONE && img->payload.data &&
+	       memmem(img->payload.data, img->payload.size, marker, sizeof marker - 1) != NULL;
+}
+
 /* 0 or the CUresult the driver gives for this code on the fake device;
  * *selected gets the chosen image. 200 CUDA_ERROR_INVALID_IMAGE for bytes
  * that are no device code. */
@@ -131,7 +148,25 @@ static int decide(const uint8_t *code, uint64_t size, struct kimg_image *selecte
 	kimg_rules_check_module(imgs, (size_t)n, &dev, NULL, &v);
 	if (v.expected_error == 0 && selected && v.selected >= 0)
 		*selected = imgs[v.selected];
+	if (v.expected_error == 0 && v.selected >= 0 && jit_rejects(&imgs[v.selected]))
+		return 218; /* CUDA_ERROR_INVALID_PTX */
 	return v.expected_error;
+}
+
+/* "ptx compute_90 9.0" / "sass sm_90 -" for the image decide() selects. */
+static void describe(const uint8_t *code, uint64_t size, char *buf, size_t cap)
+{
+	struct kimg_image img;
+	char arch[32], isa[16] = "-";
+	memset(&img, 0, sizeof img);
+	if (decide(code, size, &img) != 0 || !img.payload.data) {
+		snprintf(buf, cap, "none");
+		return;
+	}
+	kimg_image_arch_name(&img, arch, sizeof arch);
+	if (img.ptx_isa)
+		snprintf(isa, sizeof isa, "%u.%u", img.ptx_isa / 100u, img.ptx_isa % 100u);
+	snprintf(buf, cap, "%s %s %s", kimg_image_kind_name(img.kind), arch, isa);
 }
 
 /* In-memory code: a registration wrapper, container, cubin or PTX text. */
@@ -174,6 +209,8 @@ static struct obj *obj_new(int kind, int err, const uint8_t *image, uint64_t siz
 	o->image = image;
 	o->size = size;
 	o->owned = owned;
+	if (kind != OBJ_KERNEL && !err)
+		describe(image, size, o->desc, sizeof o->desc);
 	return o;
 }
 
@@ -367,6 +404,7 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
 	if (!k)
 		return 2;
 	snprintf(k->name, sizeof k->name, "%s", name);
+	memcpy(k->desc, m->desc, sizeof k->desc);
 	*fn = k;
 	return 0;
 }
@@ -429,6 +467,7 @@ FAKE_API CUresult cuLibraryGetKernel(void **kernel, void *lib, const char *name)
 	if (!k)
 		return 2;
 	snprintf(k->name, sizeof k->name, "%s", name ? name : "");
+	memcpy(k->desc, l->desc, sizeof k->desc);
 	*kernel = k;
 	return 0;
 }
@@ -475,6 +514,14 @@ FAKE_API CUresult cuLibraryUnload(void *lib)
 static CUresult launch(void *f)
 {
 	struct obj *k = obj_check(f, OBJ_KERNEL);
+	const char *dump = getenv("FAKE_CUDA_DUMP");
+	if (k && !k->err && dump && *dump) {
+		FILE *out = fopen(dump, "a");
+		if (out) {
+			fprintf(out, "launch %s %s\n", k->name, k->desc);
+			fclose(out);
+		}
+	}
 	return k ? k->err : 400;
 }
 
