@@ -143,7 +143,7 @@ static void report(const struct kimg_load_module *m, const struct kimg_device *d
 {
 	struct kimg_load_event e = {
 		.call = m->call, .error = error, .image = m->image, .path = m->path, .device = d,
-		.fallback = fb, .audit = kimg_opts.audit, .cannot_run = cannot_run,
+		.fallback = fb, .audit = kimg_opts.audit && cannot_run, .cannot_run = cannot_run,
 	};
 	kimg_report_load_event(&e);
 }

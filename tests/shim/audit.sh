@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# KIMG_AUDIT=1 end to end through the fake driver (no GPU): every module is
+# checked against the device when it is loaded or registered, before any
+# kernel runs; each one that cannot run gets one report (audit mark, fix),
+# the exit summary counts them, and KIMG_ON_ERROR=exit:N stops the process
+# at that load (a CI job fails at start-up). Modules that run: no output.
+. "$(dirname "$0")/shimlib.bash"
+DRV=$PROGS/drv_dl
+
+# ---- a library that cannot run (S1: sm_80 SASS on 9.0) ----
+run lib KIMG_AUDIT=1 -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
+check "reported at cuLibraryLoadData, before the kernel is looked up" \
+	report lib 'len(R) == 1 and R[0]["call"] == "cuLibraryLoadData" and R[0]["audit"] is True
+		and R[0]["error"]["code"] == 209 and R[0]["kernel"]["name"] is None
+		and R[0]["verdict"]["rule"] == "S1" and "sm_90" in R[0]["fix"]["nvcc"]'
+check "the program goes on and gets its own error (KIMG_ON_ERROR=continue)" has lib "cuLibraryGetKernel: 209"
+check "summary: audit counts, the failure is counted once" \
+	eval 'grep -qx "kimg: audit: 1 module load checked, 1 cannot run on this device (see above)" "$TMP/lib.err" &&
+		grep -qx "kimg: 1 kernel in 1 module failed to load (see above)" "$TMP/lib.err"'
+
+run libexit KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
+check "KIMG_ON_ERROR=exit:3: status 3 inside the load, nothing after it ran" \
+	eval '[ "$(cat "$TMP/libexit.rc")" = 3 ] && ! grep -q "^cuLibraryLoadData:" "$TMP/libexit.out" &&
+		report libexit "len(R) == 1 and R[0][\"audit\"] is True"'
+
+# ---- modules that run: silent ----
+run good KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 -- "$DRV" dlsym lib "$FIX/multi.fatbin" axpy
+check "a module that runs: no report, status 0, launch works" \
+	eval '[ "$(cat "$TMP/good.rc")" = 0 ] && has good "cuLaunchKernel: 0" && report good "R == []"'
+check "summary still says what was checked" \
+	grep -qx "kimg: audit: 1 module load checked, 0 cannot run on this device" "$TMP/good.err"
+
+# ---- driver-API module load: raw PTX for a newer target (218, P3) ----
+run ptx KIMG_AUDIT=1 -- "$DRV" dlsym load "$FIX/compute100.ptx" axpy
+check "raw PTX: audit report expects 218, the failing load itself is not reported again" \
+	eval 'has ptx "cuModuleLoadData: 218" && report ptx "len(R) == 1 and R[0][\"audit\"] is True
+		and R[0][\"error\"][\"code\"] == 218 and R[0][\"verdict\"][\"rule\"] == \"P3\""'
+
+# ---- the shared runtime: registration ----
+run rt KIMG_AUDIT=1 -- "$PROGS/rt" "$FIX/sm80.fatbin" axpy
+check "runtime loading at registration: one report, at the load inside it" \
+	report rt 'len(R) == 1 and R[0]["call"] == "cuLibraryLoadData" and R[0]["audit"] is True'
+run rtreg KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 FAKE_CUDART_PRIVATE=1 -- "$PROGS/rt" "$FIX/sm80.fatbin" axpy
+check "runtime with a private driver table: reported at __cudaRegisterFatBinary, exit 3 before registration returns" \
+	eval '[ "$(cat "$TMP/rtreg.rc")" = 3 ] && ! grep -q "^registered:" "$TMP/rtreg.out" &&
+		report rtreg "len(R) == 1 and R[0][\"call\"] == \"__cudaRegisterFatBinary\" and R[0][\"audit\"] is True
+			and R[0][\"module\"][\"origin\"] == \"__cudaRegisterFatBinary\""'
+
+# ---- with the fallback: one report says both ----
+run both KIMG_AUDIT=1 KIMG_FALLBACK=ptx KIMG_ON_ERROR=exit:4 -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
+check "audit + fallback on a SASS-only module: one report, not rescuable, exit 4 at the load" \
+	eval '[ "$(cat "$TMP/both.rc")" = 4 ] && report both "len(R) == 1 and R[0][\"audit\"] is True
+		and R[0][\"fallback\"][\"applied\"] is False"'
+run rescued KIMG_AUDIT=1 KIMG_FALLBACK=ptx KIMG_ON_ERROR=exit:4 -- "$DRV" dlsym lib "$FIX/ptx100.fatbin" axpy
+check "audit + fallback on a rescuable module: the fallback report only, no exit" \
+	eval '[ "$(cat "$TMP/rescued.rc")" = 0 ] && report rescued "len(R) == 1 and \"audit\" not in R[0]
+		and R[0][\"fallback\"][\"applied\"] is True"'
+
+# ---- text ----
+run text KIMG_AUDIT=1 KIMG_FORMAT=text KIMG_LOG= -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
+check "text: the headline says it is an audit finding at the load" \
+	grep -qx "kimg: audit: cuLibraryLoadData loads a module that cannot run on this device: 209 CUDA_ERROR_NO_BINARY_FOR_GPU (.*)" \
+	"$TMP/text.err"
+
+# ---- off ----
+run off -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
+check "KIMG_AUDIT unset: the failure is reported where it happens, no audit mark" \
+	report off 'len(R) == 1 and R[0]["call"] == "cuLibraryGetKernel" and "audit" not in R[0]'
+finish
