@@ -4,6 +4,7 @@
 #   1. kimg-probe device vs nvidia-smi
 #   2. kimg-probe scan vs cuobjdump on the large CUDA libraries present
 #   3. libkimg.so end to end (tests/gpu/shim_gpu.py), when libkimg.so is built
+#   4. KIMG_FALLBACK and KIMG_AUDIT (tests/gpu/fallback_gpu.py), idem
 #   4. two torchrun ranks and kimg-probe summarize (tests/gpu/multirank_gpu.sh), when torchrun exists
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
@@ -33,5 +34,9 @@ if command -v torchrun >/dev/null && [ "${KIMG_GPU_SKIP_MULTIRANK:-0}" != 1 ]; t
 	echo "== two torchrun ranks under libkimg.so, kimg-probe summarize"
 	BUILD="$BUILD" WORK="$BUILD/gpu-multirank" bash tests/gpu/multirank_gpu.sh | tee "$LOGS/multirank.log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_FALLBACK:-0}" != 1 ]; then
+	echo "== KIMG_FALLBACK / KIMG_AUDIT"
+	python3 tests/gpu/fallback_gpu.py "$BUILD" "$BUILD/fb-work" | tee "$LOGS/fallback.log" || status=1
 fi
 exit $status

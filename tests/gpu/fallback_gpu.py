@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""GPU-machine tests of KIMG_FALLBACK and KIMG_AUDIT (project issue 4).
+
+Cases (all with CUDA_CACHE_DISABLE=1, so nothing passes from the JIT cache):
+  - y = a*x + y on 1M floats from a program whose only image is compute_100 PTX, on the
+    sm_90 GPU under KIMG_FALLBACK=ptx: static cudart, shared cudart, and cuModuleLoadData
+    (driver API); results checked on the host; without kimg the same programs fail.
+  - PTX whose .version (9.9) is above the driver's limit, through cuModuleLoadData.
+  - an sm_80-only program: reported as not rescuable, keeps its original error (209).
+  - force-ptx on a program with sm_90 SASS + compute_90 PTX: still correct.
+  - KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3: a Python process importing a PyTorch extension built
+    for 8.0;8.6 exits with status 3 inside the import, with the report.
+  - cost of KIMG_AUDIT=1 on `import torch` + first CUDA op (interleaved, median of 7), and
+    the JIT time of each fallback case, printed as "measure:" lines.
+Usage: fallback_gpu.py BUILD_DIR WORK_DIR   (prints "N passed, N failed"; exit 1 on failure)
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+BUILD, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "src")
+LIB = os.path.join(BUILD, "libkimg.so")
+results = []
+
+
+def sh(cmd, timeout=120, **kw):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(cmd, 124, e.stdout or "", (e.stderr or "") + "\n[timeout]")
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond)))
+    print(f"{'PASS' if cond else 'FAIL'} {name}{(': ' + str(detail)[:600]) if detail and not cond else ''}", flush=True)
+
+
+def build(out, *args):
+    path = os.path.join(WORK, out)
+    if not os.path.exists(path):
+        r = sh(["nvcc", "-Wno-deprecated-gpu-targets", "-o", path, *args])
+        if r.returncode:
+            check(f"build {out}", False, r.stderr[-800:])
+            return None
+    return path
+
+
+def run(name, cmd, env_extra=None, kimg=True, timeout=120):
+    logf = os.path.join(WORK, f"{name}.jsonl")
+    if os.path.exists(logf):
+        os.unlink(logf)
+    env = dict(os.environ, CUDA_CACHE_DISABLE="1")
+    if kimg:
+        env.update(LD_PRELOAD=LIB, KIMG_FORMAT="json", KIMG_LOG=logf)
+    env.update(env_extra or {})
+    r = sh(cmd, timeout=timeout, env=env)
+    reps = []
+    if os.path.exists(logf):
+        with open(logf) as f:
+            reps = [json.loads(line) for line in f if line.strip().startswith("{")]
+    with open(os.path.join(WORK, f"{name}.out"), "w") as f:
+        f.write(f"$ {' '.join(cmd)}\nrc={r.returncode}\n--- stdout\n{r.stdout}\n--- stderr\n{r.stderr}\n--- reports\n")
+        for rep in reps:
+            f.write(json.dumps(rep, indent=1) + "\n")
+    return r, reps
+
+
+def fallback_case(name, cmd, ok_line, target=None, version=None, mode="ptx"):
+    """Runs cmd without and with the fallback; asserts the numbers and the report."""
+    r0, _ = run(name + "_plain", cmd, kimg=False)
+    check(f"{name}: fails without kimg", r0.returncode != 0 and ok_line not in r0.stdout, r0.stdout + r0.stderr)
+    r, reps = run(name, cmd, {"KIMG_FALLBACK": mode})
+    check(f"{name}: runs under KIMG_FALLBACK={mode}, results correct", r.returncode == 0 and ok_line in r.stdout,
+          r.stdout + r.stderr[-600:])
+    fb = [x for x in reps if x.get("fallback", {}).get("applied")]
+    check(f"{name}: fallback reported", len(fb) >= 1, json.dumps(reps)[:800])
+    if fb:
+        f = fb[0]["fallback"]
+        if target:
+            check(f"{name}: .target {target[0]} -> {target[1]}",
+                  f["rewritten"]["target"] == {"from": target[0], "to": target[1]}, json.dumps(f))
+        if version:
+            check(f"{name}: .version {version[0]} -> {version[1]}",
+                  f["rewritten"]["version"] == {"from": version[0], "to": version[1]}, json.dumps(f))
+        check(f"{name}: warning present", "__CUDA_ARCH__" in (f.get("warning") or ""), json.dumps(f))
+        print(f"measure: JIT {name}: {f['jit_ms']} ms (call {fb[0]['call']})", flush=True)
+
+
+def median_time(cmd, env):
+    t0 = time.monotonic()
+    r = sh(cmd, timeout=120, env=env)
+    return time.monotonic() - t0, r
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    saxpy = os.path.join(SRC, "fb_saxpy.cu")
+    ptx100 = ["-gencode", "arch=compute_100,code=compute_100"]
+    # 1. compute_100 PTX only: static and shared cudart
+    for kind, flags in (("static", []), ("shared", ["-cudart", "shared"])):
+        exe = build(f"saxpy100_{kind}", *ptx100, *flags, saxpy)
+        if exe:
+            fallback_case(f"compute_100-only {kind} cudart", [exe], "saxpy: ok", target=("sm_100", "sm_90"))
+    # 2. driver API: compute_100 PTX, and compute_90 PTX with .version 9.9
+    drv = os.path.join(WORK, "fb_drv")
+    if not os.path.exists(drv):
+        r = sh(["gcc", "-O2", "-o", drv, os.path.join(SRC, "fb_drv.c"), "-I/usr/local/cuda/include",
+                "-L/usr/local/cuda/lib64/stubs", "-lcuda", "-lm"])
+        check("build fb_drv", r.returncode == 0, r.stderr)
+    p100 = build("saxpy100.ptx", "-ptx", *ptx100, saxpy)
+    p90 = build("saxpy90.ptx", "-ptx", "-gencode", "arch=compute_90,code=compute_90", saxpy)
+    if p100:
+        fallback_case("cuModuleLoadData compute_100 PTX", [drv, p100], "result: ok", target=("sm_100", "sm_90"))
+    if p90:
+        p99 = os.path.join(WORK, "saxpy_isa99.ptx")
+        with open(p90) as f, open(p99, "w") as g:
+            g.write(f.read().replace(".version 9.0", ".version 9.9"))
+        fallback_case("cuModuleLoadData .version 9.9", [drv, p99], "result: ok", version=("9.9", "9.0"))
+    # 3. sm_80 SASS only: not rescuable, original error kept
+    exe80 = build("saxpy80", "-gencode", "arch=compute_80,code=sm_80", saxpy)
+    if exe80:
+        r, reps = run("sm80_fallback", [exe80], {"KIMG_FALLBACK": "ptx"})
+        check("sm_80-only: program keeps its original error 209", "launch: 209" in r.stdout, r.stdout)
+        nr = [x for x in reps if x.get("fallback") and not x["fallback"]["applied"]]
+        check("sm_80-only: reported as not rescuable, with the fix",
+              nr and "not rescuable" in nr[0]["fallback"]["result"] and "sm_90" in json.dumps(nr[0].get("fix")),
+              json.dumps(reps)[:800])
+    # 4. force-ptx on a module with SASS for this GPU
+    exe90 = build("saxpy90", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", saxpy)
+    if exe90:
+        r, reps = run("force90", [exe90], {"KIMG_FALLBACK": "force-ptx"})
+        fb = [x for x in reps if x.get("fallback", {}).get("applied")]
+        check("force-ptx: SASS ignored, PTX JIT-compiled, results correct",
+              r.returncode == 0 and "saxpy: ok" in r.stdout and fb and fb[0]["fallback"]["mode"] == "force-ptx",
+              r.stdout + json.dumps(reps)[:600])
+        if fb:
+            print(f"measure: JIT force-ptx compute_90: {fb[0]['fallback']['jit_ms']} ms", flush=True)
+    # 5. KIMG_AUDIT on a PyTorch extension built for 8.0;8.6
+    ext_dir = os.path.join(WORK, "torch_ext")
+    r = sh([sys.executable, os.path.join(SRC, "torch_ext.py"), ext_dir, "build-only"], timeout=240,
+           env=dict(os.environ, TORCH_CUDA_ARCH_LIST="8.0;8.6"))
+    check("build torch extension (8.0;8.6)", r.returncode == 0, r.stderr[-800:])
+    if r.returncode == 0:
+        imp = [sys.executable, os.path.join(SRC, "audit_import.py"), ext_dir]
+        r, reps = run("audit_import", imp, {"KIMG_AUDIT": "1", "KIMG_ON_ERROR": "exit:3"})
+        check("audit: import of the wrong-arch extension exits with status 3", r.returncode == 3,
+              f"rc={r.returncode} " + r.stdout + r.stderr[-600:])
+        check("audit: it ended inside the import (nothing after it ran)", "imported" not in r.stdout, r.stdout)
+        au = [x for x in reps if x.get("audit")]
+        check("audit: report with the audit mark, the extension's module and the fix",
+              au and "kimg_wrong_arch_ext" in (au[0]["module"].get("file") or "") and au[0].get("fix"),
+              json.dumps(reps)[:800])
+        if au:
+            print(f"measure: audit report at {au[0]['call']}", flush=True)
+        r, reps = run("audit_import_off", imp)
+        check("audit off: the import succeeds", r.returncode == 0 and "imported" in r.stdout, r.stdout + r.stderr[-400:])
+    # 6. cost of the audit: import torch + first CUDA op, interleaved, median of 7
+    prog = [sys.executable, "-c", "import torch; t = torch.ones(1024, device='cuda'); t.add_(1); "
+            "torch.cuda.synchronize(); print('ok', float(t.sum()))"]
+    base = dict(os.environ, CUDA_CACHE_DISABLE="1")
+    envs = {"no kimg": base, "kimg": dict(base, LD_PRELOAD=LIB),
+            "kimg + KIMG_AUDIT=1": dict(base, LD_PRELOAD=LIB, KIMG_AUDIT="1")}
+    times = {k: [] for k in envs}
+    sh(prog, env=base)  # warm the page cache
+    summary = ""
+    for _ in range(7):
+        for k, env in envs.items():
+            dt, r = median_time(prog, env)
+            if r.returncode == 0 and "ok 2048.0" in r.stdout:
+                times[k].append(dt)
+            if k.endswith("AUDIT=1"):
+                summary = "".join(l for l in r.stderr.splitlines(True) if "audit" in l)
+    for k, v in times.items():
+        if v:
+            print(f"measure: import torch + first op, {k}: median {statistics.median(v):.3f} s "
+                  f"(n={len(v)}, min {min(v):.3f}, max {max(v):.3f})", flush=True)
+    print(f"measure: audit summary: {summary.strip()}", flush=True)
+    check("audit cost: all runs succeeded", all(len(v) == 7 for v in times.values()), {k: len(v) for k, v in times.items()})
+    passed = sum(1 for _, ok in results if ok)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
