@@ -160,19 +160,28 @@ static void write_header(const struct kimg_report *r, FILE *out)
 	fputc('\n', out);
 }
 
+/* "fallback: MODE: RESULT", then what was rewritten and the JIT time,
+ * then the warning, continuation lines indented under the value. */
 static void write_fallback(const struct kimg_report_fallback *f, FILE *out)
 {
+	const char *sep = "";
 	fprintf(out, P "  fallback: %s: %s\n", f->action, f->result);
 	if (f->image[0] || f->version_from[0] || f->target_from[0] || f->jit_ms >= 0) {
-		fprintf(out, P "           ");
-		if (f->image[0])
-			fprintf(out, " image %s", f->image);
-		if (f->version_from[0])
-			fprintf(out, ", .version %s -> %s", f->version_from, f->version_to);
-		if (f->target_from[0])
-			fprintf(out, ", .target %s -> %s", f->target_from, f->target_to);
+		fputs(P "            ", out);
+		if (f->image[0]) {
+			fprintf(out, "image %s", f->image);
+			sep = ", ";
+		}
+		if (f->version_from[0]) {
+			fprintf(out, "%s.version %s -> %s", sep, f->version_from, f->version_to);
+			sep = ", ";
+		}
+		if (f->target_from[0]) {
+			fprintf(out, "%s.target %s -> %s", sep, f->target_from, f->target_to);
+			sep = ", ";
+		}
 		if (f->jit_ms >= 0)
-			fprintf(out, ", JIT %.3f ms", f->jit_ms);
+			fprintf(out, "%sJIT %.3f ms", sep, f->jit_ms);
 		fputc('\n', out);
 	}
 	if (f->warning)

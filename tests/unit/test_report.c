@@ -335,6 +335,58 @@ START_TEST(process_object_and_line)
 }
 END_TEST
 
+/* KIMG_FALLBACK's section (docs/report-json.md "fallback"): exact JSON,
+ * null for values not lowered and an unmeasured JIT; the text headline of
+ * an applied fallback; the audit mark and headline. */
+START_TEST(fallback_section_and_audit_mark)
+{
+	build_report(false);
+	rep.call = "cuModuleLoadData";
+	rep.error = 218;
+	rep.fallback.present = true;
+	rep.fallback.applied = true;
+	strcpy(rep.fallback.action, "ptx");
+	strcpy(rep.fallback.result, "PTX rewritten for this device and JIT-compiled");
+	strcpy(rep.fallback.image, "compute_100");
+	strcpy(rep.fallback.target_from, "sm_100");
+	strcpy(rep.fallback.target_to, "sm_90");
+	rep.fallback.jit_ms = 12.5;
+	rep.fallback.warning = "code paths may differ";
+	char *j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, ",\"fallback\":{\"mode\":\"ptx\",\"applied\":true,\"image\":\"compute_100\","
+					"\"rewritten\":{\"version\":null,\"target\":{\"from\":\"sm_100\",\"to\":\"sm_90\"}},"
+					"\"jit_ms\":12.500,\"result\":\"PTX rewritten for this device and JIT-compiled\","
+					"\"warning\":\"code paths may differ\"}}\n"));
+	ck_assert_ptr_null(strstr(j, "\"audit\""));
+	free(j);
+	char *t = render(kimg_report_write_text), line[512];
+	ck_assert_str_eq(line_of(t, 0, line, sizeof line),
+			 "kimg: fallback: cuModuleLoadData runs rewritten PTX (without it: 218 CUDA_ERROR_INVALID_PTX)");
+	ck_assert(has_line(t, "kimg:   fallback: ptx: PTX rewritten for this device and JIT-compiled"));
+	ck_assert(has_line(t, "kimg:             image compute_100, .target sm_100 -> sm_90, JIT 12.500 ms"));
+	ck_assert(has_line(t, "kimg:             warning: code paths may differ"));
+	free(t);
+
+	rep.fallback.applied = false;
+	rep.fallback.jit_ms = -1;
+	rep.fallback.target_from[0] = '\0';
+	strcpy(rep.fallback.version_from, "9.9");
+	strcpy(rep.fallback.version_to, "9.0");
+	rep.audit = true;
+	rep.error = 209;
+	j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, "\"rewritten\":{\"version\":{\"from\":\"9.9\",\"to\":\"9.0\"},\"target\":null},"
+					"\"jit_ms\":null,"));
+	ck_assert_ptr_nonnull(strstr(j, ",\"audit\":true}\n"));
+	free(j);
+	t = render(kimg_report_write_text);
+	ck_assert_str_eq(line_of(t, 0, line, sizeof line),
+			 "kimg: audit: cuModuleLoadData loads a module that cannot run on this device: 209 "
+			 "CUDA_ERROR_NO_BINARY_FOR_GPU (no kernel image suitable for the device)");
+	free(t);
+}
+END_TEST
+
 START_TEST(summary_line_counts_and_plurals)
 {
 	char buf[128];
@@ -388,6 +440,7 @@ int main(void)
 	tcase_add_test(tc, json_parses_and_has_documented_keys);
 	tcase_add_test(tc, json_unknowns_are_null);
 	tcase_add_test(tc, process_object_and_line);
+	tcase_add_test(tc, fallback_section_and_audit_mark);
 	tcase_add_test(tc, summary_line_counts_and_plurals);
 	tcase_add_test(tc, format_helpers);
 	suite_add_tcase(s, tc);
