@@ -1,0 +1,189 @@
+/* Symbol lookup in host ELF files (see elf_symbols.h). The section table
+ * is read by elf_host.c, the reader input_elf.c uses; every symbol and
+ * name is read through core/span.h. */
+#include "elf_symbols.h"
+
+#include <string.h>
+
+#include "elf_host.h"
+
+#define SYM_SIZE 24u
+#define SHN_UNDEF 0u
+#define STT_FUNC 2u
+#define STT_GNU_IFUNC 10u
+#define STB_LOCAL 0u
+#define STB_GLOBAL 1u
+#define STB_WEAK 2u
+
+/* One Elf64_Sym, only the fields the lookup needs. */
+struct sym {
+	uint32_t name;
+	uint8_t info;
+	uint16_t shndx;
+	uint64_t value, size;
+};
+
+static struct sym sym_at(const struct kimg_span *table, uint64_t j)
+{
+	struct sym s = { 0, 0, 0, 0, 0 };
+	const uint8_t *info = kimg_span_at(table, j * SYM_SIZE + 4, 1);
+	kimg_span_u32(table, j * SYM_SIZE, &s.name);
+	s.info = info ? *info : 0;
+	kimg_span_u16(table, j * SYM_SIZE + 6, &s.shndx);
+	kimg_span_u64(table, j * SYM_SIZE + 8, &s.value);
+	kimg_span_u64(table, j * SYM_SIZE + 16, &s.size);
+	return s;
+}
+
+static bool sym_covers(const struct sym *s, uint64_t vaddr)
+{
+	unsigned type = s->info & 0xfu;
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->shndx == SHN_UNDEF || s->name == 0)
+		return false;
+	if (vaddr < s->value)
+		return false;
+	return s->size ? vaddr - s->value < s->size : vaddr == s->value;
+}
+
+/* Tie-break between symbols starting at one address (an alias pair such
+ * as a local and a global name): the exported name is the one users know. */
+static int binding_rank(const struct sym *s)
+{
+	switch (s->info >> 4) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The string table of symbol section h (index i), checked whole: a
+ * STRTAB inside the file that ends in NUL, so any name offset below its
+ * size is a terminated string. */
+static int sym_strtab(const struct kimg_host_elf *e, uint64_t i, const struct kimg_elf_shdr *h,
+		      struct kimg_span *out, struct kimg_error *err)
+{
+	uint64_t at = e->shoff + i * KIMG_ELF_SHDR_SIZE;
+	struct kimg_elf_shdr s;
+	if (h->link == 0 || h->link >= e->shnum)
+		return kimg_error_set(err, -KIMG_EFORMAT, at + 0x28, "host ELF: %s links to section %u of %llu",
+				      kimg_host_elf_name(e, h), h->link, (unsigned long long)e->shnum);
+	s = kimg_host_elf_shdr(e, h->link);
+	at = e->shoff + h->link * KIMG_ELF_SHDR_SIZE;
+	if (s.type != KIMG_SHT_STRTAB || s.size == 0)
+		return kimg_error_set(err, -KIMG_EFORMAT, at, "host ELF: string table of %s (section %u) is not one",
+				      kimg_host_elf_name(e, h), h->link);
+	if (!kimg_host_elf_has_data(e, &s))
+		return kimg_error_set(err, -KIMG_ETRUNC, at + 0x18, "host ELF: string table [%llu, +%llu) past the end",
+				      (unsigned long long)s.offset, (unsigned long long)s.size);
+	*out = kimg_span_sub(&e->in, s.offset, s.size);
+	if (out->data[out->size - 1] != 0)
+		return kimg_error_set(err, -KIMG_EFORMAT, s.offset + s.size - 1,
+				      "host ELF: string table of %s not NUL-terminated", kimg_host_elf_name(e, h));
+	return 0;
+}
+
+/* Best covering symbol in one symbol section: 0, -KIMG_ENOTFOUND (err
+ * untouched) or an error. */
+static int search_section(const struct kimg_host_elf *e, uint64_t i, const struct kimg_elf_shdr *h,
+			  uint64_t vaddr, struct kimg_elf_symbol *out, struct kimg_error *err)
+{
+	uint64_t at = e->shoff + i * KIMG_ELF_SHDR_SIZE, n;
+	struct kimg_span table, strtab = { NULL, 0 };
+	struct sym best = { 0, 0, 0, 0, 0 };
+	bool found = false;
+	int rc;
+
+	if (h->entsize != SYM_SIZE)
+		return kimg_error_set(err, -KIMG_EFORMAT, at + 0x38, "host ELF: %s entry size %llu, expected 24",
+				      kimg_host_elf_name(e, h), (unsigned long long)h->entsize);
+	if (h->size % SYM_SIZE != 0)
+		return kimg_error_set(err, -KIMG_EFORMAT, at + 0x20, "host ELF: %s size %llu not a multiple of 24",
+				      kimg_host_elf_name(e, h), (unsigned long long)h->size);
+	n = h->size / SYM_SIZE;
+	if (n > KIMG_ELF_SYMBOLS_MAX)
+		return kimg_error_set(err, -KIMG_ELIMIT, at + 0x20, "host ELF: %s has %llu symbols, limit %llu",
+				      kimg_host_elf_name(e, h), (unsigned long long)n,
+				      (unsigned long long)KIMG_ELF_SYMBOLS_MAX);
+	if (!kimg_host_elf_has_data(e, h))
+		return kimg_error_set(err, -KIMG_ETRUNC, at + 0x18, "host ELF: %s [%llu, +%llu) past the end",
+				      kimg_host_elf_name(e, h), (unsigned long long)h->offset,
+				      (unsigned long long)h->size);
+	rc = sym_strtab(e, i, h, &strtab, err);
+	if (rc < 0)
+		return rc;
+	table = kimg_span_sub(&e->in, h->offset, h->size);
+	/* entry 0 is the reserved null symbol (gABI) */
+	for (uint64_t j = 1; j < n; j++) {
+		struct sym s = sym_at(&table, j);
+		if (!sym_covers(&s, vaddr))
+			continue;
+		if (found && (s.value < best.value || (s.value == best.value && binding_rank(&s) <= binding_rank(&best))))
+			continue;
+		best = s;
+		found = true;
+	}
+	if (!found)
+		return -KIMG_ENOTFOUND;
+	if (best.name >= strtab.size)
+		return kimg_error_set(err, -KIMG_EFORMAT, h->offset, "host ELF: %s name offset %u outside its string table",
+				      kimg_host_elf_name(e, h), best.name);
+	out->name = (const char *)strtab.data + best.name;
+	out->value = best.value;
+	out->size = best.size;
+	out->offset = vaddr - best.value;
+	out->dynamic = h->type == KIMG_SHT_DYNSYM;
+	return 0;
+}
+
+/* Every section of `type` (normally one); the best match across them. */
+static int search_type(const struct kimg_host_elf *e, uint32_t type, uint64_t vaddr, struct kimg_elf_symbol *out,
+		       struct kimg_error *err)
+{
+	int result = -KIMG_ENOTFOUND;
+	for (uint64_t i = 1; i < e->shnum; i++) {
+		struct kimg_elf_shdr h = kimg_host_elf_shdr(e, i);
+		struct kimg_elf_symbol cand;
+		int rc;
+		if (h.type != type)
+			continue;
+		rc = search_section(e, i, &h, vaddr, &cand, err);
+		if (rc == -KIMG_ENOTFOUND)
+			continue;
+		if (rc < 0)
+			return rc;
+		if (result == 0 && cand.value <= out->value)
+			continue;
+		*out = cand;
+		result = 0;
+	}
+	return result;
+}
+
+int kimg_elf_symbol_find(struct kimg_span elf, uint64_t vaddr, struct kimg_elf_symbol *out,
+			 struct kimg_error *err)
+{
+	static const uint8_t magic[4] = { 0x7f, 'E', 'L', 'F' };
+	const uint8_t *m = kimg_span_at(&elf, 0, 4);
+	struct kimg_host_elf e;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!m || memcmp(m, magic, 4) != 0)
+		return kimg_error_set(err, -KIMG_EFORMAT, 0, "host ELF: not an ELF file");
+	rc = kimg_host_elf_open(elf, &e, err);
+	if (rc < 0)
+		return rc;
+	rc = search_type(&e, KIMG_SHT_SYMTAB, vaddr, out, err);
+	if (rc != -KIMG_ENOTFOUND)
+		return rc;
+	rc = search_type(&e, KIMG_SHT_DYNSYM, vaddr, out, err);
+	if (rc == -KIMG_ENOTFOUND)
+		return kimg_error_set(err, -KIMG_ENOTFOUND, 0, "host ELF: no function symbol covers 0x%llx",
+				      (unsigned long long)vaddr);
+	return rc;
+}
