@@ -13,9 +13,13 @@
  * with a short comment block, and classify must stay cheap on huge inputs. */
 #define PTX_SNIFF_MAX (64u * 1024u)
 
+/* The stable names of kinds and origins: kimg-probe prints them in its text
+ * and JSON output (docs/json.md: file "kind" is "elf" for a host ELF file,
+ * module "origin" is "nv_fatbin", "relfatbin", ...), so they are part of
+ * the documented interface and live here, once. */
 static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
 	[KIMG_INPUT_UNKNOWN] = "unknown",
-	[KIMG_INPUT_HOST_ELF] = "host-elf",
+	[KIMG_INPUT_HOST_ELF] = "elf",
 	[KIMG_INPUT_ARCHIVE] = "archive",
 	[KIMG_INPUT_CUBIN] = "cubin",
 	[KIMG_INPUT_FATBIN] = "fatbin",
@@ -27,6 +31,19 @@ static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
 const char *kimg_input_kind_name(enum kimg_input_kind kind)
 {
 	return (unsigned)kind < KIMG_INPUT_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+static const char *const origin_names[KIMG_ORIGIN_COUNT] = {
+	[KIMG_ORIGIN_NV_FATBIN] = "nv_fatbin",
+	[KIMG_ORIGIN_RELFATBIN] = "relfatbin",
+	[KIMG_ORIGIN_WRAPPER] = "wrapper",
+	[KIMG_ORIGIN_SCAN] = "scan",
+	[KIMG_ORIGIN_RAW] = "raw",
+};
+
+const char *kimg_module_origin_name(enum kimg_module_origin origin)
+{
+	return (unsigned)origin < KIMG_ORIGIN_COUNT ? origin_names[origin] : "unknown";
 }
 
 static bool has_directive(const uint8_t *p, uint64_t n, const char *d)

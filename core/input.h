@@ -44,7 +44,11 @@ struct kimg_module_ref {
 typedef int (*kimg_module_fn)(void *ctx, const struct kimg_module_ref *mod);
 
 enum kimg_input_kind kimg_input_classify(struct kimg_span in);
+/* Stable lower-case names, as kimg-probe writes them (docs/json.md):
+ * "elf", "archive", "fatbin", ...; "nv_fatbin", "relfatbin", "wrapper",
+ * "scan", "raw". Out-of-range values give "unknown". */
 const char *kimg_input_kind_name(enum kimg_input_kind kind);
+const char *kimg_module_origin_name(enum kimg_module_origin origin);
 
 /* Flags for kimg_input_for_each_module_ex. */
 enum kimg_input_flag {

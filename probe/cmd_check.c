@@ -135,14 +135,7 @@ static void json_module(struct check_state *s, const struct probe_module *m, con
 			bool stub)
 {
 	struct kimg_json *j = &s->j;
-	kimg_json_begin_object(j);
-	kimg_json_kv_uint(j, "offset", m->offset);
-	kimg_json_kv_uint(j, "size", m->size);
-	kimg_json_kv_string(j, "kind", probe_module_kind_name(m->kind));
-	kimg_json_kv_string(j, "origin", probe_origin_name(m->origin));
-	kimg_json_kv_string(j, "section", m->section);
-	kimg_json_kv_string(j, "member", m->member);
-	kimg_json_kv_string(j, "error", m->error[0] ? m->error : NULL);
+	probe_json_module_begin(j, m);
 	kimg_json_kv_bool(j, "link_stub", stub);
 	kimg_json_key(j, "images");
 	kimg_json_begin_array(j);
@@ -237,26 +230,13 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 static void check_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct check_state *s = ctx;
-	struct probe_file pf;
-	memset(&pf, 0, sizeof pf);
-	pf.path = path;
-	pf.bytes = bytes;
-	pf.walk_flags = s->walk_flags;
+	struct probe_file pf = { .path = path, .walk_flags = s->walk_flags, .bytes = bytes };
 	probe_collect(&pf);
 	s->files++;
-	if (pf.error[0]) {
-		probe_report_error(path, pf.error);
-		s->errors++;
-	}
+	s->errors += probe_report_problems(&pf);
 	struct verdict_row *rows = calloc((size_t)s->n_targets, sizeof *rows);
 	if (s->json) {
-		kimg_json_begin_object(&s->j);
-		kimg_json_kv_string(&s->j, "path", path);
-		kimg_json_kv_string(&s->j, "kind", probe_module_kind_name(pf.kind));
-		kimg_json_kv_uint(&s->j, "size", bytes.size);
-		kimg_json_kv_string(&s->j, "error", pf.error[0] ? pf.error : NULL);
-		kimg_json_key(&s->j, "modules");
-		kimg_json_begin_array(&s->j);
+		probe_json_file_begin(&s->j, &pf);
 	} else if (pf.n_mods > 0 || explicit_path) {
 		printf("%s: %zu module%s%s\n", path, pf.n_mods, pf.n_mods == 1 ? "" : "s",
 		       pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
@@ -265,13 +245,6 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	}
 	for (size_t i = 0; i < pf.n_mods; i++) {
 		const struct probe_module *m = &pf.mods[i];
-		if (m->error[0]) {
-			char place[256], msg[512];
-			probe_format_module_place(m, place, sizeof place);
-			snprintf(msg, sizeof msg, "module %s: %s", place, m->error);
-			probe_report_error(path, msg);
-			s->errors++;
-		}
 		s->modules++;
 		bool stub = false;
 		bool judged = rows && m->n_imgs > 0;
@@ -290,10 +263,8 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		else
 			text_module(s, i, m, judged ? rows : NULL, stub);
 	}
-	if (s->json) {
-		kimg_json_end_array(&s->j);
-		kimg_json_end_object(&s->j);
-	}
+	if (s->json)
+		probe_json_file_end(&s->j);
 	free(rows);
 	probe_file_free(&pf);
 }
@@ -303,16 +274,8 @@ static void check_error(void *ctx, const char *path, const char *problem)
 	struct check_state *s = ctx;
 	probe_report_error(path, problem);
 	s->errors++;
-	if (s->json) {
-		kimg_json_begin_object(&s->j);
-		kimg_json_kv_string(&s->j, "path", path);
-		kimg_json_kv_string(&s->j, "kind", NULL);
-		kimg_json_kv_string(&s->j, "error", problem);
-		kimg_json_key(&s->j, "modules");
-		kimg_json_begin_array(&s->j);
-		kimg_json_end_array(&s->j);
-		kimg_json_end_object(&s->j);
-	}
+	if (s->json)
+		probe_json_unreadable_file(&s->j, path, problem);
 }
 
 /* "12.4" -> 12040; -1 when malformed. */
@@ -353,53 +316,48 @@ static void json_targets(struct check_state *s)
 int probe_cmd_check(int argc, char **argv)
 {
 	struct check_state s;
-	memset(&s, 0, sizeof s);
+	struct probe_args args;
 	const char *sm_list = NULL;
-	int driver = 0;
-	char **paths = calloc((size_t)argc, sizeof *paths);
-	int n_paths = 0, status = PROBE_EXIT_ERROR;
-	bool options_done = false;
-	if (!paths)
+	int driver = 0, status = PROBE_EXIT_ERROR;
+	memset(&s, 0, sizeof s);
+	if (probe_args_init(&args, "check", argc) < 0)
 		return PROBE_EXIT_ERROR;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (options_done || a[0] != '-' || a[1] == '\0') {
-			paths[n_paths++] = argv[i];
-		} else if (strcmp(a, "--") == 0) {
-			options_done = true;
-		} else if (strcmp(a, "--json") == 0) {
-			s.json = true;
-		} else if (strcmp(a, "--deep") == 0) {
-			s.walk_flags |= KIMG_INPUT_SCAN_DATA;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		enum probe_arg taken = probe_args_take(&args, argv[i]);
+		if (taken == PROBE_ARG_TAKEN) {
+			continue;
+		} else if (taken == PROBE_ARG_HELP) {
 			fputs(check_help, stdout);
 			status = PROBE_EXIT_OK;
 			goto out;
 		} else if (strcmp(a, "--sm") == 0 || strncmp(a, "--sm=", 5) == 0) {
 			sm_list = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!sm_list) {
-				fprintf(stderr, "kimg-probe check: --sm needs a LIST\n");
+				probe_usage_error(&args, false, "--sm needs a LIST");
 				goto out;
 			}
 		} else if (strcmp(a, "--driver") == 0 || strncmp(a, "--driver=", 9) == 0) {
 			const char *d = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!d || (driver = parse_driver(d)) < 0) {
-				fprintf(stderr, "kimg-probe check: --driver needs a CUDA version X.Y (e.g. 12.4)\n");
+				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
 				goto out;
 			}
 		} else {
-			fprintf(stderr, "kimg-probe check: unknown option '%s' (see kimg-probe check --help)\n", a);
+			probe_usage_error(&args, true, "unknown option '%s'", a);
 			goto out;
 		}
 	}
 	if (!sm_list) {
-		fprintf(stderr, "kimg-probe check: --sm LIST is required (see kimg-probe check --help)\n");
+		probe_usage_error(&args, true, "--sm LIST is required");
 		goto out;
 	}
-	if (n_paths == 0) {
-		fprintf(stderr, "kimg-probe check: no PATH given (see kimg-probe check --help)\n");
+	if (args.n_paths == 0) {
+		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
+	s.json = args.json;
+	s.walk_flags = args.walk_flags;
 	if ((s.n_targets = probe_parse_targets(sm_list, driver, &s.targets)) < 0)
 		goto out;
 	for (int t = 0; t < s.n_targets; t++) {
@@ -416,7 +374,7 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_key(&s.j, "files");
 		kimg_json_begin_array(&s.j);
 	}
-	probe_walk(paths, n_paths, &w);
+	probe_walk(args.paths, args.n_paths, &w);
 	status = s.errors ? PROBE_EXIT_ERROR : s.cannot ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	if (s.json) {
 		kimg_json_end_array(&s.j);
@@ -446,7 +404,7 @@ int probe_cmd_check(int argc, char **argv)
 	}
 	fflush(stdout);
 out:
-	free(paths);
+	probe_args_free(&args);
 	free(s.targets);
 	return status;
 }

@@ -38,7 +38,7 @@ static const char scan_help[] =
 
 struct scan_state {
 	bool json, kernels;
-	unsigned walk_flags;
+	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
 	struct kimg_json j;
 	unsigned long files, modules, images, errors;
 	unsigned long by_kind[KIMG_IMAGE_KIND_COUNT];
@@ -87,7 +87,7 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 {
 	char place[256];
 	probe_format_module_place(m, place, sizeof place);
-	printf("  module %zu %s: %s, %zu image%s\n", index + 1, place, probe_module_kind_name(m->kind), m->n_imgs,
+	printf("  module %zu %s: %s, %zu image%s\n", index + 1, place, kimg_input_kind_name(m->kind), m->n_imgs,
 	       m->n_imgs == 1 ? "" : "s");
 	bool *shown = calloc(m->n_imgs ? m->n_imgs : 1, sizeof *shown);
 	for (size_t i = 0; i < m->n_imgs; i++) {
@@ -122,52 +122,19 @@ static void count_file(struct scan_state *s, const struct probe_file *pf)
 		}
 }
 
-static void report_problems(struct scan_state *s, const struct probe_file *pf)
-{
-	if (pf->error[0]) {
-		probe_report_error(pf->path, pf->error);
-		s->errors++;
-	}
-	for (size_t i = 0; i < pf->n_mods; i++)
-		if (pf->mods[i].error[0]) {
-			char place[256], msg[512];
-			probe_format_module_place(&pf->mods[i], place, sizeof place);
-			snprintf(msg, sizeof msg, "module %s: %s", place, pf->mods[i].error);
-			probe_report_error(pf->path, msg);
-			s->errors++;
-		}
-}
-
 static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct scan_state *s = ctx;
-	struct probe_file pf;
-	memset(&pf, 0, sizeof pf);
-	pf.path = path;
-	pf.bytes = bytes;
-	pf.walk_flags = s->walk_flags;
+	struct probe_file pf = { .path = path, .walk_flags = s->walk_flags, .bytes = bytes };
 	probe_collect(&pf);
-	report_problems(s, &pf);
+	s->errors += probe_report_problems(&pf);
 	count_file(s, &pf);
 	if (s->json) {
 		struct kimg_json *j = &s->j;
-		kimg_json_begin_object(j);
-		kimg_json_kv_string(j, "path", path);
-		kimg_json_kv_string(j, "kind", probe_module_kind_name(pf.kind));
-		kimg_json_kv_uint(j, "size", bytes.size);
-		kimg_json_kv_string(j, "error", pf.error[0] ? pf.error : NULL);
-		kimg_json_key(j, "modules");
-		kimg_json_begin_array(j);
+		probe_json_file_begin(j, &pf);
 		for (size_t i = 0; i < pf.n_mods; i++) {
 			const struct probe_module *m = &pf.mods[i];
-			kimg_json_begin_object(j);
-			kimg_json_kv_uint(j, "offset", m->offset);
-			kimg_json_kv_uint(j, "size", m->size);
-			kimg_json_kv_string(j, "kind", probe_module_kind_name(m->kind));
-			kimg_json_kv_string(j, "origin", probe_origin_name(m->origin));
-			kimg_json_kv_string(j, "section", m->section);
-			kimg_json_kv_string(j, "member", m->member);
-			kimg_json_kv_string(j, "error", m->error[0] ? m->error : NULL);
+			probe_json_module_begin(j, m);
 			kimg_json_key(j, "images");
 			kimg_json_begin_array(j);
 			for (size_t k = 0; k < m->n_imgs; k++)
@@ -175,10 +142,9 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 			kimg_json_end_array(j);
 			kimg_json_end_object(j);
 		}
-		kimg_json_end_array(j);
-		kimg_json_end_object(j);
+		probe_json_file_end(j);
 	} else if (pf.n_mods > 0 || explicit_path) {
-		printf("%s: %s, %zu module%s%s\n", path, probe_module_kind_name(pf.kind), pf.n_mods,
+		printf("%s: %s, %zu module%s%s\n", path, kimg_input_kind_name(pf.kind), pf.n_mods,
 		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
 		for (size_t i = 0; i < pf.n_mods; i++)
 			text_module(s, i, &pf.mods[i]);
@@ -193,55 +159,37 @@ static void scan_error(void *ctx, const char *path, const char *problem)
 	struct scan_state *s = ctx;
 	probe_report_error(path, problem);
 	s->errors++;
-	if (s->json) {
-		struct kimg_json *j = &s->j;
-		kimg_json_begin_object(j);
-		kimg_json_kv_string(j, "path", path);
-		kimg_json_kv_string(j, "kind", NULL);
-		kimg_json_kv_string(j, "error", problem);
-		kimg_json_key(j, "modules");
-		kimg_json_begin_array(j);
-		kimg_json_end_array(j);
-		kimg_json_end_object(j);
-	}
+	if (s->json)
+		probe_json_unreadable_file(&s->j, path, problem);
 }
 
 int probe_cmd_scan(int argc, char **argv)
 {
 	struct scan_state s;
+	struct probe_args args;
+	int status = PROBE_EXIT_ERROR;
 	memset(&s, 0, sizeof s);
-	char **paths = calloc((size_t)argc, sizeof *paths);
-	int n_paths = 0;
-	bool options_done = false;
-	if (!paths)
+	if (probe_args_init(&args, "scan", argc) < 0)
 		return PROBE_EXIT_ERROR;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (options_done || a[0] != '-' || a[1] == '\0') {
-			paths[n_paths++] = argv[i];
-		} else if (strcmp(a, "--") == 0) {
-			options_done = true;
-		} else if (strcmp(a, "--json") == 0) {
-			s.json = true;
-		} else if (strcmp(a, "--kernels") == 0) {
-			s.kernels = true;
-		} else if (strcmp(a, "--deep") == 0) {
-			s.walk_flags |= KIMG_INPUT_SCAN_DATA;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		enum probe_arg taken = probe_args_take(&args, argv[i]);
+		if (taken == PROBE_ARG_HELP) {
 			fputs(scan_help, stdout);
-			free(paths);
-			return PROBE_EXIT_OK;
-		} else {
-			fprintf(stderr, "kimg-probe scan: unknown option '%s' (see kimg-probe scan --help)\n", a);
-			free(paths);
-			return PROBE_EXIT_ERROR;
+			status = PROBE_EXIT_OK;
+			goto out;
+		} else if (taken == PROBE_ARG_OTHER && strcmp(argv[i], "--kernels") == 0) {
+			s.kernels = true;
+		} else if (taken == PROBE_ARG_OTHER) {
+			probe_usage_error(&args, true, "unknown option '%s'", argv[i]);
+			goto out;
 		}
 	}
-	if (n_paths == 0) {
-		fprintf(stderr, "kimg-probe scan: no PATH given (see kimg-probe scan --help)\n");
-		free(paths);
-		return PROBE_EXIT_ERROR;
+	if (args.n_paths == 0) {
+		probe_usage_error(&args, true, "no PATH given");
+		goto out;
 	}
+	s.json = args.json;
+	s.walk_flags = args.walk_flags;
 	struct probe_walker w = { &s, scan_input, scan_error };
 	if (s.json) {
 		kimg_json_init(&s.j, stdout);
@@ -249,8 +197,7 @@ int probe_cmd_scan(int argc, char **argv)
 		kimg_json_key(&s.j, "files");
 		kimg_json_begin_array(&s.j);
 	}
-	probe_walk(paths, n_paths, &w);
-	free(paths);
+	probe_walk(args.paths, args.n_paths, &w);
 	if (s.json) {
 		kimg_json_end_array(&s.j);
 		kimg_json_key(&s.j, "summary");
@@ -277,5 +224,8 @@ int probe_cmd_scan(int argc, char **argv)
 		printf("; %lu error%s\n", s.errors, s.errors == 1 ? "" : "s");
 	}
 	fflush(stdout);
-	return s.errors ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+	status = s.errors ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+out:
+	probe_args_free(&args);
+	return status;
 }

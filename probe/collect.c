@@ -11,35 +11,6 @@
 #include "probe.h"
 #include "ptx.h"
 
-static const char *const origin_names[KIMG_ORIGIN_COUNT] = {
-	[KIMG_ORIGIN_NV_FATBIN] = "nv_fatbin",
-	[KIMG_ORIGIN_RELFATBIN] = "relfatbin",
-	[KIMG_ORIGIN_WRAPPER] = "wrapper",
-	[KIMG_ORIGIN_SCAN] = "scan",
-	[KIMG_ORIGIN_RAW] = "raw",
-};
-
-static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
-	[KIMG_INPUT_UNKNOWN] = "unknown",
-	[KIMG_INPUT_HOST_ELF] = "elf",
-	[KIMG_INPUT_ARCHIVE] = "archive",
-	[KIMG_INPUT_CUBIN] = "cubin",
-	[KIMG_INPUT_FATBIN] = "fatbin",
-	[KIMG_INPUT_WRAPPER] = "wrapper",
-	[KIMG_INPUT_PTX] = "ptx",
-	[KIMG_INPUT_ZIP] = "zip",
-};
-
-const char *probe_origin_name(enum kimg_module_origin o)
-{
-	return (unsigned)o < KIMG_ORIGIN_COUNT ? origin_names[o] : "unknown";
-}
-
-const char *probe_module_kind_name(enum kimg_input_kind k)
-{
-	return (unsigned)k < KIMG_INPUT_KIND_COUNT ? kind_names[k] : "unknown";
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -170,7 +141,7 @@ static int on_module(void *ctx, const struct kimg_module_ref *ref)
 		c->problems += collect_ptx(m, ref->bytes);
 		break;
 	default:
-		snprintf(m->error, sizeof m->error, "module of kind %s not supported", probe_module_kind_name(ref->kind));
+		snprintf(m->error, sizeof m->error, "module of kind %s not supported", kimg_input_kind_name(ref->kind));
 		c->problems++;
 		break;
 	}

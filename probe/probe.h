@@ -50,9 +50,34 @@ struct probe_file {
 int probe_collect(struct probe_file *pf);
 void probe_file_free(struct probe_file *pf);
 
-/* Stable JSON / text names. */
-const char *probe_origin_name(enum kimg_module_origin o);  /* "nv_fatbin", "relfatbin", ... */
-const char *probe_module_kind_name(enum kimg_input_kind k); /* "fatbin", "cubin", "ptx", ... */
+/* Stable JSON / text names: kimg_input_kind_name, kimg_module_origin_name
+ * (core/input.h). */
+
+/* ---- arguments shared by scan and check (args.c) ---- */
+
+struct probe_args {
+	const char *cmd;                 /* "scan", "check": for messages */
+	bool json;                       /* --json */
+	unsigned walk_flags;             /* --deep: KIMG_INPUT_SCAN_DATA */
+	char **paths;                    /* argv entries, in order */
+	int n_paths;
+	bool options_done;               /* after "--" everything is a PATH */
+};
+
+enum probe_arg {
+	PROBE_ARG_TAKEN, /* a PATH, "--", --json or --deep: recorded */
+	PROBE_ARG_HELP,  /* --help or -h */
+	PROBE_ARG_OTHER, /* another option: the subcommand's to handle */
+};
+
+/* Room for argc PATHs. Returns 0, or -1 when out of memory. */
+int probe_args_init(struct probe_args *a, const char *cmd, int argc);
+void probe_args_free(struct probe_args *a);
+enum probe_arg probe_args_take(struct probe_args *a, char *arg);
+/* "kimg-probe CMD: <message>[ (see kimg-probe CMD --help)]" on stderr;
+ * returns PROBE_EXIT_ERROR. */
+int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- walking paths (walk.c) ---- */
 
@@ -73,6 +98,10 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
 /* "kimg-probe: PATH: problem" on stderr. */
 void probe_report_error(const char *path, const char *problem);
+/* Every problem collect recorded on pf (file-level, then each module's,
+ * "module at 0x.. in SECTION: ..."), one probe_report_error line each.
+ * Returns how many. */
+unsigned long probe_report_problems(const struct probe_file *pf);
 
 /* ---- kernels and payloads (kernels.c) ---- */
 
@@ -108,6 +137,17 @@ void probe_format_module_place(const struct probe_module *m, char *buf, size_t s
 /* One image object (kind, arch, ptx_isa, compressed, size, ...), with
  * "kernels" when asked (json_image.c). */
 void probe_json_image(struct kimg_json *j, const struct kimg_image *img, bool kernels);
+
+/* File and module objects shared by scan and check (json_file.c). A file
+ * object opens with path, kind, size, error and an open "modules" array,
+ * closed by probe_json_file_end. An input that could not be read is a
+ * whole object: path, kind null, error, empty modules. A module object
+ * opens with offset, size, kind, origin, section, member, error; the
+ * caller adds its keys and ends the object. */
+void probe_json_file_begin(struct kimg_json *j, const struct probe_file *pf);
+void probe_json_file_end(struct kimg_json *j);
+void probe_json_unreadable_file(struct kimg_json *j, const char *path, const char *problem);
+void probe_json_module_begin(struct kimg_json *j, const struct probe_module *m);
 
 /* ---- subcommands ---- */
 

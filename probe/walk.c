@@ -23,6 +23,24 @@ void probe_report_error(const char *path, const char *problem)
 	fprintf(stderr, "kimg-probe: %s: %s\n", path, problem);
 }
 
+unsigned long probe_report_problems(const struct probe_file *pf)
+{
+	unsigned long n = 0;
+	if (pf->error[0]) {
+		probe_report_error(pf->path, pf->error);
+		n++;
+	}
+	for (size_t i = 0; i < pf->n_mods; i++)
+		if (pf->mods[i].error[0]) {
+			char place[256], msg[512];
+			probe_format_module_place(&pf->mods[i], place, sizeof place);
+			snprintf(msg, sizeof msg, "module %s: %s", place, pf->mods[i].error);
+			probe_report_error(pf->path, msg);
+			n++;
+		}
+	return n;
+}
+
 static bool starts_with(struct kimg_span s, const char *magic, size_t n)
 {
 	const void *p = kimg_span_at(&s, 0, n);

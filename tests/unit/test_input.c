@@ -135,9 +135,16 @@ START_TEST(classify_small_and_synthetic_inputs)
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(ptx_after_comments, sizeof ptx_after_comments - 1)),
 			 KIMG_INPUT_PTX);
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(not_ptx, sizeof not_ptx - 1)), KIMG_INPUT_UNKNOWN);
-	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_HOST_ELF), "host-elf");
+	/* The names kimg-probe prints (docs/json.md "kind" and "origin"). */
+	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_HOST_ELF), "elf");
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_ARCHIVE), "archive");
 	ck_assert_str_eq(kimg_input_kind_name((enum kimg_input_kind)99), "unknown");
+	ck_assert_str_eq(kimg_module_origin_name(KIMG_ORIGIN_NV_FATBIN), "nv_fatbin");
+	ck_assert_str_eq(kimg_module_origin_name(KIMG_ORIGIN_RELFATBIN), "relfatbin");
+	ck_assert_str_eq(kimg_module_origin_name(KIMG_ORIGIN_WRAPPER), "wrapper");
+	ck_assert_str_eq(kimg_module_origin_name(KIMG_ORIGIN_SCAN), "scan");
+	ck_assert_str_eq(kimg_module_origin_name(KIMG_ORIGIN_RAW), "raw");
+	ck_assert_str_eq(kimg_module_origin_name(KIMG_ORIGIN_COUNT), "unknown");
 }
 END_TEST
 

@@ -1,0 +1,58 @@
+/* The arguments scan and check share: PATHs, "--", --json, --deep and
+ * --help, and the wording of their usage errors. Each subcommand handles
+ * its own options (--kernels, --sm, --driver) around these. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+int probe_args_init(struct probe_args *a, const char *cmd, int argc)
+{
+	memset(a, 0, sizeof *a);
+	a->cmd = cmd;
+	/* Every argument could be a PATH: argc entries always suffice. */
+	a->paths = calloc(argc > 0 ? (size_t)argc : 1, sizeof *a->paths);
+	return a->paths ? 0 : -1;
+}
+
+void probe_args_free(struct probe_args *a)
+{
+	free(a->paths);
+	a->paths = NULL;
+	a->n_paths = 0;
+}
+
+enum probe_arg probe_args_take(struct probe_args *a, char *arg)
+{
+	/* A lone "-" is not an option: it is taken as a PATH. */
+	if (a->options_done || arg[0] != '-' || arg[1] == '\0') {
+		a->paths[a->n_paths++] = arg;
+		return PROBE_ARG_TAKEN;
+	}
+	if (strcmp(arg, "--") == 0) {
+		a->options_done = true;
+	} else if (strcmp(arg, "--json") == 0) {
+		a->json = true;
+	} else if (strcmp(arg, "--deep") == 0) {
+		a->walk_flags |= KIMG_INPUT_SCAN_DATA;
+	} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+		return PROBE_ARG_HELP;
+	} else {
+		return PROBE_ARG_OTHER;
+	}
+	return PROBE_ARG_TAKEN;
+}
+
+int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "kimg-probe %s: ", a->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (see_help)
+		fprintf(stderr, " (see kimg-probe %s --help)", a->cmd);
+	fputc('\n', stderr);
+	return PROBE_EXIT_ERROR;
+}
