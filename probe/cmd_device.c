@@ -44,7 +44,7 @@ int probe_cmd_device(int argc, char **argv)
 	}
 	char cuda[16], isa[16], cc[16], sm[24];
 	probe_format_cuda_version(info.cuda_version, cuda, sizeof cuda);
-	probe_format_isa(info.max_ptx_isa, isa, sizeof isa);
+	kimg_report_format_isa(info.max_ptx_isa, isa, sizeof isa);
 	if (json) {
 		struct kimg_json j;
 		kimg_json_init(&j, stdout);

@@ -65,7 +65,7 @@ static void text_image(struct scan_state *s, const struct kimg_image *img, unsig
 {
 	char arch[32], isa[16], times[16] = "";
 	kimg_image_arch_name(img, arch, sizeof arch);
-	probe_format_isa(img->ptx_isa, isa, sizeof isa);
+	kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
 	const char *comp = kimg_compression_name(img->compression);
 	if (count > 1)
 		snprintf(times, sizeof times, "  x%u", count);

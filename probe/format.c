@@ -9,14 +9,6 @@ void probe_format_cuda_version(int v, char *buf, size_t size)
 		snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-void probe_format_isa(uint16_t isa, char *buf, size_t size)
-{
-	if (isa == 0)
-		snprintf(buf, size, "%s", "");
-	else
-		snprintf(buf, size, "%u.%u", (unsigned)KIMG_ISA_MAJOR(isa), (unsigned)KIMG_ISA_MINOR(isa));
-}
-
 void probe_format_module_place(const struct probe_module *m, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "at 0x%llx", (unsigned long long)m->offset);

@@ -11,7 +11,7 @@ void probe_json_image(struct kimg_json *j, const struct kimg_image *img, bool ke
 {
 	char arch[32], isa[16];
 	kimg_image_arch_name(img, arch, sizeof arch);
-	probe_format_isa(img->ptx_isa, isa, sizeof isa);
+	kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
 	kimg_json_begin_object(j);
 	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
 	kimg_json_kv_string(j, "arch", arch);

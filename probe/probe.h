@@ -12,6 +12,7 @@
 #include "image.h"
 #include "input.h"
 #include "json.h"
+#include "report.h"
 #include "span.h"
 
 /* Exit statuses, documented in --help and docs/json.md. */
@@ -129,8 +130,8 @@ int probe_parse_targets(const char *list, int driver_version, struct probe_targe
 
 /* 11080 -> "11.8", 13000 -> "13.0"; "" for 0. */
 void probe_format_cuda_version(int v, char *buf, size_t size);
-/* 900 -> "9.0"; "" for 0. */
-void probe_format_isa(uint16_t isa, char *buf, size_t size);
+/* PTX ISA versions (900 -> "9.0", "" for 0): kimg_report_format_isa
+ * (report/report.h), the same rendering the shim's reports use. */
 /* Module header line fragment: "at 0x1a40 in .nv_fatbin (member tu_a.o)". */
 void probe_format_module_place(const struct probe_module *m, char *buf, size_t size);
 
