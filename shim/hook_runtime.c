@@ -7,6 +7,7 @@
  * cudaLaunchKernel receives) to its kernel name and fatbin wrapper, so it
  * is recorded; launches and attribute queries report image-class errors
  * against the stub. */
+#include <dlfcn.h>
 #include <errno.h>
 
 #include "audit.h"
@@ -35,10 +36,18 @@ static KIMG_COLD void fail(const char *call, cudaError_t r, const void *stub)
 
 /* ---- registration (once per module / kernel, at start-up) ---- */
 
+static void registered(void **handle, void *fat_cubin);
+
 void **kimg_w___cudaRegisterFatBinary(void *fat_cubin)
 {
 	REAL(__cudaRegisterFatBinary, void **(*)(void *), NULL);
 	void **handle = real(fat_cubin);
+	registered(handle, fat_cubin);
+	return handle;
+}
+
+static void registered(void **handle, void *fat_cubin)
+{
 	kimg_shim_ensure_init();
 	if (handle && kimg_hooks_active()) {
 		struct kimg_origin o = { .image = fat_cubin };
@@ -48,9 +57,47 @@ void **kimg_w___cudaRegisterFatBinary(void *fat_cubin)
 		if (KIMG_UNLIKELY(kimg_opts.audit))
 			kimg_audit_registration(fat_cubin);
 	}
+}
+
+/* libcudart versions its symbols (__cudaRegisterFatBinary@@libcudart.so.13)
+ * and a versioned reference binds only to a definition of that version
+ * (glibc's check_match): a plain export never sees code linked against the
+ * real runtime ([V] on the H200: a PyTorch extension registered past
+ * libkimg, so KIMG_AUDIT could not act at import). Registration is
+ * therefore also exported as __cudaRegisterFatBinary@libcudart.so.11.0 /
+ * .12 / .13, each forwarding to the same version behind libkimg (dlvsym),
+ * so a process holding two runtimes (a cu12 wheel and an extension built
+ * with CUDA 13) registers each fatbin with its own. The default export
+ * (unversioned references, dlsym) is name@@KIMG_1.0 through its own alias:
+ * a plain definition next to .symver aliases of the same name loses its
+ * default version. Other runtime entry points stay unversioned: the driver
+ * hooks see their failures. */
+static const char *const cudart_versions[] = { "libcudart.so.11.0", "libcudart.so.12", "libcudart.so.13" };
+static _Atomic(void *) register_real[3];
+
+static void **register_versioned(unsigned i, void *fat_cubin)
+{
+	void *p = atomic_load_explicit(&register_real[i], memory_order_acquire);
+	if (!p) {
+		p = dlvsym(RTLD_NEXT, "__cudaRegisterFatBinary", cudart_versions[i]);
+		if (!p)
+			return NULL; /* cannot happen: the caller was linked against it */
+		atomic_store_explicit(&register_real[i], p, memory_order_release);
+	}
+	void **handle = ((void **(*)(void *))p)(fat_cubin);
+	registered(handle, fat_cubin);
 	return handle;
 }
-EXPORT_AS(void **, __cudaRegisterFatBinary, void *fat_cubin);
+
+#define REGISTER_AS(tag, i, version)                                                       \
+	KIMG_EXPORT void **kimg_xr##tag(void *fat_cubin);                                    \
+	void **kimg_xr##tag(void *fat_cubin) { return register_versioned(i, fat_cubin); }     \
+	__asm__(".symver kimg_xr" #tag ", __cudaRegisterFatBinary@" version)
+REGISTER_AS(11, 0, "libcudart.so.11.0");
+REGISTER_AS(12, 1, "libcudart.so.12");
+REGISTER_AS(13, 2, "libcudart.so.13");
+KIMG_EXPORT void **kimg_xr0(void *fat_cubin) __attribute__((alias("kimg_w___cudaRegisterFatBinary")));
+__asm__(".symver kimg_xr0, __cudaRegisterFatBinary@@KIMG_1.0");
 
 void kimg_w___cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun, const char *device_name,
 				   int thread_limit, void *tid, void *bid, void *block_dim, void *grid_dim,

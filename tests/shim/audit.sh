@@ -46,6 +46,26 @@ check "runtime with a private driver table: reported at __cudaRegisterFatBinary,
 		report rtreg "len(R) == 1 and R[0][\"call\"] == \"__cudaRegisterFatBinary\" and R[0][\"audit\"] is True
 			and R[0][\"module\"][\"origin\"] == \"__cudaRegisterFatBinary\""'
 
+# ---- a runtime that versions its symbols, as the real libcudart.so.13 ----
+# (references bind only to __cudaRegisterFatBinary@libcudart.so.13; [V] on
+# the H200 an unversioned export never saw PyTorch extensions register)
+mkdir -p "$TMP/v13"
+echo 'libcudart.so.13 { global: *; };' >"$TMP/v13/cudart.map"
+if gcc -std=gnu11 -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script="$TMP/v13/cudart.map" \
+	-o "$TMP/v13/libcudart.so.13" tests/fake_cuda/fake_cudart.c -ldl -lpthread &&
+	ln -sf libcudart.so.13 "$TMP/v13/libcudart.so" &&
+	gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -o "$TMP/v13/rt" tests/shim/progs/rt.c -L"$TMP/v13" -lcudart -ldl; then
+	run rtv13 KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$TMP/v13:$FAKE" -- "$TMP/v13/rt" \
+		"$FIX/sm80.fatbin" axpy
+	check "versioned runtime: the program's __cudaRegisterFatBinary@libcudart.so.13 reaches libkimg, exit 3" \
+		eval '[ "$(cat "$TMP/rtv13.rc")" = 3 ] && report rtv13 "R[0][\"call\"] == \"__cudaRegisterFatBinary\""'
+	run rtv13ok FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$TMP/v13:$FAKE" -- "$TMP/v13/rt" "$FIX/multi.fatbin" axpy
+	check "versioned runtime: registration forwarded to that runtime (dlvsym), program runs" \
+		has rtv13ok "cudaLaunchKernel: 0"
+else
+	fail "build a versioned fake libcudart.so.13"
+fi
+
 # ---- with the fallback: one report says both ----
 run both KIMG_AUDIT=1 KIMG_FALLBACK=ptx KIMG_ON_ERROR=exit:4 -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
 check "audit + fallback on a SASS-only module: one report, not rescuable, exit 4 at the load" \
