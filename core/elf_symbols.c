@@ -122,6 +122,12 @@ static int search_section(const struct kimg_host_elf *e, uint64_t i, const struc
 		struct sym s = sym_at(&table, j);
 		if (!sym_covers(&s, vaddr))
 			continue;
+		if (s.name >= strtab.size)
+			return kimg_error_set(err, -KIMG_EFORMAT, h->offset + j * SYM_SIZE,
+					      "host ELF: %s symbol %llu name offset %u outside its string table",
+					      kimg_host_elf_name(e, h), (unsigned long long)j, s.name);
+		if (strtab.data[s.name] == 0)
+			continue; /* an empty name names nothing */
 		if (found && (s.value < best.value || (s.value == best.value && binding_rank(&s) <= binding_rank(&best))))
 			continue;
 		best = s;
@@ -129,9 +135,6 @@ static int search_section(const struct kimg_host_elf *e, uint64_t i, const struc
 	}
 	if (!found)
 		return -KIMG_ENOTFOUND;
-	if (best.name >= strtab.size)
-		return kimg_error_set(err, -KIMG_EFORMAT, h->offset, "host ELF: %s name offset %u outside its string table",
-				      kimg_host_elf_name(e, h), best.name);
 	out->name = (const char *)strtab.data + best.name;
 	out->value = best.value;
 	out->size = best.size;

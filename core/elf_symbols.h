@@ -34,14 +34,14 @@ struct kimg_elf_symbol {
  * .dynsym. A symbol covers vaddr when value <= vaddr < value + size, or
  * when its size is 0 and value == vaddr. Among several covering symbols
  * the one starting last wins (the innermost), then by binding GLOBAL >
- * WEAK > LOCAL, then the first in the table. Nameless and undefined
- * symbols are skipped. Meaningless for relocatable (.o) files, whose
+ * WEAK > LOCAL, then the first in the table. Undefined symbols and those
+ * with an empty name are skipped. Meaningless for relocatable (.o) files, whose
  * values are section-relative.
  *
  * Returns 0 and fills *out; -KIMG_ENOTFOUND when no symbol covers vaddr
  * (stripped file, address outside any function, no section headers);
  * -KIMG_EFORMAT (not an ELF file, a table's entry size, link or string
- * table does not hold, a name outside its string table), -KIMG_ETRUNC (a
+ * table does not hold, a covering symbol's name outside its string table), -KIMG_ETRUNC (a
  * table or header past the end), -KIMG_ENOTSUP (32-bit or big-endian),
  * -KIMG_ELIMIT (a table over KIMG_ELF_SYMBOLS_MAX entries); err (may be
  * NULL) names the field and its file offset. Thread-safe. */

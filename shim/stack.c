@@ -6,16 +6,23 @@
  * the cursor API is called through those exported symbols with opaque,
  * generously sized buffers. Why libunwind at all: it reads .symtab through
  * unw_get_proc_name, naming the static functions of executables built
- * without -rdynamic, which dladdr (dynamic symbols only) cannot. */
+ * without -rdynamic, which dladdr (dynamic symbols only) cannot. Where it
+ * is absent (the H200 machine printed "?? (wrong_static+0x8e4d)" for main),
+ * the object's file is mapped and its .symtab read by the core
+ * (core/elf_symbols.h), a few objects per report. */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "hooks.h" /* glibc symbol-version pins for dladdr, dlopen */
+#include "elf_symbols.h"
+#include "hooks.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
+#include "locate.h"
 #include "stack.h"
 
 #ifdef KIMG_GLIBC_BASE
@@ -126,9 +133,98 @@ static const void *self_base(void)
 	return NULL;
 }
 
+/* ---- names from the object's file (.symtab), when dladdr has none ---- */
+
+/* Objects mapped per report: a stack crosses few objects, and each map
+ * costs an open and an mmap of a file that may be hundreds of MB (only
+ * the symbol-table pages are touched). */
+#define SYMTAB_MAX_OBJECTS 4
+
+struct symtab_object {
+	uintptr_t base; /* dlpi_addr: load bias, so vaddr = pc - base */
+	bool usable;    /* mapped; false: could not be (vdso, deleted file) */
+	struct kimg_mapped_file file;
+};
+
+/* The objects one kimg_stack_host call has mapped; unmapped at its end. */
+struct symtab_cache {
+	struct symtab_object obj[SYMTAB_MAX_OBJECTS];
+	size_t n;
+};
+
+struct object_query {
+	uintptr_t pc, base;
+	bool found, is_main;
+	char name[512];
+};
+
+static int object_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct object_query *q = data;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD || q->pc < start || q->pc - start >= ph->p_memsz)
+			continue;
+		q->found = true;
+		q->base = info->dlpi_addr;
+		q->is_main = !info->dlpi_name || !info->dlpi_name[0];
+		snprintf(q->name, sizeof q->name, "%s", q->is_main ? "" : info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* The cached object holding pc, mapping its file on first use; NULL when
+ * pc is in no object, the cache is full or the file cannot be mapped. */
+static struct symtab_object *symtab_object_for(struct symtab_cache *c, uintptr_t pc)
+{
+	struct object_query q;
+	memset(&q, 0, sizeof q);
+	q.pc = pc;
+	if (!dl_iterate_phdr(object_cb, &q) || !q.found)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->obj[i].base == q.base)
+			return c->obj[i].usable ? &c->obj[i] : NULL;
+	if (c->n == SYMTAB_MAX_OBJECTS)
+		return NULL;
+	if (q.is_main) {
+		/* the main program has no name in the link map */
+		ssize_t n = readlink("/proc/self/exe", q.name, sizeof q.name - 1);
+		q.name[n > 0 ? n : 0] = '\0';
+	}
+	struct symtab_object *o = &c->obj[c->n++];
+	struct kimg_error err;
+	o->base = q.base;
+	o->usable = q.name[0] && kimg_map_path(q.name, &o->file, &err) == 0;
+	return o->usable ? o : NULL;
+}
+
+/* Name (copied into name) and start of the function holding pc, from the
+ * symbol tables of its object's file. */
+static bool symtab_name(struct symtab_cache *c, uintptr_t pc, char *name, size_t size, uintptr_t *start)
+{
+	struct symtab_object *o = c ? symtab_object_for(c, pc) : NULL;
+	struct kimg_elf_symbol sym;
+	if (!o || kimg_elf_symbol_find(o->file.bytes, (uint64_t)(pc - o->base), &sym, NULL) != 0)
+		return false;
+	snprintf(name, size, "%s", sym.name);
+	*start = o->base + (uintptr_t)sym.value;
+	return true;
+}
+
+static void symtab_release(struct symtab_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		kimg_unmap_path(&c->obj[i].file);
+	c->n = 0;
+}
+
 /* proc_name: the name libunwind found (may be NULL); ip: return address,
  * looked up at ip - 1 so a call at the end of a function names it. */
-static void format_frame(char *out, uintptr_t ip, bool innermost, const char *proc_name, uint64_t proc_off)
+static void format_frame(char *out, uintptr_t ip, bool innermost, const char *proc_name, uint64_t proc_off,
+			 struct symtab_cache *cache)
 {
 	uintptr_t look = innermost ? ip : ip - 1;
 	Dl_info info;
@@ -137,6 +233,12 @@ static void format_frame(char *out, uintptr_t ip, bool innermost, const char *pr
 	const char *name = proc_name && *proc_name ? proc_name : (have ? info.dli_sname : NULL);
 	uint64_t off = proc_name && *proc_name ? proc_off
 			: (have && info.dli_saddr ? (uint64_t)(ip - (uintptr_t)info.dli_saddr) : 0);
+	char from_symtab[160]; /* as long as a demangled name */
+	uintptr_t start;
+	if (!name && symtab_name(cache, look, from_symtab, sizeof from_symtab, &start)) {
+		name = from_symtab;
+		off = (uint64_t)(ip - start);
+	}
 	char demangled[160];
 	if (name && kimg_demangle(name, demangled, sizeof demangled))
 		name = demangled;
@@ -224,8 +326,11 @@ size_t kimg_stack_host(char (*frames)[KIMG_FRAME_TEXT], size_t max, bool skip_se
 			first++;
 	}
 	size_t out = 0;
+	struct symtab_cache cache;
+	cache.n = 0;
 	for (size_t i = first; i < n && out < max; i++, out++)
-		format_frame(frames[out], raw[i].ip, false, raw[i].named ? raw[i].name : NULL, raw[i].off);
+		format_frame(frames[out], raw[i].ip, false, raw[i].named ? raw[i].name : NULL, raw[i].off, &cache);
+	symtab_release(&cache);
 	return out;
 }
 

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # shim/stack.c end to end, without a GPU: host frames of a known call chain
-# (libunwind names static functions through .symtab; backtrace() must at
-# least find the frames), demangling through a run-time __cxa_demangle,
-# and Python frames read through ctypes: PyDLL holds the GIL (frames
-# expected), CDLL releases it (kimg must not walk: no frames).
+# (libunwind names static functions through .symtab; with backtrace() the
+# object's .symtab is read by core/elf_symbols.c), demangling through a
+# run-time __cxa_demangle, and Python frames read through ctypes: PyDLL
+# holds the GIL (frames expected), CDLL releases it (kimg must not walk: no
+# frames). Then libkimg.so itself, as on the H200 machine (no libunwind: a
+# stub libunwind.so.8 without its symbols hides the real one): a program
+# built without -rdynamic, PIE and not, failing through the fake driver,
+# must show its static function and main in the text stack.
 set -u
 BUILD=${BUILD:-build}
 out=$BUILD/tests/stack
 mkdir -p "$out"
 fail=0
 check() { if eval "$2"; then echo "PASS $1"; else echo "FAIL $1"; fail=1; fi; }
-CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -std=c11 -O2 -g -Wall -Wextra"
+CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
 
-gcc $CFLAGS -o "$out/stack_probe" tests/shim/stack_probe.c shim/stack.c -ldl -lpthread || exit 1
-gcc $CFLAGS -shared -fPIC -DSTACK_PROBE_LIB -o "$out/libstack_probe.so" tests/shim/stack_probe.c shim/stack.c \
-	-ldl -lpthread || exit 1
+CORE=$BUILD/libkimgcore.a
+[ -e "$CORE" ] || { echo "FAIL missing $CORE (make BUILD=$BUILD all)"; exit 1; }
+# stack.c maps files through locate.c (kimg_map_path), which reaches the registry
+STACK_SRC="shim/stack.c shim/locate.c shim/registry.c"
+gcc $CFLAGS -o "$out/stack_probe" tests/shim/stack_probe.c $STACK_SRC "$CORE" -ldl -lpthread || exit 1
+gcc $CFLAGS -shared -fPIC -DSTACK_PROBE_LIB -o "$out/libstack_probe.so" tests/shim/stack_probe.c $STACK_SRC \
+	"$CORE" -ldl -lpthread || exit 1
 
 # ---- host frames ----
 if [ -e /usr/lib/x86_64-linux-gnu/libunwind.so.8 ] || ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 '; then
@@ -32,6 +40,9 @@ o=$("$out/stack_probe" backtrace)
 echo "$o" | sed 's/^/  /'
 check "backtrace(): at least 5 frames" '[ "$(echo "$o" | grep -c "^frame ")" -ge 5 ]'
 check "backtrace(): frames in the program" 'echo "$o" | grep -q "(stack_probe+0x"'
+order=$(echo "$o" | grep -o -E '^frame (probe_inner|probe_middle|probe_outer|main)\+' | tr -d '+' | awk '{print $2}' | tr '\n' ' ')
+check "backtrace(): static functions named from .symtab, innermost first" \
+	'[ "$order" = "probe_inner probe_middle probe_outer main " ]'
 check "no Python in a C program: 0 frames" 'echo "$o" | grep -q "^python frames 0$"'
 
 # ---- demangling ----
@@ -72,5 +83,35 @@ PY
 	check "host: skip_self leaves out the probe object" 'echo "$o" | grep "^host-first " | grep -vq "libstack_probe.so"'
 else
 	echo "SKIP python3 not installed"
+fi
+# ---- libkimg.so without libunwind: names from .symtab ----
+FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
+LIB=$PWD/$BUILD/libkimg.so
+if [ -e "$LIB" ] && [ -e "$FIX/sm80.cubin" ]; then
+	gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$out/libcuda.so.1" tests/fake_cuda/fake_cuda.c "$CORE" || exit 1
+	echo 'void kimg_stub(void); void kimg_stub(void) {}' >"$out/nounwind.c"
+	gcc -shared -fPIC -Wl,-soname,libunwind.so.8 -o "$out/libunwind.so.8" "$out/nounwind.c" || exit 1
+	for kind in pie nopie; do
+		pie=; [ $kind = nopie ] && pie=-no-pie
+		prog=$out/static_$kind
+		gcc -std=c11 -D_GNU_SOURCE -O2 -g $pie -o "$prog" tests/shim/stack_static_prog.c -ldl || exit 1
+		if nm -D "$prog" | grep -qE ' T (main|static_get_kernel)$'; then
+			echo "FAIL $kind: main is a dynamic symbol, the test would prove nothing"; fail=1
+		fi
+		o=$(env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1)
+		echo "$o" | grep -A4 "stack:" | sed 's/^/  /'
+		check "$kind: the call failed (209) and was reported" 'echo "$o" | grep -qx "rc 209"'
+		check "$kind: first frame is the static function, named from .symtab" \
+			'echo "$o" | grep -A1 "^kimg:   stack:" | tail -1 | grep -qE "^kimg:     #0 +static_get_kernel\+0x[0-9a-f]+ \(static_$kind\+0x[0-9a-f]+\)$"'
+		check "$kind: main named, next" \
+			'echo "$o" | grep -A2 "^kimg:   stack:" | tail -1 | grep -qE "^kimg:     #1 +main\+0x[0-9a-f]+ \(static_$kind\+0x[0-9a-f]+\)$"'
+	done
+	# the stripped program: nothing to name it with, frames stay "??"
+	strip -o "$out/static_stripped" "$out/static_pie"
+	o=$(env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" KIMG_LOG= "$out/static_stripped" "$FIX/sm80.cubin" 2>&1)
+	check "stripped: frames stay ?? with their offset" \
+		'echo "$o" | grep -A2 "^kimg:   stack:" | tail -2 | grep -cE "^kimg:     #[01] +\?\? \(static_stripped\+0x[0-9a-f]+\)$" | grep -qx 2'
+else
+	echo "SKIP libkimg.so or fixtures missing (make BUILD=$BUILD all fixtures)"
 fi
 exit $fail

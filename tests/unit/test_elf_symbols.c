@@ -363,11 +363,20 @@ START_TEST(malformed_symbol_tables_exact_errors)
 	s.b[str_end] = 'x';
 	expect_error(&s, s.size, -KIMG_EFORMAT, str_end, "host ELF: string table of .symtab not NUL-terminated");
 
-	/* the chosen symbol's name starts past its string table */
+	/* a covering symbol's name starts past its string table */
 	syn_build(&s, base_syms, N_BASE, NULL, 0);
 	memcpy(&st_off, s.b + shdr_at(&s, 2) + 0x18, 8);
 	put_u32(s.b + st_off + 24 * 6, 5000); /* entry 6: "inner", chosen at 0x1010 */
-	expect_error(&s, s.size, -KIMG_EFORMAT, st_off, "host ELF: .symtab name offset 5000 outside its string table");
+	expect_error(&s, s.size, -KIMG_EFORMAT, st_off + 24 * 6,
+		     "host ELF: .symtab symbol 6 name offset 5000 outside its string table");
+
+	/* a name offset at a NUL inside the table is an empty name: skipped */
+	syn_build(&s, base_syms, N_BASE, NULL, 0);
+	uint32_t nul_at;
+	memcpy(&nul_at, s.b + st_off + 24 * 5, 4); /* "inner_local": its NUL follows */
+	put_u32(s.b + st_off + 24 * 6, nul_at + (uint32_t)strlen("inner_local"));
+	put_u32(s.b + st_off + 24 * 7, nul_at + (uint32_t)strlen("inner_local"));
+	expect_symbol(syn_span(&s), 0x1010, "inner_local", 0x1010, false);
 }
 END_TEST
 
