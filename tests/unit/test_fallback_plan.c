@@ -58,15 +58,6 @@ static size_t images_of(struct kimg_span in, struct kimg_image *imgs)
 	}
 }
 
-static struct kimg_device device(unsigned sm, int driver)
-{
-	struct kimg_device d;
-	memset(&d, 0, sizeof d);
-	d.cc.sm = (uint16_t)sm;
-	d.driver_version = driver;
-	return d;
-}
-
 /* Builds the planned text; the caller frees it. */
 static char *build(const struct kimg_image *img, const struct kimg_fallback_plan *p,
 		   struct kimg_ptx_rewrite_info *info)

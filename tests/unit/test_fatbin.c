@@ -32,17 +32,6 @@ static int collect(struct kimg_span in, struct images *out)
 	return 0;
 }
 
-static uint8_t *copy_of(struct kimg_span s)
-{
-	uint8_t *p = malloc(s.size);
-	ck_assert(p != NULL);
-	memcpy(p, s.data, s.size);
-	return p;
-}
-
-static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 
 static const char *arch_name(const struct kimg_image *img)
 {
@@ -206,23 +195,23 @@ START_TEST(container_header_checks_have_exact_codes)
 	struct kimg_fatbin fb;
 	struct kimg_error e;
 
-	put_u32(p, 0x12345678);
+	put_le32(p, 0x12345678);
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), -KIMG_EFORMAT);
-	put_u32(p, 0x1EE55A01); /* §4: pre-4.0 format */
+	put_le32(p, 0x1EE55A01); /* §4: pre-4.0 format */
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), -KIMG_ENOTSUP);
-	put_u32(p, KIMG_FATBIN_MAGIC);
-	put_u16(p + 4, 2);
+	put_le32(p, KIMG_FATBIN_MAGIC);
+	put_le16(p + 4, 2);
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), -KIMG_EFORMAT);
-	put_u16(p + 4, 1);
-	put_u16(p + 6, 8);
+	put_le16(p + 4, 1);
+	put_le16(p + 6, 8);
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), -KIMG_EFORMAT);
-	put_u16(p + 6, 20); /* not a multiple of 8 */
+	put_le16(p + 6, 20); /* not a multiple of 8 */
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), -KIMG_EFORMAT);
-	put_u16(p + 6, 16);
-	put_u64(p + 8, UINT64_MAX - 8); /* would wrap off + 16 + fatSize */
+	put_le16(p + 6, 16);
+	put_le64(p + 8, UINT64_MAX - 8); /* would wrap off + 16 + fatSize */
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), -KIMG_ETRUNC);
 	ck_assert_uint_eq(e.offset, 0);
-	put_u64(p + 8, f.size - 16);
+	put_le64(p + 8, f.size - 16);
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, &e), 0);
 	/* open at an offset past the end */
 	ck_assert_int_eq(kimg_fatbin_open(s, f.size + 10, &fb, &e), -KIMG_ETRUNC);
@@ -264,14 +253,14 @@ START_TEST(entry_header_corruptions_have_exact_codes)
 	uint64_t cursor = 0;
 
 	switch (entry_corruptions[_i].width) {
-	case 2: put_u16(ent + entry_corruptions[_i].field, (uint16_t)entry_corruptions[_i].value); break;
-	case 4: put_u32(ent + entry_corruptions[_i].field, (uint32_t)entry_corruptions[_i].value); break;
-	default: put_u64(ent + entry_corruptions[_i].field, entry_corruptions[_i].value); break;
+	case 2: put_le16(ent + entry_corruptions[_i].field, (uint16_t)entry_corruptions[_i].value); break;
+	case 4: put_le32(ent + entry_corruptions[_i].field, (uint32_t)entry_corruptions[_i].value); break;
+	default: put_le64(ent + entry_corruptions[_i].field, entry_corruptions[_i].value); break;
 	}
 	if (entry_corruptions[_i].field == 0x20)
-		put_u32(ent + 0x24, 8); /* [60, 68) passes the 64-byte header */
+		put_le32(ent + 0x24, 8); /* [60, 68) passes the 64-byte header */
 	if (entry_corruptions[_i].field == 0x28)
-		put_u32(ent + 0x10, (uint32_t)-1); /* compressed_size > size */
+		put_le32(ent + 0x10, (uint32_t)-1); /* compressed_size > size */
 	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, NULL), 0);
 	ck_assert_msg(kimg_fatbin_next(&fb, &cursor, &img, &e) == entry_corruptions[_i].rc, "%s",
 		      entry_corruptions[_i].what);
@@ -287,7 +276,7 @@ START_TEST(unknown_entry_kinds_are_reported_not_rejected)
 	struct kimg_span f = fixture_load("multi.fatbin");
 	uint8_t *p = copy_of(f);
 	struct images im;
-	put_u16(p + 16, 4); /* §5: kind 4, obsolete pre-ELF cubin */
+	put_le16(p + 16, 4); /* §5: kind 4, obsolete pre-ELF cubin */
 	ck_assert_int_eq(collect(kimg_span_make(p, f.size), &im), 0);
 	ck_assert_int_eq(im.n, MULTI_N);
 	ck_assert_int_eq(im.img[0].kind, KIMG_IMAGE_UNKNOWN);
@@ -302,7 +291,7 @@ START_TEST(a_short_fatsize_stops_at_the_entry_that_overruns)
 	struct kimg_span f = fixture_load("multi.fatbin");
 	uint8_t *p = copy_of(f);
 	struct images im;
-	put_u64(p + 8, f.size - 16 - 8); /* last entry now passes the end */
+	put_le64(p + 8, f.size - 16 - 8); /* last entry now passes the end */
 	ck_assert_int_eq(collect(kimg_span_make(p, f.size - 8), &im), 0);
 	ck_assert_int_eq(im.n, MULTI_N - 1);
 	ck_assert_int_eq(im.rc, -KIMG_EFORMAT);
@@ -318,7 +307,7 @@ START_TEST(fewer_than_64_trailing_bytes_end_the_container)
 	uint8_t *p = calloc(1, f.size + 40);
 	struct images im;
 	memcpy(p, f.data, f.size);
-	put_u64(p + 8, f.size - 16 + 40); /* 40 bytes of zeros inside the container */
+	put_le64(p + 8, f.size - 16 + 40); /* 40 bytes of zeros inside the container */
 	ck_assert_int_eq(collect(kimg_span_make(p, f.size + 40), &im), 0);
 	ck_assert_int_eq(im.rc, 0);
 	ck_assert_int_eq(im.n, MULTI_N);
@@ -386,20 +375,20 @@ START_TEST(extent_follows_a_wrapper_to_its_container)
 	uint8_t wrapper[24] = { 0 };
 	const void *t = NULL;
 	uint64_t n = 0;
-	put_u32(wrapper, KIMG_FATBIN_WRAPPER_MAGIC);
-	put_u32(wrapper + 4, 1);
-	put_u64(wrapper + 8, (uint64_t)(uintptr_t)fat.data);
+	put_le32(wrapper, KIMG_FATBIN_WRAPPER_MAGIC);
+	put_le32(wrapper + 4, 1);
+	put_le64(wrapper + 8, (uint64_t)(uintptr_t)fat.data);
 	ck_assert_int_eq(kimg_memory_image_extent(wrapper, fat.size, &t, &n, NULL), 0);
 	ck_assert_ptr_eq(t, fat.data);
 	ck_assert_uint_eq(n, fat.size);
 	/* a null container address */
-	put_u64(wrapper + 8, 0);
+	put_le64(wrapper + 8, 0);
 	ck_assert_int_eq(kimg_memory_image_extent(wrapper, fat.size, &t, &n, NULL), -KIMG_EFORMAT);
-	put_u64(wrapper + 8, (uint64_t)(uintptr_t)fat.data);
-	put_u32(wrapper + 4, 7);
+	put_le64(wrapper + 8, (uint64_t)(uintptr_t)fat.data);
+	put_le32(wrapper + 4, 7);
 	ck_assert_int_eq(kimg_memory_image_extent(wrapper, fat.size, &t, &n, NULL), -KIMG_EFORMAT);
 	/* the wrapper itself past the limit */
-	put_u32(wrapper + 4, 2);
+	put_le32(wrapper + 4, 2);
 	ck_assert_int_eq(kimg_memory_image_extent(wrapper, 20, &t, &n, NULL), -KIMG_ETRUNC);
 	fixture_free(fat);
 }
@@ -426,7 +415,7 @@ START_TEST(extent_errors_have_exact_codes)
 	c[4] = 1; /* ELFCLASS32 */
 	ck_assert_int_eq(kimg_memory_image_extent(c, cub.size, &t, &n, &e), -KIMG_ENOTSUP);
 	c[4] = 2;
-	put_u64(c + 0x28, UINT64_MAX - 10); /* e_shoff wraps */
+	put_le64(c + 0x28, UINT64_MAX - 10); /* e_shoff wraps */
 	ck_assert_int_eq(kimg_memory_image_extent(c, cub.size, &t, &n, &e), -KIMG_ETRUNC);
 	free(c);
 	fixture_free(fat);

@@ -7,30 +7,8 @@
 #include "fix.h"
 #include "rules.h"
 
-static struct kimg_image img(enum kimg_image_kind kind, unsigned sm, enum kimg_arch_variant v, unsigned isa)
-{
-	struct kimg_image i;
-	memset(&i, 0, sizeof i);
-	i.kind = kind;
-	i.arch.sm = (uint16_t)sm;
-	i.arch.variant = (uint8_t)v;
-	i.ptx_isa = (uint16_t)isa;
-	i.flags = 0x11;
-	return i;
-}
-static struct kimg_image sass(unsigned sm, enum kimg_arch_variant v) { return img(KIMG_IMAGE_SASS, sm, v, 0); }
-static struct kimg_image ptx(unsigned sm, unsigned isa) { return img(KIMG_IMAGE_PTX, sm, KIMG_VARIANT_PLAIN, isa); }
-
-static struct kimg_device device(unsigned sm, int driver)
-{
-	struct kimg_device d;
-	memset(&d, 0, sizeof d);
-	d.cc.sm = (uint16_t)sm;
-	d.tegra = kimg_sm_is_tegra(sm);
-	d.driver_version = driver;
-	d.ordinal = -1;
-	return d;
-}
+static struct kimg_image sass(unsigned sm, enum kimg_arch_variant v) { return test_image(KIMG_IMAGE_SASS, sm, v, 0); }
+static struct kimg_image ptx(unsigned sm, unsigned isa) { return test_image(KIMG_IMAGE_PTX, sm, KIMG_VARIANT_PLAIN, isa); }
 
 /* Runs the rules, then the fix generator, as the front ends do. */
 static struct kimg_fix fix_for(struct kimg_device d, const struct kimg_image *imgs, size_t n, int *expected_error)

@@ -72,17 +72,6 @@ static void walk(struct kimg_span in, struct mods *ms)
 	ms->rc = kimg_input_for_each_module(in, collect_cb, ms, &ms->err);
 }
 
-static uint8_t *copy_of(struct kimg_span s)
-{
-	uint8_t *p = malloc(s.size ? s.size : 1);
-	ck_assert(p != NULL);
-	memcpy(p, s.data, s.size);
-	return p;
-}
-
-static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static uint64_t get_u64(const uint8_t *p) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | p[i]; return v; }
 static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
@@ -326,9 +315,9 @@ START_TEST(host_elf_header_corruptions_have_exact_codes)
 	if (ehdr_corruptions[_i].width == 1)
 		*field = (uint8_t)ehdr_corruptions[_i].value;
 	else if (ehdr_corruptions[_i].width == 2)
-		put_u16(field, (uint16_t)ehdr_corruptions[_i].value);
+		put_le16(field, (uint16_t)ehdr_corruptions[_i].value);
 	else
-		put_u64(field, ehdr_corruptions[_i].value);
+		put_le64(field, ehdr_corruptions[_i].value);
 	ck_assert_msg(kimg_input_for_each_module(kimg_span_make(p, f.size), NULL, NULL, &e) == ehdr_corruptions[_i].rc,
 		      "%s", ehdr_corruptions[_i].what);
 	ck_assert_int_eq(e.code, ehdr_corruptions[_i].rc);
@@ -342,7 +331,7 @@ START_TEST(a_section_name_outside_the_name_table_is_eformat)
 {
 	struct kimg_span f = fixture_load("tu_a.o");
 	uint8_t *p = copy_of(f);
-	put_u32(find_shdr(p, ".rodata"), 0x7fffffff);
+	put_le32(find_shdr(p, ".rodata"), 0x7fffffff);
 	ck_assert_int_eq(kimg_input_for_each_module(kimg_span_make(p, f.size), NULL, NULL, NULL), -KIMG_EFORMAT);
 	free(p);
 	fixture_free(f);
@@ -356,10 +345,10 @@ START_TEST(extended_section_numbering_gives_the_same_walk)
 	uint64_t shoff = get_u64(p + 0x28);
 	struct mods ms;
 	/* gABI: e_shnum 0 -> sh_size of section 0; e_shstrndx SHN_XINDEX -> sh_link */
-	put_u64(p + shoff + 0x20, get_u16(p + 0x3C));
-	put_u32(p + shoff + 0x28, get_u16(p + 0x3E));
-	put_u16(p + 0x3C, 0);
-	put_u16(p + 0x3E, 0xffff);
+	put_le64(p + shoff + 0x20, get_u16(p + 0x3C));
+	put_le32(p + shoff + 0x28, get_u16(p + 0x3E));
+	put_le16(p + 0x3C, 0);
+	put_le16(p + 0x3E, 0xffff);
 	walk(kimg_span_make(p, f.size), &ms);
 	ck_assert_int_eq(ms.rc, 1);
 	ck_assert_str_eq(ms.m[0].images, "sm_80");
@@ -375,7 +364,7 @@ START_TEST(a_fatbin_section_past_eof_is_reported_and_skipped)
 	uint8_t *p = copy_of(f);
 	uint8_t *h = find_shdr(p, ".nv_fatbin");
 	struct mods ms;
-	put_u64(h + 0x18, f.size - 8); /* sh_offset: the data now passes EOF */
+	put_le64(h + 0x18, f.size - 8); /* sh_offset: the data now passes EOF */
 	walk(kimg_span_make(p, f.size), &ms);
 	ck_assert_int_eq(ms.rc, 0);
 	ck_assert_int_eq(ms.n, 0);
@@ -394,14 +383,14 @@ START_TEST(a_bad_second_container_keeps_the_first_and_reports_the_offset)
 	walk(f, &ms);
 	ck_assert_int_eq(ms.rc, 2);
 	uint64_t second = ms.m[1].offset;
-	put_u32(p + second, 0xdeadbeef);
+	put_le32(p + second, 0xdeadbeef);
 	walk(kimg_span_make(p, f.size), &ms);
 	ck_assert_int_eq(ms.rc, 1);
 	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
 	ck_assert_uint_eq(ms.err.offset, second);
 	/* a fatSize running past the section end */
 	memcpy(p, f.data, f.size);
-	put_u64(p + second + 8, 1ull << 32);
+	put_le64(p + second + 8, 1ull << 32);
 	walk(kimg_span_make(p, f.size), &ms);
 	ck_assert_int_eq(ms.rc, 1);
 	ck_assert_int_eq(ms.err.code, -KIMG_ETRUNC);
@@ -417,7 +406,7 @@ START_TEST(a_bad_wrapper_magic_is_eformat_and_keeps_the_sections)
 	uint8_t *p = copy_of(f);
 	uint8_t *h = find_shdr(p, ".nvFatBinSegment");
 	struct mods ms;
-	put_u32(p + get_u64(h + 0x18), 0x11111111);
+	put_le32(p + get_u64(h + 0x18), 0x11111111);
 	walk(kimg_span_make(p, f.size), &ms);
 	ck_assert_int_eq(ms.rc, 3);
 	ck_assert_int_eq(ms.err.code, -KIMG_EFORMAT);
@@ -435,7 +424,7 @@ START_TEST(scan_ignores_false_magic_hits)
 	walk_ex(f, KIMG_INPUT_SCAN_DATA, &ms);
 	ck_assert_int_eq(ms.rc, 1);
 	/* break the first entry: the magic alone must not count */
-	put_u16(p + ms.m[0].offset + 16 + 2, 0x0202);
+	put_le16(p + ms.m[0].offset + 16 + 2, 0x0202);
 	walk_ex(kimg_span_make(p, f.size), KIMG_INPUT_SCAN_DATA, &ms);
 	ck_assert_int_eq(ms.rc, 0);
 	ck_assert_int_eq(ms.err.code, 0);
@@ -589,7 +578,7 @@ START_TEST(archive_problems_have_exact_codes_and_keep_earlier_members)
 
 	/* a malformed member is reported with its name; the others are walked */
 	a.p = NULL, a.n = 0;
-	put_u16(bad + 0x3A, 32); /* e_shentsize */
+	put_le16(bad + 0x3A, 32); /* e_shentsize */
 	ar_raw(&a, "!<arch>\n", 8);
 	ar_member(&a, "tu_b.o/", bad, tb.size);
 	ar_member(&a, "tu_a.o/", ta.data, ta.size);

@@ -12,9 +12,6 @@
 #include "fatbin.h"
 #include "input.h"
 
-static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 
 /* One 88-byte container: 16-byte header, one 64-byte SASS entry (sm_80),
  * 8 payload bytes (§4, §5). */
@@ -24,18 +21,18 @@ static void put_u64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] =
 static void syn_container(uint8_t *p)
 {
 	memset(p, 0, SYN_CONT);
-	put_u32(p, KIMG_FATBIN_MAGIC);
-	put_u16(p + 4, 1);
-	put_u16(p + 6, 16);
-	put_u64(p + 8, 64 + 8);
-	put_u16(p + 16, 2);       /* kind: ELF */
-	put_u16(p + 18, 0x0101);  /* entry format */
-	put_u32(p + 20, 64);      /* header_size */
-	put_u64(p + 24, 8);       /* size */
-	put_u16(p + 16 + 0x18, 8);
-	put_u16(p + 16 + 0x1A, 1);
-	put_u32(p + 16 + 0x1C, 80);
-	put_u64(p + 16 + 0x28, 0x11);
+	put_le32(p, KIMG_FATBIN_MAGIC);
+	put_le16(p + 4, 1);
+	put_le16(p + 6, 16);
+	put_le64(p + 8, 64 + 8);
+	put_le16(p + 16, 2);       /* kind: ELF */
+	put_le16(p + 18, 0x0101);  /* entry format */
+	put_le32(p + 20, 64);      /* header_size */
+	put_le64(p + 24, 8);       /* size */
+	put_le16(p + 16 + 0x18, 8);
+	put_le16(p + 16 + 0x1A, 1);
+	put_le32(p + 16 + 0x1C, 80);
+	put_le64(p + 16 + 0x28, 0x11);
 }
 
 struct syn {
@@ -73,13 +70,13 @@ static struct kimg_span syn_build(const struct syn *c)
 	ck_assert(p != NULL);
 
 	memcpy(p, "\177ELF\2\1\1", 7);
-	put_u16(p + 0x10, 3);  /* ET_DYN */
-	put_u16(p + 0x12, 62); /* EM_X86_64 */
-	put_u64(p + 0x28, shoff);
-	put_u16(p + 0x34, 64);
-	put_u16(p + 0x3A, 64);
-	put_u16(p + 0x3C, (uint16_t)shnum);
-	put_u16(p + 0x3E, (uint16_t)(shnum - 1));
+	put_le16(p + 0x10, 3);  /* ET_DYN */
+	put_le16(p + 0x12, 62); /* EM_X86_64 */
+	put_le64(p + 0x28, shoff);
+	put_le16(p + 0x34, 64);
+	put_le16(p + 0x3A, 64);
+	put_le16(p + 0x3C, (uint16_t)shnum);
+	put_le16(p + 0x3E, (uint16_t)(shnum - 1));
 	for (unsigned i = 0; i < c->n_cont; i++)
 		syn_container(p + syn_cont_off(c, i));
 	if (c->tail)
@@ -88,36 +85,36 @@ static struct kimg_span syn_build(const struct syn *c)
 		int t = syn_target(c, k);
 		if (t < 0)
 			continue;
-		put_u32(p + seg + 24ull * k, KIMG_FATBIN_WRAPPER_MAGIC);
-		put_u32(p + seg + 24ull * k + 4, 1);
-		put_u64(p + seg + 24ull * k + 8, SYN_BASE + syn_cont_off(c, (unsigned)t));
+		put_le32(p + seg + 24ull * k, KIMG_FATBIN_WRAPPER_MAGIC);
+		put_le32(p + seg + 24ull * k + 4, 1);
+		put_le64(p + seg + 24ull * k + 8, SYN_BASE + syn_cont_off(c, (unsigned)t));
 	}
 	memcpy(p + str, names, sizeof names);
 	for (unsigned i = 1; i <= c->pad; i++) {
 		h = p + shoff + 64ull * i;
-		put_u32(h, 36);      /* ".pad" */
-		put_u32(h + 4, 1);   /* PROGBITS, not SHF_ALLOC, empty */
-		put_u64(h + 0x18, str);
+		put_le32(h, 36);      /* ".pad" */
+		put_le32(h + 4, 1);   /* PROGBITS, not SHF_ALLOC, empty */
+		put_le64(h + 0x18, str);
 	}
 	h = p + shoff + 64ull * (1 + c->pad);
-	put_u32(h, 1);           /* .rodata */
-	put_u32(h + 4, 1);
-	put_u64(h + 8, 0x2);     /* SHF_ALLOC */
-	put_u64(h + 0x10, SYN_BASE + ro);
-	put_u64(h + 0x18, ro);
-	put_u64(h + 0x20, ro_size);
+	put_le32(h, 1);           /* .rodata */
+	put_le32(h + 4, 1);
+	put_le64(h + 8, 0x2);     /* SHF_ALLOC */
+	put_le64(h + 0x10, SYN_BASE + ro);
+	put_le64(h + 0x18, ro);
+	put_le64(h + 0x20, ro_size);
 	h += 64;
-	put_u32(h, 9);           /* .nvFatBinSegment */
-	put_u32(h + 4, 1);
-	put_u64(h + 8, 0x3);     /* SHF_WRITE | SHF_ALLOC */
-	put_u64(h + 0x10, SYN_BASE + seg);
-	put_u64(h + 0x18, seg);
-	put_u64(h + 0x20, seg_size);
+	put_le32(h, 9);           /* .nvFatBinSegment */
+	put_le32(h + 4, 1);
+	put_le64(h + 8, 0x3);     /* SHF_WRITE | SHF_ALLOC */
+	put_le64(h + 0x10, SYN_BASE + seg);
+	put_le64(h + 0x18, seg);
+	put_le64(h + 0x20, seg_size);
 	h += 64;
-	put_u32(h, 26);          /* .shstrtab */
-	put_u32(h + 4, 3);
-	put_u64(h + 0x18, str);
-	put_u64(h + 0x20, sizeof names);
+	put_le32(h, 26);          /* .shstrtab */
+	put_le32(h + 4, 3);
+	put_le64(h + 0x18, str);
+	put_le64(h + 0x20, sizeof names);
 	return kimg_span_make(p, size);
 }
 

@@ -23,7 +23,6 @@ static int collect(void *ctx, const char *name, size_t len)
 	return 0;
 }
 
-static struct kimg_span str_span(const char *s) { return kimg_span_make(s, strlen(s)); }
 
 static struct kimg_ptx_info parse_ok(const char *text)
 {

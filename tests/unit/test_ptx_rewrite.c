@@ -15,7 +15,6 @@
 #include "ptx_scan.h" /* kimg_ptx_text_len */
 #include "testutil.h"
 
-static struct kimg_span str_span(const char *s) { return kimg_span_make(s, strlen(s)); }
 
 /* Rewrites `in` and asserts the exact output; returns the info. */
 static struct kimg_ptx_rewrite_info expect_rewrite(const char *in, uint16_t isa, unsigned sm, const char *want)

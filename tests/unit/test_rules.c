@@ -15,17 +15,6 @@
 #define JIT_OK KIMG_OUTCOME_PTX_JIT
 #define NO KIMG_OUTCOME_CANNOT_RUN
 
-static struct kimg_device device(unsigned sm, int driver)
-{
-	struct kimg_device d;
-	memset(&d, 0, sizeof d);
-	d.cc.sm = (uint16_t)sm;
-	d.tegra = kimg_sm_is_tegra(sm);
-	d.driver_version = driver;
-	d.ordinal = -1;
-	return d;
-}
-
 /* Images as a fatbin would describe them (flags 0x11: an entry from a
  * CUDA 13 build, fatbin-format.md §12), as constant initializers. */
 #define ANY_IMG(k, sm, v, isa) { .kind = (k), .arch = { (sm), (v) }, .ptx_isa = (isa), .flags = 0x11 }

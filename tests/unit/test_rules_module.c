@@ -14,33 +14,10 @@
 #define JIT_OK KIMG_OUTCOME_PTX_JIT
 #define NO KIMG_OUTCOME_CANNOT_RUN
 
-/* Images as a fatbin would describe them (flags 0x11: an entry from a
- * CUDA 13 build, fatbin-format.md §12). */
-static struct kimg_image img(enum kimg_image_kind kind, unsigned sm, enum kimg_arch_variant v, unsigned isa)
-{
-	struct kimg_image i;
-	memset(&i, 0, sizeof i);
-	i.kind = kind;
-	i.arch.sm = (uint16_t)sm;
-	i.arch.variant = (uint8_t)v;
-	i.ptx_isa = (uint16_t)isa;
-	i.flags = 0x11;
-	return i;
-}
-static struct kimg_image sass(unsigned sm, enum kimg_arch_variant v) { return img(KIMG_IMAGE_SASS, sm, v, 0); }
-static struct kimg_image ptx(unsigned sm, enum kimg_arch_variant v, unsigned isa) { return img(KIMG_IMAGE_PTX, sm, v, isa); }
-
-static struct kimg_device device(unsigned sm, int driver)
-{
-	struct kimg_device d;
-	memset(&d, 0, sizeof d);
-	d.cc.sm = (uint16_t)sm;
-	d.tegra = kimg_sm_is_tegra(sm);
-	d.driver_version = driver;
-	d.ordinal = -1;
-	return d;
-}
-
+/* Shorthands over test_image (testutil.h: flags 0x11, as a CUDA 13 fatbin
+ * entry, fatbin-format.md §12). */
+static struct kimg_image sass(unsigned sm, enum kimg_arch_variant v) { return test_image(KIMG_IMAGE_SASS, sm, v, 0); }
+static struct kimg_image ptx(unsigned sm, enum kimg_arch_variant v, unsigned isa) { return test_image(KIMG_IMAGE_PTX, sm, v, isa); }
 
 /* ---- module selection (§1) ---- */
 
@@ -253,7 +230,7 @@ START_TEST(edge_modules)
 	ck_assert_int_eq(v.selected, -1);
 	ck_assert_int_eq(v.expected_error, 209);
 	ck_assert_str_eq(v.rule, "D4");
-	struct kimg_image lto[] = { img(KIMG_IMAGE_LTOIR, 90, PL, 0) };
+	struct kimg_image lto[] = { test_image(KIMG_IMAGE_LTOIR, 90, PL, 0) };
 	v = check(lto, 1, device(90, 13000), NULL);
 	ck_assert_int_eq(v.reason, KIMG_REASON_NOT_LOADABLE);
 	ck_assert_int_eq(v.expected_error, 209);
