@@ -1,5 +1,8 @@
 /* libFuzzer entry for core/input.c, input_elf.c, archive.c: classify,
- * walk every module, and walk the entries of each fatbin module. */
+ * walk every module, and walk the entries of each fatbin module. The low
+ * bit of the last input byte turns on KIMG_INPUT_SCAN_DATA (the data-section
+ * search of --deep): the byte stays part of the input, so the seeds parse
+ * as they are and the fuzzer reaches both walks by flipping one bit. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	in = kimg_span_make(copy, size);
+	unsigned flags = size && (data[size - 1] & 1) ? KIMG_INPUT_SCAN_DATA : 0;
 	(void)kimg_input_kind_name(kimg_input_classify(in));
-	if (kimg_input_for_each_module(in, on_module, &in, &err) < 0 && err.code >= 0)
+	if (kimg_input_for_each_module_ex(in, flags, on_module, &in, &err) < 0 && err.code >= 0)
 		abort(); /* a failure always carries its code */
 	free(copy);
 	return 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every built libFuzzer target ($BUILD/fuzz/fuzz_*) for $FUZZ_SECONDS
-# each, seeded from the nvcc fixtures and tests/fixtures/committed. Builds
+# each, seeded from the nvcc fixtures and tests/fixtures/committed (binary
+# targets) or small JSON documents written here (fuzz_json_read). Builds
 # nothing (make fuzz does). Exits non-zero if any target finds a crash;
 # the input is left as $BUILD/fuzz/crash-<target>-* (commit a small copy
 # under tests/fixtures/committed/ with a unit test expecting its error).
@@ -10,15 +11,36 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
 status=0 ran=0
 
-seed_dir() { # $1 target name -> directory of seed inputs
+# JSON seeds for fuzz_json_read: the target's first byte picks the arena
+# (>= 0x40: the full 1 MiB; below: byte x 16 bytes), the rest is the
+# document. Shapes: a libkimg report line (docs/report-json.md), escapes and
+# UTF-8, numbers, nesting, empty containers, a small arena, a truncation.
+json_seeds() { # $1 directory
+	local report='{"error":{"code":209,"name":"CUDA_ERROR_NO_BINARY_FOR_GPU"},"call":"cuLibraryGetKernel","kernel":{"name":"_Z7add_onePfi","demangled":"add_one(float*, int)"},"module":{"file":"/work/app","offset":237568,"images":[{"kind":"sass","arch":"sm_80","ptx_isa":null,"compressed":false,"size":4096,"selected":false}]},"device":{"ordinal":0,"name":"NVIDIA H200","sm":"9.0","tegra":false,"driver_version":13000},"fix":{"nvcc":"-gencode arch=compute_90,code=sm_90","min_toolkit":11080},"stack":["main+0xe3 (app+0x12bc)"],"python_stack":[],"process":{"host":"node1","pid":4242,"rank":0,"world_size":2}}'
+	printf 'J%s' "$report" >"$1/report.json"
+	printf 'J%s' '{"s":"tab\t quote\" slash\/ u\u00e9 pair\ud83d\ude00 raw é","e":""}' >"$1/strings.json"
+	printf 'J%s' '[0,-1,3.25,1e9,-2.5E-3,9223372036854775807,-9223372036854775808,18446744073709551616]' >"$1/numbers.json"
+	printf 'J%s' '[[[[{"a":[{"b":[[]]}]}]]],{},[],null,true,false]' >"$1/nesting.json"
+	printf 'J%s' '  {"ws" :	[ 1 , 2 ] }  ' >"$1/whitespace.json"
+	printf '\002%s' '{"arena":"too small for this document"}' >"$1/small_arena.json"
+	printf 'J%s' '{"cut":["short' >"$1/truncated.json"
+}
+
+seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	local d="$BUILD/fuzz/seeds-$1"
 	rm -rf "$d" && mkdir -p "$d"
 	case $1 in
+	fuzz_json_read) json_seeds "$d" ;;
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
-	if [ -d tests/fixtures/committed ]; then cp tests/fixtures/committed/* "$d"/ 2>/dev/null; fi
+	if [ "$1" != fuzz_json_read ] && [ -d tests/fixtures/committed ]; then
+		cp tests/fixtures/committed/* "$d"/ 2>/dev/null
+	fi
+	if [ -z "$(ls -A "$d")" ]; then
+		echo "   note: no seeds for $1 (build the fixtures: make fixtures)" >&2
+	fi
 	echo "$d"
 }
 
