@@ -381,9 +381,11 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 		.call = m->call, .error = v.expected_error, .image = m->image, .path = m->path,
 		.device = d, .audit = true, .cannot_run = true,
 	};
-	/* counted once per module, however often it is loaded */
-	if (kimg_report_load_event(&e))
-		atomic_fetch_add_explicit(&n_cannot_run, 1, memory_order_relaxed);
+	/* counted once per module, however often it is loaded; before the
+	 * report, since KIMG_ON_ERROR=exit prints the summary from inside it */
+	atomic_fetch_add_explicit(&n_cannot_run, 1, memory_order_relaxed);
+	if (!kimg_report_load_event(&e))
+		atomic_fetch_sub_explicit(&n_cannot_run, 1, memory_order_relaxed);
 	return true;
 }
 

@@ -22,6 +22,8 @@ run libexit KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 -- "$DRV" dlsym lib "$FIX/sm80.fat
 check "KIMG_ON_ERROR=exit:3: status 3 inside the load, nothing after it ran" \
 	eval '[ "$(cat "$TMP/libexit.rc")" = 3 ] && ! grep -q "^cuLibraryLoadData:" "$TMP/libexit.out" &&
 		report libexit "len(R) == 1 and R[0][\"audit\"] is True"'
+check "KIMG_ON_ERROR=exit:3: the summary printed on the way out counts the module" \
+	grep -qx "kimg: audit: 1 module load checked, 1 cannot run on this device (see above)" "$TMP/libexit.err"
 
 # ---- modules that run: silent ----
 run good KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 -- "$DRV" dlsym lib "$FIX/multi.fatbin" axpy
