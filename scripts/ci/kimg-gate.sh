@@ -15,10 +15,11 @@
 # file that could not be read.
 # kimg-probe is $KIMG_PROBE, else the one on PATH, else ../../$BUILD/kimg-probe.
 me=kimg-gate
+here=$(cd "$(dirname "$0")" && pwd -P)
+# shellcheck source=lib.sh
+. "$here/lib.sh" || exit 2
 sm=${KIMG_GATE_SM:-8.0,8.6,8.9,9.0}
 driver='' json_out=''
-
-die() { printf '%s: %s\n' "$me" "$1" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 	--driver=*) driver=${1#*=} ;;
 	--json-out) [ $# -ge 2 ] || die "--json-out needs a FILE"; json_out=$2; shift ;;
 	--json-out=*) json_out=${1#*=} ;;
-	-h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) show_help "$0"; exit 0 ;;
 	--) shift; break ;;
 	-?*) die "unknown option: $1" ;;
 	*) break ;;
@@ -38,16 +39,10 @@ done
 [ $# -gt 0 ] || die "no PATH to check (did a glob such as dist/*.whl match nothing?)"
 [ -n "$sm" ] || die "--sm LIST is empty"
 
-if [ -n "${KIMG_PROBE:-}" ]; then
-	probe=$KIMG_PROBE
-elif probe=$(command -v kimg-probe 2>/dev/null); then
-	:
-else
-	here=$(cd "$(dirname "$0")" && pwd -P)
-	b=${BUILD:-build}
-	case $b in /*) probe=$b/kimg-probe ;; *) probe=$here/../../$b/kimg-probe ;; esac
-fi
-[ -x "$probe" ] || die "kimg-probe not found ($probe); install kimg or set KIMG_PROBE"
+b=${BUILD:-build}
+case $b in /*) ;; *) b=$here/../../$b ;; esac
+find_tool KIMG_PROBE kimg-probe "$b/kimg-probe"
+probe=$tool
 
 # An unmatched glob reaches us as the literal pattern: say so plainly.
 for p in "$@"; do
@@ -70,8 +65,7 @@ case $rc in
 0) printf '%s: passed: every module runs on SM %s\n' "$me" "$sm" ;;
 1) msg="failed: some module cannot run on one of SM $sm (see above)"
 	printf '%s: %s\n' "$me" "$msg" >&2
-	# A GitHub Actions annotation, so the reason shows on the job page.
-	[ "${GITHUB_ACTIONS:-}" != true ] || printf '::error title=kimg gate::%s\n' "$msg" ;;
+	gh_error "kimg gate" "$msg" ;;
 *) printf '%s: error: kimg-probe check exited %s\n' "$me" "$rc" >&2 ;;
 esac
 exit "$rc"

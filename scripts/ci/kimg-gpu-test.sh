@@ -16,10 +16,11 @@
 # wrote a report (a test runner that swallowed a child's failure must not pass
 # the job); 0 otherwise; 2 on a usage error.
 me=kimg-gpu-test
+here=$(cd "$(dirname "$0")" && pwd -P)
+# shellcheck source=lib.sh
+. "$here/lib.sh" || exit 2
 log_dir=${KIMG_LOG_DIR:-kimg-logs}
 code=86
-
-die() { printf '%s: %s\n' "$me" "$1" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
 	--log-dir=*) log_dir=${1#*=} ;;
 	--exit-code) [ $# -ge 2 ] || die "--exit-code needs N"; code=$2; shift ;;
 	--exit-code=*) code=${1#*=} ;;
-	-h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) show_help "$0"; exit 0 ;;
 	--) shift; break ;;
 	-?*) die "unknown option: $1" ;;
 	*) break ;;
@@ -38,14 +39,8 @@ done
 case $code in '' | *[!0-9]*) die "--exit-code: expected 1 to 255, got '$code'" ;; esac
 { [ "${#code}" -le 3 ] && [ "$code" -ge 1 ] && [ "$code" -le 255 ]; } || die "--exit-code: expected 1 to 255, got '$code'"
 
-if [ -n "${KIMG_RUN:-}" ]; then
-	run=$KIMG_RUN
-elif run=$(command -v kimg-run 2>/dev/null); then
-	:
-else
-	run=$(cd "$(dirname "$0")/.." && pwd -P)/kimg-run
-fi
-[ -x "$run" ] || die "kimg-run not found ($run); install kimg or set KIMG_RUN"
+find_tool KIMG_RUN kimg-run "$here/../kimg-run"
+run=$tool
 
 mkdir -p "$log_dir" || die "$log_dir: cannot create the log directory"
 # Absolute, because the tests may change directory.
@@ -71,8 +66,7 @@ done
 
 if [ "$reports" -gt 0 ]; then
 	printf '%s: %s kimg report(s) in %s: a module has no device code for this GPU\n' "$me" "$reports" "$log_dir" >&2
-	[ "${GITHUB_ACTIONS:-}" != true ] ||
-		printf '::error title=kimg::%s CUDA image error report(s); see the kimg-logs artifact\n' "$reports"
+	gh_error kimg "$reports CUDA image error report(s); see the kimg-logs artifact"
 	if [ "$rc" -eq 0 ]; then
 		printf '%s: the command exited 0 but a process reported an image error: exiting %s\n' "$me" "$code" >&2
 		rc=$code
