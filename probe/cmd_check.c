@@ -42,13 +42,11 @@ static const char check_help[] =
 	"printed as 'kimg-probe: PATH: problem' on stderr.\n";
 
 struct check_state {
-	bool json;
-	unsigned walk_flags;
-	struct kimg_json j;
+	struct probe_out out;            /* first: probe_input_unreadable's ctx */
 	struct probe_target *targets;
 	int n_targets;
 	int label_width;                 /* text: widest target label */
-	unsigned long files, modules, stubs, errors, checks, cannot;
+	unsigned long files, modules, stubs, checks, cannot;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
 };
 
@@ -134,7 +132,7 @@ static void selected_name(const struct probe_module *m, const struct kimg_module
 static void json_module(struct check_state *s, const struct probe_module *m, const struct verdict_row *rows,
 			bool stub)
 {
-	struct kimg_json *j = &s->j;
+	struct kimg_json *j = &s->out.j;
 	probe_json_module_begin(j, m);
 	kimg_json_kv_bool(j, "link_stub", stub);
 	kimg_json_key(j, "images");
@@ -230,13 +228,13 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 static void check_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct check_state *s = ctx;
-	struct probe_file pf = { .path = path, .walk_flags = s->walk_flags, .bytes = bytes };
+	struct probe_file pf = { .path = path, .walk_flags = s->out.walk_flags, .bytes = bytes };
 	probe_collect(&pf);
 	s->files++;
-	s->errors += probe_report_problems(&pf);
+	s->out.errors += probe_report_problems(&pf);
 	struct verdict_row *rows = calloc((size_t)s->n_targets, sizeof *rows);
-	if (s->json) {
-		probe_json_file_begin(&s->j, &pf);
+	if (s->out.json) {
+		probe_json_file_begin(&s->out.j, &pf);
 	} else if (pf.n_mods > 0 || explicit_path) {
 		printf("%s: %zu module%s%s\n", path, pf.n_mods, pf.n_mods == 1 ? "" : "s",
 		       pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
@@ -258,24 +256,15 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 			if (rows[t].v.outcome == KIMG_OUTCOME_CANNOT_RUN)
 				s->cannot++;
 		}
-		if (s->json)
+		if (s->out.json)
 			json_module(s, m, judged ? rows : NULL, stub);
 		else
 			text_module(s, i, m, judged ? rows : NULL, stub);
 	}
-	if (s->json)
-		probe_json_file_end(&s->j);
+	if (s->out.json)
+		probe_json_file_end(&s->out.j);
 	free(rows);
 	probe_file_free(&pf);
-}
-
-static void check_error(void *ctx, const char *path, const char *problem)
-{
-	struct check_state *s = ctx;
-	probe_report_error(path, problem);
-	s->errors++;
-	if (s->json)
-		probe_json_unreadable_file(&s->j, path, problem);
 }
 
 /* "12.4" -> 12040; -1 when malformed. */
@@ -290,7 +279,7 @@ static int parse_driver(const char *text)
 
 static void json_targets(struct check_state *s)
 {
-	struct kimg_json *j = &s->j;
+	struct kimg_json *j = &s->out.j;
 	kimg_json_key(j, "targets");
 	kimg_json_begin_array(j);
 	for (int t = 0; t < s->n_targets; t++) {
@@ -356,8 +345,9 @@ int probe_cmd_check(int argc, char **argv)
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
-	s.json = args.json;
-	s.walk_flags = args.walk_flags;
+	s.out.json = args.json;
+	s.out.walk_flags = args.walk_flags;
+	struct kimg_json *j = &s.out.j;
 	if ((s.n_targets = probe_parse_targets(sm_list, driver, &s.targets)) < 0)
 		goto out;
 	for (int t = 0; t < s.n_targets; t++) {
@@ -366,31 +356,31 @@ int probe_cmd_check(int argc, char **argv)
 		if ((int)strlen(label) > s.label_width)
 			s.label_width = (int)strlen(label);
 	}
-	struct probe_walker w = { &s, check_input, check_error };
-	if (s.json) {
-		kimg_json_init(&s.j, stdout);
-		kimg_json_begin_object(&s.j);
+	struct probe_walker w = { &s, check_input, probe_input_unreadable };
+	if (s.out.json) {
+		kimg_json_init(j, stdout);
+		kimg_json_begin_object(j);
 		json_targets(&s);
-		kimg_json_key(&s.j, "files");
-		kimg_json_begin_array(&s.j);
+		kimg_json_key(j, "files");
+		kimg_json_begin_array(j);
 	}
 	probe_walk(args.paths, args.n_paths, &w);
-	status = s.errors ? PROBE_EXIT_ERROR : s.cannot ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
-	if (s.json) {
-		kimg_json_end_array(&s.j);
-		kimg_json_kv_bool(&s.j, "ok", status == PROBE_EXIT_OK);
-		kimg_json_key(&s.j, "summary");
-		kimg_json_begin_object(&s.j);
-		kimg_json_kv_uint(&s.j, "files", s.files);
-		kimg_json_kv_uint(&s.j, "modules", s.modules);
-		kimg_json_kv_uint(&s.j, "link_stubs", s.stubs);
-		kimg_json_kv_uint(&s.j, "checks", s.checks);
-		kimg_json_kv_uint(&s.j, "sass", s.by_outcome[KIMG_OUTCOME_SASS]);
-		kimg_json_kv_uint(&s.j, "ptx_jit", s.by_outcome[KIMG_OUTCOME_PTX_JIT]);
-		kimg_json_kv_uint(&s.j, "cannot_run", s.cannot);
-		kimg_json_kv_uint(&s.j, "errors", s.errors);
-		kimg_json_end_object(&s.j);
-		kimg_json_end_object(&s.j);
+	status = s.out.errors ? PROBE_EXIT_ERROR : s.cannot ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+	if (s.out.json) {
+		kimg_json_end_array(j);
+		kimg_json_kv_bool(j, "ok", status == PROBE_EXIT_OK);
+		kimg_json_key(j, "summary");
+		kimg_json_begin_object(j);
+		kimg_json_kv_uint(j, "files", s.files);
+		kimg_json_kv_uint(j, "modules", s.modules);
+		kimg_json_kv_uint(j, "link_stubs", s.stubs);
+		kimg_json_kv_uint(j, "checks", s.checks);
+		kimg_json_kv_uint(j, "sass", s.by_outcome[KIMG_OUTCOME_SASS]);
+		kimg_json_kv_uint(j, "ptx_jit", s.by_outcome[KIMG_OUTCOME_PTX_JIT]);
+		kimg_json_kv_uint(j, "cannot_run", s.cannot);
+		kimg_json_kv_uint(j, "errors", s.out.errors);
+		kimg_json_end_object(j);
+		kimg_json_end_object(j);
 		fputc('\n', stdout);
 	} else {
 		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit), %lu cannot run",
@@ -399,8 +389,8 @@ int probe_cmd_check(int argc, char **argv)
 		       s.by_outcome[KIMG_OUTCOME_PTX_JIT], s.cannot);
 		if (s.stubs)
 			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
-		printf("; %lu error%s%s\n", s.errors, s.errors == 1 ? "" : "s",
-		       s.errors ? " (some inputs could not be read: exit 2)" : "");
+		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",
+		       s.out.errors ? " (some inputs could not be read: exit 2)" : "");
 	}
 	fflush(stdout);
 out:

@@ -37,10 +37,9 @@ static const char scan_help[] =
 	"on with the next input. $KIMG_LIBARCHIVE names another libarchive to load.\n";
 
 struct scan_state {
-	bool json, kernels;
-	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
-	struct kimg_json j;
-	unsigned long files, modules, images, errors;
+	struct probe_out out;            /* first: probe_input_unreadable's ctx */
+	bool kernels;
+	unsigned long files, modules, images;
 	unsigned long by_kind[KIMG_IMAGE_KIND_COUNT];
 };
 
@@ -125,12 +124,12 @@ static void count_file(struct scan_state *s, const struct probe_file *pf)
 static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct scan_state *s = ctx;
-	struct probe_file pf = { .path = path, .walk_flags = s->walk_flags, .bytes = bytes };
+	struct probe_file pf = { .path = path, .walk_flags = s->out.walk_flags, .bytes = bytes };
 	probe_collect(&pf);
-	s->errors += probe_report_problems(&pf);
+	s->out.errors += probe_report_problems(&pf);
 	count_file(s, &pf);
-	if (s->json) {
-		struct kimg_json *j = &s->j;
+	if (s->out.json) {
+		struct kimg_json *j = &s->out.j;
 		probe_json_file_begin(j, &pf);
 		for (size_t i = 0; i < pf.n_mods; i++) {
 			const struct probe_module *m = &pf.mods[i];
@@ -152,15 +151,6 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 			printf("  error: %s\n", pf.error);
 	}
 	probe_file_free(&pf);
-}
-
-static void scan_error(void *ctx, const char *path, const char *problem)
-{
-	struct scan_state *s = ctx;
-	probe_report_error(path, problem);
-	s->errors++;
-	if (s->json)
-		probe_json_unreadable_file(&s->j, path, problem);
 }
 
 int probe_cmd_scan(int argc, char **argv)
@@ -188,30 +178,31 @@ int probe_cmd_scan(int argc, char **argv)
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
-	s.json = args.json;
-	s.walk_flags = args.walk_flags;
-	struct probe_walker w = { &s, scan_input, scan_error };
-	if (s.json) {
-		kimg_json_init(&s.j, stdout);
-		kimg_json_begin_object(&s.j);
-		kimg_json_key(&s.j, "files");
-		kimg_json_begin_array(&s.j);
+	s.out.json = args.json;
+	s.out.walk_flags = args.walk_flags;
+	struct kimg_json *j = &s.out.j;
+	struct probe_walker w = { &s, scan_input, probe_input_unreadable };
+	if (s.out.json) {
+		kimg_json_init(j, stdout);
+		kimg_json_begin_object(j);
+		kimg_json_key(j, "files");
+		kimg_json_begin_array(j);
 	}
 	probe_walk(args.paths, args.n_paths, &w);
-	if (s.json) {
-		kimg_json_end_array(&s.j);
-		kimg_json_key(&s.j, "summary");
-		kimg_json_begin_object(&s.j);
-		kimg_json_kv_uint(&s.j, "files", s.files);
-		kimg_json_kv_uint(&s.j, "modules", s.modules);
-		kimg_json_kv_uint(&s.j, "images", s.images);
-		kimg_json_kv_uint(&s.j, "sass", s.by_kind[KIMG_IMAGE_SASS]);
-		kimg_json_kv_uint(&s.j, "ptx", s.by_kind[KIMG_IMAGE_PTX]);
-		kimg_json_kv_uint(&s.j, "ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
-		kimg_json_kv_uint(&s.j, "unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
-		kimg_json_kv_uint(&s.j, "errors", s.errors);
-		kimg_json_end_object(&s.j);
-		kimg_json_end_object(&s.j);
+	if (s.out.json) {
+		kimg_json_end_array(j);
+		kimg_json_key(j, "summary");
+		kimg_json_begin_object(j);
+		kimg_json_kv_uint(j, "files", s.files);
+		kimg_json_kv_uint(j, "modules", s.modules);
+		kimg_json_kv_uint(j, "images", s.images);
+		kimg_json_kv_uint(j, "sass", s.by_kind[KIMG_IMAGE_SASS]);
+		kimg_json_kv_uint(j, "ptx", s.by_kind[KIMG_IMAGE_PTX]);
+		kimg_json_kv_uint(j, "ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
+		kimg_json_kv_uint(j, "unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		kimg_json_kv_uint(j, "errors", s.out.errors);
+		kimg_json_end_object(j);
+		kimg_json_end_object(j);
 		fputc('\n', stdout);
 	} else {
 		printf("%lu file%s, %lu module%s, %lu image%s: %lu sass, %lu ptx", s.files, s.files == 1 ? "" : "s",
@@ -221,10 +212,10 @@ int probe_cmd_scan(int argc, char **argv)
 			printf(", %lu ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
 		if (s.by_kind[KIMG_IMAGE_UNKNOWN])
 			printf(", %lu unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
-		printf("; %lu error%s\n", s.errors, s.errors == 1 ? "" : "s");
+		printf("; %lu error%s\n", s.out.errors, s.out.errors == 1 ? "" : "s");
 	}
 	fflush(stdout);
-	status = s.errors ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+	status = s.out.errors ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
 out:
 	probe_args_free(&args);
 	return status;

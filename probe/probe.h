@@ -80,6 +80,16 @@ enum probe_arg probe_args_take(struct probe_args *a, char *arg);
 int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* What scan and check share while they render: the output mode, the
+ * walk flags, the JSON writer and the count of inputs and modules that
+ * could not be read (any makes the exit status 2). */
+struct probe_out {
+	bool json;                       /* --json */
+	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
+	struct kimg_json j;
+	unsigned long errors;
+};
+
 /* ---- walking paths (walk.c) ---- */
 
 struct probe_walker {
@@ -99,6 +109,10 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
 /* "kimg-probe: PATH: problem" on stderr. */
 void probe_report_error(const char *path, const char *problem);
+/* probe_walker.on_error for a subcommand whose state starts with a struct
+ * probe_out: the problem on stderr, counted, and with --json a file object
+ * (probe_json_unreadable_file). */
+void probe_input_unreadable(void *ctx, const char *path, const char *problem);
 /* Every problem collect recorded on pf (file-level, then each module's,
  * "module at 0x.. in SECTION: ..."), one probe_report_error line each.
  * Returns how many. */

@@ -23,6 +23,15 @@ void probe_report_error(const char *path, const char *problem)
 	fprintf(stderr, "kimg-probe: %s: %s\n", path, problem);
 }
 
+void probe_input_unreadable(void *ctx, const char *path, const char *problem)
+{
+	struct probe_out *out = ctx;
+	probe_report_error(path, problem);
+	out->errors++;
+	if (out->json)
+		probe_json_unreadable_file(&out->j, path, problem);
+}
+
 unsigned long probe_report_problems(const struct probe_file *pf)
 {
 	unsigned long n = 0;
