@@ -80,28 +80,24 @@ struct elfbuf {
 	uint8_t b[ELF_SIZE];
 };
 
-static void w16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void w32(uint8_t *p, uint32_t v) { w16(p, (uint16_t)v); w16(p + 2, (uint16_t)(v >> 16)); }
-static void w64(uint8_t *p, uint64_t v) { w32(p, (uint32_t)v); w32(p + 4, (uint32_t)(v >> 32)); }
-
 static uint8_t *shdr(struct elfbuf *e, int i) { return e->b + SHDR_OFF + 64 * i; }
 
 static void set_shdr(struct elfbuf *e, int i, uint32_t name, uint32_t type, uint64_t off, uint64_t size,
 		     uint32_t link, uint64_t entsize)
 {
 	uint8_t *h = shdr(e, i);
-	w32(h + 0, name);
-	w32(h + 4, type);
-	w64(h + 24, off);
-	w64(h + 32, size);
-	w32(h + 40, link);
-	w64(h + 56, entsize);
+	put_le32(h + 0, name);
+	put_le32(h + 4, type);
+	put_le64(h + 24, off);
+	put_le64(h + 32, size);
+	put_le32(h + 40, link);
+	put_le64(h + 56, entsize);
 }
 
 static void set_sym(struct elfbuf *e, int i, uint32_t name, uint8_t info, uint8_t other)
 {
 	uint8_t *s = e->b + SYM_OFF + 24 * i;
-	w32(s, name);
+	put_le32(s, name);
 	s[4] = info;
 	s[5] = other;
 }
@@ -117,15 +113,15 @@ static void build(struct elfbuf *e, uint8_t osabi, uint8_t abiversion, uint32_t 
 	e->b[6] = 1;
 	e->b[7] = osabi;
 	e->b[8] = abiversion;
-	w16(e->b + 16, e_type);
-	w16(e->b + 18, 190);
-	w32(e->b + 20, 1);
-	w64(e->b + 40, SHDR_OFF);
-	w32(e->b + 48, e_flags);
-	w16(e->b + 52, 64);
-	w16(e->b + 58, 64);
-	w16(e->b + 60, SEC_COUNT);
-	w16(e->b + 62, SEC_SHSTRTAB);
+	put_le16(e->b + 16, e_type);
+	put_le16(e->b + 18, 190);
+	put_le32(e->b + 20, 1);
+	put_le64(e->b + 40, SHDR_OFF);
+	put_le32(e->b + 48, e_flags);
+	put_le16(e->b + 52, 64);
+	put_le16(e->b + 58, 64);
+	put_le16(e->b + 60, SEC_COUNT);
+	put_le16(e->b + 62, SEC_SHSTRTAB);
 	memcpy(e->b + SHSTR_OFF, shstr, sizeof shstr);
 	memcpy(e->b + STR_OFF, str, sizeof str);
 	set_sym(e, 1, 1, 0x02, 0x10);
@@ -293,8 +289,8 @@ START_TEST(extended_section_numbering)
 	struct elfbuf e;
 	struct kimg_cubin_info info;
 	build_v2(&e);
-	w16(e.b + 60, 0);
-	w16(e.b + 62, 0xffff);
+	put_le16(e.b + 60, 0);
+	put_le16(e.b + 62, 0xffff);
 	set_shdr(&e, SEC_NULL, 0, 0, 0, SEC_COUNT, SEC_SHSTRTAB, 0);
 	ck_assert_int_eq(kimg_cubin_parse(span_of(&e), &info, NULL), 0);
 	ck_assert_uint_eq(info.kernel_count, 2);
@@ -344,16 +340,16 @@ START_TEST(header_identity)
 	e.b[5] = 2; /* big endian */
 	expect_err(&e, -KIMG_EFORMAT);
 	build_v2(&e);
-	w16(e.b + 18, 62); /* x86-64 */
+	put_le16(e.b + 18, 62); /* x86-64 */
 	expect_err(&e, -KIMG_EFORMAT);
 	build_v2(&e);
-	w16(e.b + 58, 40); /* e_shentsize */
+	put_le16(e.b + 58, 40); /* e_shentsize */
 	expect_err(&e, -KIMG_EFORMAT);
 	build_v2(&e);
-	w64(e.b + 40, 0); /* no section headers */
+	put_le64(e.b + 40, 0); /* no section headers */
 	expect_err(&e, -KIMG_EFORMAT);
 	build_v2(&e);
-	w64(e.b + 40, UINT64_MAX - 64); /* table offset wraps */
+	put_le64(e.b + 40, UINT64_MAX - 64); /* table offset wraps */
 	expect_err(&e, -KIMG_EFORMAT);
 }
 END_TEST
@@ -363,12 +359,12 @@ START_TEST(bad_shstrndx)
 	struct elfbuf e;
 	struct kimg_error err = { 0 };
 	build_v2(&e);
-	w16(e.b + 62, SEC_COUNT); /* one past the last */
+	put_le16(e.b + 62, SEC_COUNT); /* one past the last */
 	expect_err(&e, -KIMG_EFORMAT);
 	parse_code(span_of(&e), &err);
 	ck_assert_uint_eq(err.offset, 62);
 	build_v2(&e);
-	w16(e.b + 62, SEC_SYMTAB); /* not a string table */
+	put_le16(e.b + 62, SEC_SYMTAB); /* not a string table */
 	expect_err(&e, -KIMG_EFORMAT);
 }
 END_TEST
