@@ -7,10 +7,11 @@
 
 #include "probe.h"
 
-int probe_args_init(struct probe_args *a, const char *cmd, int argc)
+int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct probe_out *out)
 {
 	memset(a, 0, sizeof *a);
 	a->cmd = cmd;
+	a->out = out;
 	/* Every argument could be a PATH: argc entries always suffice. */
 	a->paths = calloc(argc > 0 ? (size_t)argc : 1, sizeof *a->paths);
 	return a->paths ? 0 : -1;
@@ -33,9 +34,9 @@ enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 	if (strcmp(arg, "--") == 0) {
 		a->options_done = true;
 	} else if (strcmp(arg, "--json") == 0) {
-		a->json = true;
+		a->out->json = true;
 	} else if (strcmp(arg, "--deep") == 0) {
-		a->walk_flags |= KIMG_INPUT_SCAN_DATA;
+		a->out->walk_flags |= KIMG_INPUT_SCAN_DATA;
 	} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 		return PROBE_ARG_HELP;
 	} else {

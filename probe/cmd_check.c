@@ -309,7 +309,7 @@ int probe_cmd_check(int argc, char **argv)
 	const char *sm_list = NULL;
 	int driver = 0, status = PROBE_EXIT_ERROR;
 	memset(&s, 0, sizeof s);
-	if (probe_args_init(&args, "check", argc) < 0)
+	if (probe_args_init(&args, "check", argc, &s.out) < 0)
 		return PROBE_EXIT_ERROR;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -345,8 +345,6 @@ int probe_cmd_check(int argc, char **argv)
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
-	s.out.json = args.json;
-	s.out.walk_flags = args.walk_flags;
 	struct kimg_json *j = &s.out.j;
 	if ((s.n_targets = probe_parse_targets(sm_list, driver, &s.targets)) < 0)
 		goto out;

@@ -159,7 +159,7 @@ int probe_cmd_scan(int argc, char **argv)
 	struct probe_args args;
 	int status = PROBE_EXIT_ERROR;
 	memset(&s, 0, sizeof s);
-	if (probe_args_init(&args, "scan", argc) < 0)
+	if (probe_args_init(&args, "scan", argc, &s.out) < 0)
 		return PROBE_EXIT_ERROR;
 	for (int i = 1; i < argc; i++) {
 		enum probe_arg taken = probe_args_take(&args, argv[i]);
@@ -178,8 +178,6 @@ int probe_cmd_scan(int argc, char **argv)
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
-	s.out.json = args.json;
-	s.out.walk_flags = args.walk_flags;
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, scan_input, probe_input_unreadable };
 	if (s.out.json) {

@@ -54,12 +54,21 @@ void probe_file_free(struct probe_file *pf);
 /* Stable JSON / text names: kimg_input_kind_name, kimg_module_origin_name
  * (core/input.h). */
 
-/* ---- arguments shared by scan and check (args.c) ---- */
+/* ---- arguments and output state shared by scan and check (args.c) ---- */
+
+/* What scan and check share while they render: the output mode, the
+ * walk flags, the JSON writer and the count of inputs and modules that
+ * could not be read (any makes the exit status 2). */
+struct probe_out {
+	bool json;                       /* --json */
+	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
+	struct kimg_json j;
+	unsigned long errors;
+};
 
 struct probe_args {
 	const char *cmd;                 /* "scan", "check": for messages */
-	bool json;                       /* --json */
-	unsigned walk_flags;             /* --deep: KIMG_INPUT_SCAN_DATA */
+	struct probe_out *out;           /* --json, --deep (KIMG_INPUT_SCAN_DATA) set here */
 	char **paths;                    /* argv entries, in order */
 	int n_paths;
 	bool options_done;               /* after "--" everything is a PATH */
@@ -71,24 +80,15 @@ enum probe_arg {
 	PROBE_ARG_OTHER, /* another option: the subcommand's to handle */
 };
 
-/* Room for argc PATHs. Returns 0, or -1 when out of memory. */
-int probe_args_init(struct probe_args *a, const char *cmd, int argc);
+/* Room for argc PATHs; --json and --deep go to *out. Returns 0, or -1
+ * when out of memory. */
+int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct probe_out *out);
 void probe_args_free(struct probe_args *a);
 enum probe_arg probe_args_take(struct probe_args *a, char *arg);
 /* "kimg-probe CMD: <message>[ (see kimg-probe CMD --help)]" on stderr;
  * returns PROBE_EXIT_ERROR. */
 int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* What scan and check share while they render: the output mode, the
- * walk flags, the JSON writer and the count of inputs and modules that
- * could not be read (any makes the exit status 2). */
-struct probe_out {
-	bool json;                       /* --json */
-	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
-	struct kimg_json j;
-	unsigned long errors;
-};
 
 /* ---- walking paths (walk.c) ---- */
 
