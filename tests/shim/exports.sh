@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
 # libkimg.so exports exactly the symbols listed in shim/libkimg.map (STYLE.md
-# section 9), dlsym in both versions (dlsym@@GLIBC_2.34 and the base
-# dlsym@GLIBC_2.2.5, cuda-loading.md section 7.1), and the hooks layer
-# requires no glibc symbol version newer than the base one. The pass-through
-# dlsym is a tail jump, so glibc sees the caller's return address.
+# section 9), each with its version: every KIMG_1.0 name as name@@KIMG_1.0,
+# dlsym in both versions (dlsym@@GLIBC_2.34 and the base dlsym@GLIBC_2.2.5,
+# cuda-loading.md section 7.1), and every shared-runtime hook (cuda* and
+# __cuda* names) also as name@<node> for each libcudart.so.* node of the map
+# (references made against the real, versioned libcudart bind only to
+# those; hook_runtime.c). The hooks layer requires no glibc symbol version
+# newer than the base one. The pass-through dlsym is a tail jump, so glibc
+# sees the caller's return address.
 . "$(dirname "$0")/shimlib.bash"
-want=$(sed 's#/\*.*\*/##' shim/libkimg.map | grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;' | sort -u)
+map=$(sed 's#/\*.*\*/##' shim/libkimg.map | sed '/\/\*/,/\*\//d')
+kimg=$(echo "$map" | awk '/^KIMG_1\.0 \{/ {on = 1; next} on && /local:/ {on = 0} on' |
+	grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;')
+nodes=$(echo "$map" | grep -oE '^libcudart\.so\.[0-9.]+' | sort -u)
+runtime=$(echo "$kimg" | grep -E '^(__)?cuda')
+want=$( {
+	echo "dlsym@@GLIBC_2.34"
+	echo "dlsym@GLIBC_2.2.5"
+	for s in $kimg; do echo "$s@@KIMG_1.0"; done
+	for s in $runtime; do for n in $nodes; do echo "$s@$n"; done; done
+} | sort -u)
 got=$(readelf --dyn-syms -W "$LIB" | awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") && $4 != "OBJECT" {print $8}' |
-	sed 's/@.*//' | sort -u)
-check "exported functions == version script list" test "$want" = "$got"
+	sort -u)
+check "map read: 3 libcudart nodes, 14 runtime hooks, 32 KIMG_1.0 names" \
+	test "$(echo "$nodes" | wc -l) $(echo "$runtime" | wc -l) $(echo "$kimg" | wc -l)" = "3 14 32"
+check "exported functions, with versions == version script list + runtime names per libcudart node ($(echo "$want" | wc -l))" \
+	test "$want" = "$got"
 [ "$want" = "$got" ] || diff <(echo "$want") <(echo "$got") | sed 's/^/   /'
-check "dlsym@@GLIBC_2.34 exported" bash -c "readelf --dyn-syms -W '$LIB' | grep -q ' dlsym@@GLIBC_2.34$'"
-check "dlsym@GLIBC_2.2.5 exported" bash -c "readelf --dyn-syms -W '$LIB' | grep -q ' dlsym@GLIBC_2.2.5$'"
+check "cudaLaunchKernel@libcudart.so.13 exported (a non-default version)" bash -c \
+	"readelf --dyn-syms -W '$LIB' | grep -q ' cudaLaunchKernel@libcudart.so.13$'"
 check "no kimg_ internals exported" bash -c "! readelf --dyn-syms -W '$LIB' | awk '\$7 != \"UND\"' | grep -q ' kimg_'"
 # versions the hooks layer itself requires (its objects, not the rest)
 hookobj=$(ls "$BUILD"/obj/shim/hook_*.o "$BUILD"/obj/shim/real.o "$BUILD"/obj/shim/init.o 2>/dev/null)

@@ -4,9 +4,13 @@
  * __cudaRegisterFunction per kernel), then uses the kernel through the
  * runtime API.
  *
- *   rt FILE KERNEL   FILE: a container (multi.fatbin, ...) or a cubin
- * Prints "call: code" per call, and the owner of the driver entry point
- * cudaGetDriverEntryPoint hands out. */
+ *   rt FILE KERNEL [launch-first]
+ *   FILE: a container (multi.fatbin, ...) or a cubin; launch-first: launch
+ *   before asking for attributes (so the launch is the first failure)
+ * Prints "call: code" per call, the owner of the driver entry point
+ * cudaGetDriverEntryPoint hands out, and what libkimg's versioned exports
+ * answer for a runtime that lacks the function (dlvsym). Built as a shared
+ * object with -Dmain=rt_main, it is the "extension" a loader dlopens. */
 #include "progutil.h"
 
 struct dim3 { unsigned x, y, z; };
@@ -39,11 +43,19 @@ int main(int argc, char **argv)
 			       NULL);
 
 	char attr[256];
+	int launch_first = argc > 3 && strcmp(argv[3], "launch-first") == 0;
+	struct dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+	int r2 = 0;
+	if (launch_first) {
+		r2 = cudaLaunchKernel((const void *)kernel_stub, g, b, NULL, 0, NULL);
+		printf("cudaLaunchKernel: %d\n", r2);
+	}
 	int r1 = cudaFuncGetAttributes(attr, (const void *)kernel_stub);
 	printf("cudaFuncGetAttributes: %d\n", r1);
-	struct dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
-	int r2 = cudaLaunchKernel((const void *)kernel_stub, g, b, NULL, 0, NULL);
-	printf("cudaLaunchKernel: %d\n", r2);
+	if (!launch_first) {
+		r2 = cudaLaunchKernel((const void *)kernel_stub, g, b, NULL, 0, NULL);
+		printf("cudaLaunchKernel: %d\n", r2);
+	}
 	void *fn = NULL;
 	int r3 = cudaGetFuncBySymbol(&fn, (const void *)kernel_stub);
 	printf("cudaGetFuncBySymbol: %d\n", r3);
@@ -65,5 +77,13 @@ int main(int argc, char **argv)
 		int r5 = ((gpa5_t)entry)("cuLaunchKernel", &launch, 13000, 2, &st);
 		printf("via it, cuLaunchKernel flag 2: %d status %d owner %s\n", r5, st, owner_of(launch));
 	}
+	/* The first definition of a versioned name (libkimg's, when preloaded)
+	 * for a function the fake runtime lacks, and for a version it is not. */
+	typedef int (*ex_t)(const void *, const void *, void **);
+	ex_t ex = (ex_t)dlvsym(RTLD_DEFAULT, "cudaLaunchKernelExC", "libcudart.so.13");
+	printf("cudaLaunchKernelExC@libcudart.so.13: %d\n", ex ? ex(NULL, (const void *)kernel_stub, NULL) : -1);
+	typedef int (*attr_t)(void *, const void *);
+	attr_t a12 = (attr_t)dlvsym(RTLD_DEFAULT, "cudaFuncGetAttributes", "libcudart.so.12");
+	printf("cudaFuncGetAttributes@libcudart.so.12: %d\n", a12 ? a12(attr, (const void *)kernel_stub) : -1);
 	return r2 == 0 ? 0 : 1;
 }
