@@ -112,6 +112,18 @@ static KIMG_COLD bool library_intercept(const char *call, const void *code, cons
 
 /* ---- loads: record handle -> image / path ---- */
 
+/* The common end of every load wrapper: remember where a loaded handle's
+ * code came from, or hand a failed load to the diagnosis. */
+static CUresult loaded(const char *call, CUresult r, enum kimg_handle_kind kind, CUhandle *h, const void *image,
+		       const char *path)
+{
+	if (r == KIMG_CUDA_SUCCESS)
+		record(kind, h ? *h : NULL, image, path, NULL, NULL);
+	else
+		fail(call, r, NULL, kind, NULL, image, path);
+	return r;
+}
+
 CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname)
 {
 	REAL(cuModuleLoad, CUresult(*)(CUhandle *, const char *));
@@ -121,12 +133,7 @@ CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname)
 		if (module_intercept("cuModuleLoad", NULL, fname, &a, mod, &r))
 			return r;
 	}
-	r = real(mod, fname);
-	if (r == KIMG_CUDA_SUCCESS)
-		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, NULL, fname, NULL, NULL);
-	else
-		fail("cuModuleLoad", r, NULL, KIMG_HANDLE_MODULE, NULL, NULL, fname);
-	return r;
+	return loaded("cuModuleLoad", real(mod, fname), KIMG_HANDLE_MODULE, mod, NULL, fname);
 }
 EXPORT_AS(cuModuleLoad, CUhandle *mod, const char *fname);
 
@@ -139,12 +146,7 @@ CUresult kimg_w_cuModuleLoadData(CUhandle *mod, const void *image)
 		if (module_intercept("cuModuleLoadData", image, NULL, &a, mod, &r))
 			return r;
 	}
-	r = real(mod, image);
-	if (r == KIMG_CUDA_SUCCESS)
-		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, image, NULL, NULL, NULL);
-	else
-		fail("cuModuleLoadData", r, NULL, KIMG_HANDLE_MODULE, NULL, image, NULL);
-	return r;
+	return loaded("cuModuleLoadData", real(mod, image), KIMG_HANDLE_MODULE, mod, image, NULL);
 }
 EXPORT_AS(cuModuleLoadData, CUhandle *mod, const void *image);
 
@@ -157,12 +159,7 @@ CUresult kimg_w_cuModuleLoadDataEx(CUhandle *mod, const void *image, unsigned n,
 		if (module_intercept("cuModuleLoadDataEx", image, NULL, &a, mod, &r))
 			return r;
 	}
-	r = real(mod, image, n, opts, vals);
-	if (r == KIMG_CUDA_SUCCESS)
-		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, image, NULL, NULL, NULL);
-	else
-		fail("cuModuleLoadDataEx", r, NULL, KIMG_HANDLE_MODULE, NULL, image, NULL);
-	return r;
+	return loaded("cuModuleLoadDataEx", real(mod, image, n, opts, vals), KIMG_HANDLE_MODULE, mod, image, NULL);
 }
 EXPORT_AS(cuModuleLoadDataEx, CUhandle *mod, const void *image, unsigned n, int *opts, void **vals);
 
@@ -175,12 +172,7 @@ CUresult kimg_w_cuModuleLoadFatBinary(CUhandle *mod, const void *fat_cubin)
 		if (module_intercept("cuModuleLoadFatBinary", fat_cubin, NULL, &a, mod, &r))
 			return r;
 	}
-	r = real(mod, fat_cubin);
-	if (r == KIMG_CUDA_SUCCESS)
-		record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, fat_cubin, NULL, NULL, NULL);
-	else
-		fail("cuModuleLoadFatBinary", r, NULL, KIMG_HANDLE_MODULE, NULL, fat_cubin, NULL);
-	return r;
+	return loaded("cuModuleLoadFatBinary", real(mod, fat_cubin), KIMG_HANDLE_MODULE, mod, fat_cubin, NULL);
 }
 EXPORT_AS(cuModuleLoadFatBinary, CUhandle *mod, const void *fat_cubin);
 
@@ -197,12 +189,7 @@ CUresult kimg_w_cuLibraryLoadData(CUhandle *lib, const void *code, KIMG_LIB_OPTS
 		if (library_intercept("cuLibraryLoadData", code, NULL, &a, lib, &r))
 			return r;
 	}
-	r = real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
-	if (r == KIMG_CUDA_SUCCESS)
-		record(KIMG_HANDLE_LIBRARY, lib ? *lib : NULL, code, NULL, NULL, NULL);
-	else
-		fail("cuLibraryLoadData", r, NULL, KIMG_HANDLE_LIBRARY, NULL, code, NULL);
-	return r;
+	return loaded("cuLibraryLoadData", real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib), KIMG_HANDLE_LIBRARY, lib, code, NULL);
 }
 EXPORT_AS(cuLibraryLoadData, CUhandle *lib, const void *code, KIMG_LIB_OPTS);
 
@@ -217,12 +204,7 @@ CUresult kimg_w_cuLibraryLoadFromFile(CUhandle *lib, const char *file, KIMG_LIB_
 		if (library_intercept("cuLibraryLoadFromFile", NULL, file, &a, lib, &r))
 			return r;
 	}
-	r = real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib);
-	if (r == KIMG_CUDA_SUCCESS)
-		record(KIMG_HANDLE_LIBRARY, lib ? *lib : NULL, NULL, file, NULL, NULL);
-	else
-		fail("cuLibraryLoadFromFile", r, NULL, KIMG_HANDLE_LIBRARY, NULL, NULL, file);
-	return r;
+	return loaded("cuLibraryLoadFromFile", real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib), KIMG_HANDLE_LIBRARY, lib, NULL, file);
 }
 EXPORT_AS(cuLibraryLoadFromFile, CUhandle *lib, const char *file, KIMG_LIB_OPTS);
 
