@@ -87,6 +87,37 @@ const char *kimg_cuda_error_text(int code)
 	return i < 0 ? NULL : errors[i].text;
 }
 
+/* What the driver means by each image-class code when the image rules alone
+ * do not explain it (compat-rules.md §1, §5; fatbin-format.md §6, §13). */
+static const struct {
+	int code;
+	const char *cause;
+} causes[] = {
+	{ 98, "no kernel of that name in a module the driver could use; with no fitting image "
+	      "this is an architecture mismatch" },
+	{ 200, "the driver could not read the image: it is corrupt or truncated, or compressed with a "
+	       "scheme this driver predates (zstd-compressed fatbins, CUDA 12.4+, need driver 550.54.14 or newer)" },
+	{ 209, "no cubin or PTX in the module can run on this GPU with this driver" },
+	{ 218, "the driver's PTX JIT rejected the PTX: its target is newer than the GPU, or it uses "
+	       "instructions this GPU lacks" },
+	{ 221, "the PTX JIT compiler library (libnvidia-ptxjitcompiler.so.1) could not be loaded: install the "
+	       "driver's JIT library (often missing in containers and Jetson images) or ship SASS for this GPU" },
+	{ 222, "the PTX's .version is newer than this driver's JIT accepts: update the driver or ship SASS" },
+	{ 223, "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT / CUDA_DISABLE_JIT) and no cubin fits this GPU" },
+	{ 300, "the image's code does not match what its fatbin header declares (a payload of another GPU "
+	       "generation behind a selectable header)" },
+	{ 500, "named symbol not found; with no fitting image this is an architecture mismatch (seen on "
+	       "Tegra GPUs with desktop-only cubins)" },
+};
+
+const char *kimg_cuda_error_cause(int code)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(causes); i++)
+		if (causes[i].code == code)
+			return causes[i].cause;
+	return NULL;
+}
+
 bool kimg_cuda_error_is_image_class(int code)
 {
 	int i = find(code);

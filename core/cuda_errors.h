@@ -10,6 +10,10 @@ const char *kimg_cuda_error_name(int code);
 const char *kimg_cuda_runtime_error_name(int code);
 /* Short meaning: "no kernel image suitable for the device". */
 const char *kimg_cuda_error_text(int code);
+/* What the driver means by an image-class code, for when the image rules
+ * alone do not explain the failure (200 on a readable image, 221, 300);
+ * NULL for other codes. */
+const char *kimg_cuda_error_cause(int code);
 /* True for the image-class codes: 200 209 218 221 222 223 300, and 500 / 98
  * which are image errors only when the module has no fitting image. */
 bool kimg_cuda_error_is_image_class(int code);

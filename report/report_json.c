@@ -16,6 +16,7 @@ static void write_error(struct kimg_json *j, const struct kimg_report *r)
 	kimg_json_kv_string(j, "name", kimg_cuda_error_name(r->error));
 	kimg_json_kv_string(j, "runtime_name", kimg_cuda_runtime_error_name(r->error));
 	kimg_json_kv_string(j, "text", kimg_cuda_error_text(r->error));
+	kimg_json_kv_string(j, "cause", kimg_cuda_error_cause(r->error));
 	kimg_json_end_object(j);
 }
 

@@ -215,6 +215,11 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 		fprintf(out, P "  why:    %s%s%s%s\n", kimg_reason_text(r->verdict.reason), rule ? " [" : "", rule ? rule : "",
 			rule ? "]" : "");
 	}
+	/* The rules explain a failure only when they find no fitting image;
+	 * otherwise (a corrupt image, a missing JIT library) the code does. */
+	const char *cause = kimg_cuda_error_cause(r->error);
+	if (cause && (!r->verdict_known || r->verdict.outcome != KIMG_OUTCOME_CANNOT_RUN))
+		fprintf(out, P "  cause:  %s\n", cause);
 	if (r->fix_known)
 		write_fix(r, out);
 	if (r->fallback.present)

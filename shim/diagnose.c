@@ -182,7 +182,7 @@ static int on_module(void *ctx, const struct kimg_module_ref *m)
 	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, &err)) > 0)
 		add_image(r, &img);
 	if (rc < 0)
-		snprintf(r->module_note, sizeof r->module_note, "fatbin entry: %s", err.what);
+		snprintf(r->module_note, sizeof r->module_note, "%s", err.what);
 	return 0;
 }
 

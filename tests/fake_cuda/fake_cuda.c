@@ -10,6 +10,7 @@
  *   FAKE_CUDA_NAME    device name (default "Fake GPU")
  *   FAKE_CUDA_LAZY    1: cuLibraryGetKernel always succeeds and the error
  *                     surfaces at cuKernelGetFunction / launch instead
+ *   FAKE_CUDA_NO_JIT  1: a load that needs the PTX JIT gives 221 (no JIT library)
  *   FAKE_CUDA_DUMP    a file: each launch appends "launch NAME KIND ARCH ISA"
  *                     for the image the driver selected ("ptx compute_90
  *                     9.0"), so tests see which code ran (the fallback's
@@ -150,6 +151,11 @@ static int decide(const uint8_t *code, uint64_t size, struct kimg_image *selecte
 		*selected = imgs[v.selected];
 	if (v.expected_error == 0 && v.selected >= 0 && jit_rejects(&imgs[v.selected]))
 		return 218; /* CUDA_ERROR_INVALID_PTX */
+	/* FAKE_CUDA_NO_JIT=1: libnvidia-ptxjitcompiler.so.1 missing, as in some
+	 * containers and Jetson images (compat-rules.md §5) */
+	if (v.expected_error == 0 && v.selected >= 0 && imgs[v.selected].kind == KIMG_IMAGE_PTX &&
+	    env_int("FAKE_CUDA_NO_JIT", 0))
+		return 221; /* CUDA_ERROR_JIT_COMPILER_NOT_FOUND */
 	return v.expected_error;
 }
 

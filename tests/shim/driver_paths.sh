@@ -44,6 +44,19 @@ check "v2 via the 4-arg cuGetProcAddress: wrapped 5-arg function, status written
 	has gpa4.load "v2 via 4-arg: 0 status 0 owner libkimg"
 check "4-arg cuGetProcAddress itself is wrapped" has gpa4.load "cuGetProcAddress owner: libkimg"
 
+# Codes the image rules cannot predict: the report says what the driver means.
+head -c 4096 /dev/urandom >"$TMP/garbage.bin"
+run garbage -- "$PROGS/drv_dl" gpa load "$TMP/garbage.bin"
+check "garbage image: program sees 200 from cuModuleLoadData" has garbage "cuModuleLoadData: 200"
+check "garbage image: report 200 with the driver's cause (corrupt, or compression too new)" \
+	report garbage 'first("cuModuleLoadData", 200)["error"]["name"] == "CUDA_ERROR_INVALID_IMAGE"
+		and "corrupt" in R[0]["error"]["cause"] and R[0]["module"]["images"] == []'
+run nojit FAKE_CUDA_NO_JIT=1 -- "$PROGS/drv_dl" gpa load "$FIX/compute80.ptx"
+check "no JIT library: program sees 221" has nojit "cuModuleLoadData: 221"
+check "no JIT library: report 221, PTX image fits by the rules, cause names libnvidia-ptxjitcompiler" \
+	report nojit 'first("cuModuleLoadData", 221)["verdict"]["outcome"] == "ptx_jit"
+		and "libnvidia-ptxjitcompiler" in R[0]["error"]["cause"] and archs(R[0]) == ["compute_80"]'
+
 # CUDA 13: cuLibraryLoadData succeeds, cuLibraryGetKernel gives 209 [V]
 run lib_bad FAKE_CUDA_SM=75 -- "$PROGS/drv_dl" gpa lib "$FIX/multi.fatbin" axpy
 check "7.5 device: cuLibraryLoadData 0" has lib_bad "cuLibraryLoadData: 0"

@@ -69,12 +69,30 @@ START_TEST(texts_and_unknown)
 }
 END_TEST
 
+/* Every image-class code says what the driver means (for failures the
+ * image rules cannot explain); other codes have no cause. */
+START_TEST(causes_for_image_class_codes)
+{
+	static const int image_codes[] = { 98, 200, 209, 218, 221, 222, 223, 300, 500 };
+	for (size_t i = 0; i < sizeof image_codes / sizeof image_codes[0]; i++) {
+		ck_assert(kimg_cuda_error_is_image_class(image_codes[i]));
+		ck_assert_ptr_nonnull(kimg_cuda_error_cause(image_codes[i]));
+	}
+	ck_assert_ptr_nonnull(strstr(kimg_cuda_error_cause(221), "libnvidia-ptxjitcompiler.so.1"));
+	ck_assert_ptr_nonnull(strstr(kimg_cuda_error_cause(200), "550.54.14"));
+	ck_assert_ptr_null(kimg_cuda_error_cause(0));
+	ck_assert_ptr_null(kimg_cuda_error_cause(100));
+	ck_assert_ptr_null(kimg_cuda_error_cause(804));
+}
+END_TEST
+
 static Suite *errors_suite(void)
 {
 	Suite *s = suite_create("cuda_errors");
 	TCase *tc = tcase_create("table");
 	tcase_add_loop_test(tc, table_rows, 0, (int)(sizeof errs / sizeof errs[0]));
 	tcase_add_test(tc, texts_and_unknown);
+	tcase_add_test(tc, causes_for_image_class_codes);
 	suite_add_tcase(s, tc);
 	return s;
 }

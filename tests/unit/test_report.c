@@ -214,6 +214,36 @@ START_TEST(text_unknowns_are_said_not_invented)
 }
 END_TEST
 
+/* A failure the rules explain (no image fits) gets "why:"; one they cannot
+ * explain (200 on an image kimg could not read either, 221 on PTX that
+ * fits) gets the driver's cause instead. */
+START_TEST(text_cause_only_when_rules_do_not_explain)
+{
+	build_report(true); /* 223: the rules explain it */
+	char *t = render(kimg_report_write_text);
+	ck_assert_ptr_nonnull(strstr(t, "\nkimg:   why:    "));
+	ck_assert_ptr_null(strstr(t, "cause:"));
+	free(t);
+	build_report(false); /* compute_80 PTX fits 9.0 by JIT, but the driver said 221 */
+	rep.error = 221;
+	t = render(kimg_report_write_text);
+	ck_assert(has_line(t, "kimg:   cause:  the PTX JIT compiler library (libnvidia-ptxjitcompiler.so.1) could not be "
+			      "loaded: install the driver's JIT library (often missing in containers and Jetson images) or "
+			      "ship SASS for this GPU"));
+	free(t);
+	build_report(false);
+	rep.error = 200;
+	rep.verdict_known = rep.fix_known = false;
+	rep.image_count = rep.image_total = 0;
+	t = render(kimg_report_write_text);
+	ck_assert_ptr_nonnull(strstr(t, "\nkimg:   cause:  the driver could not read the image: it is corrupt"));
+	free(t);
+	t = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(t, "\"cause\":\"the driver could not read the image"));
+	free(t);
+}
+END_TEST
+
 START_TEST(json_is_one_line_with_nested_keys)
 {
 	build_report(true);
@@ -429,6 +459,7 @@ int main(void)
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("render");
 	tcase_add_test(tc, text_header_names_call_code_name_and_meaning);
+	tcase_add_test(tc, text_cause_only_when_rules_do_not_explain);
 	tcase_add_test(tc, text_header_uses_runtime_name_for_runtime_calls);
 	tcase_add_test(tc, text_device_kernel_module_lines);
 	tcase_add_test(tc, text_image_table_is_aligned_with_verdicts);
