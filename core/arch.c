@@ -95,7 +95,9 @@ int kimg_arch_parse(const char *text, struct kimg_arch *out, bool *is_virtual)
 		/* "9" or "sm_9": an SM number always has a major and a minor digit. */
 		return -KIMG_EFORMAT;
 	}
-	if (sm == 0 || parse_suffix(s, &a.variant) < 0)
+	/* "0.2" would be SM 2, which no spelling can name again: every CC has
+	 * a major of at least 1 (fuzz_tokens found the round-trip break). */
+	if (sm < 10 || parse_suffix(s, &a.variant) < 0)
 		return -KIMG_EFORMAT;
 	a.sm = (uint16_t)sm;
 	*out = a;

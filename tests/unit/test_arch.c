@@ -30,6 +30,7 @@ static const char *const rejected[] = {
 	"", "sm_", "compute_", "9.", "9", "sm_9", ".0", "garbage", "sm_90x", "sm_90 ", " sm_90", "9.0.1",
 	"12.10", "sm_9.0", "compute_9.0", "sm_99999999999999999999", "4294967386", "1000", "sm_90af",
 	"sm90", "lto_90", "0.0", "00", "-90", "+90", "sm_-90", "9,0",
+	"0.2", "0.9a", /* major 0: no such CC, and "sm_2" could not name it again (fuzz_tokens) */
 };
 
 START_TEST(arch_parse_accepts_every_documented_spelling)
