@@ -145,6 +145,9 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 	} else if (pf.n_mods > 0 || explicit_path) {
 		printf("%s: %s, %zu module%s%s\n", path, kimg_input_kind_name(pf.kind), pf.n_mods,
 		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
+		/* One column header per file: the image rows of every module below line up with it. */
+		if (pf.n_mods > 0)
+			printf("    %-6s %-14s %-5s %-7s %10s\n", "kind", "arch", "ptx", "packed", "bytes");
 		for (size_t i = 0; i < pf.n_mods; i++)
 			text_module(s, i, &pf.mods[i]);
 		if (pf.error[0])
