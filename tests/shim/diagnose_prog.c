@@ -10,26 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "progs/progutil.h"
+
 typedef int (*init_t)(unsigned);
 typedef int (*lib_load_t)(void **, const void *, int *, void **, unsigned, int *, void **, unsigned);
 typedef int (*get_kernel_t)(void **, void *, const char *);
-
-static void *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 int main(int argc, char **argv)
 {
@@ -45,7 +30,7 @@ int main(int argc, char **argv)
 		return 2;
 	static const char *const names[] = { "axpy", "axpy", "other" };
 	for (int i = 1; i < argc && i < 3; i++) {
-		void *img = slurp(argv[i]), *lib = NULL, *k = NULL;
+		void *img = read_all(argv[i], NULL), *lib = NULL, *k = NULL;
 		if (!img)
 			return 2;
 		printf("cuLibraryLoadData: %d\n", load(&lib, img, NULL, NULL, 0, NULL, NULL, 0));

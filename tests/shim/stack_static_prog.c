@@ -9,26 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "progs/progutil.h"
+
 typedef int (*init_t)(unsigned);
 typedef int (*lib_load_t)(void **, const void *, int *, void **, unsigned, int *, void **, unsigned);
 typedef int (*get_kernel_t)(void **, void *, const char *);
-
-static void *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 /* noinline: its own frame, between the driver call and main */
 __attribute__((noinline)) static int static_get_kernel(get_kernel_t get, void *lib)
@@ -49,7 +34,7 @@ int main(int argc, char **argv)
 	init_t init = (init_t)dlsym(h, "cuInit");
 	lib_load_t load = (lib_load_t)dlsym(h, "cuLibraryLoadData");
 	get_kernel_t get = (get_kernel_t)dlsym(h, "cuLibraryGetKernel");
-	void *img = slurp(argv[1]), *lib = NULL;
+	void *img = read_all(argv[1], NULL), *lib = NULL;
 	if (!init || !load || !get || !img || init(0) != 0)
 		return 2;
 	int rc = load(&lib, img, NULL, NULL, 0, NULL, NULL, 0);
