@@ -1,17 +1,17 @@
 /* libFuzzer entry for core/fallback_plan.c: any input is walked as a
  * module (fatbin, cubin, PTX text, host ELF: the first module), planned
  * for a device taken from the last 3 bytes (SM, driver, switches) in both
- * modes, and, when the plan rewrites, built with the real zstd / lz4.
+ * modes, and, when the plan rewrites, built with the real zstd / lz4 (dlopen, as the product).
  * Invariants: a REWRITE plan names a PTX image; the built text is exactly
  * out_len bytes, NUL-terminated. */
-#include <lz4.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "cubin.h"
 #include "fallback_plan.h"
+#include "codecs.h"
 #include "fatbin.h"
 #include "input.h"
 #include "ptx.h"
@@ -21,7 +21,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_IMGS 32
 #define FUZZ_BUILD_MAX (4u << 20)
 
-static const struct kimg_codecs codecs = { ZSTD_decompress, ZSTD_isError, LZ4_decompress_safe };
+static const struct kimg_codecs *codecs;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Without both decoders the target would fuzz only the "no codec" path and
+ * still look green: refuse to run instead. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	codecs = kimg_codecs_get();
+	if (!codecs->zstd_decompress || !codecs->lz4_decompress_safe) {
+		fprintf(stderr, "fuzz: libzstd.so.1 or liblz4.so.1 not loadable (scripts/setup-debian.sh installs them)\n");
+		exit(1);
+	}
+	return 0;
+}
 
 struct walk {
 	struct kimg_image imgs[MAX_IMGS];
@@ -63,7 +77,7 @@ static void build(const struct kimg_image *img, const struct kimg_fallback_plan 
 	void *scratch = malloc(scratch_cap ? scratch_cap : 1);
 	char *out = malloc(out_cap);
 	if (scratch && out &&
-	    kimg_fallback_build(img, p, &codecs, scratch, scratch_cap, out, out_cap, &len, NULL, NULL) == 0 &&
+	    kimg_fallback_build(img, p, codecs, scratch, scratch_cap, out, out_cap, &len, NULL, NULL) == 0 &&
 	    (len >= out_cap || out[len] != '\0'))
 		abort();
 	free(scratch);

@@ -1,12 +1,13 @@
-/* libFuzzer entry for core/payload.c with the real libzstd / liblz4.
+/* libFuzzer entry for core/payload.c with the real libzstd / liblz4,
+ * reached as the product reaches them (sys/codecs.c, dlopen).
  * A container input has each entry decoded; anything else is one
  * synthetic image: byte 0 picks the encoding, bytes 1-3 the declared size. */
-#include <lz4.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
+#include "codecs.h"
 #include "fatbin.h"
 #include "payload.h"
 
@@ -15,7 +16,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Keep each run small: declared sizes above this are not decoded. */
 #define FUZZ_DECODE_MAX (4u << 20)
 
-static const struct kimg_codecs codecs = { ZSTD_decompress, ZSTD_isError, LZ4_decompress_safe };
+static const struct kimg_codecs *codecs;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Without both decoders the target would fuzz only the "no codec" path and
+ * still look green: refuse to run instead. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	codecs = kimg_codecs_get();
+	if (!codecs->zstd_decompress || !codecs->lz4_decompress_safe) {
+		fprintf(stderr, "fuzz: libzstd.so.1 or liblz4.so.1 not loadable (scripts/setup-debian.sh installs them)\n");
+		exit(1);
+	}
+	return 0;
+}
 
 static void decode(const struct kimg_image *img)
 {
@@ -24,7 +39,7 @@ static void decode(const struct kimg_image *img)
 	struct kimg_span out;
 	if (!dst)
 		return;
-	if (kimg_payload_get(img, &codecs, dst, cap, &out, NULL) == 0 && out.size != img->size)
+	if (kimg_payload_get(img, codecs, dst, cap, &out, NULL) == 0 && out.size != img->size)
 		abort();
 	free(dst);
 }
