@@ -27,11 +27,20 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -qq $missing
 fi
-if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-	echo "setup: nvcc not found; trying Debian's nvidia-cuda-toolkit" >&2
-	$SUDO apt-get install -y -qq nvidia-cuda-toolkit || {
-		echo "setup: install the CUDA toolkit (nvcc >= 12.9) to build the test fixtures" >&2
-		exit 1
-	}
+# The fixtures need a toolkit that knows family targets (sm_100f, CUDA 12.9)
+# and --compress-mode; Debian's own nvidia-cuda-toolkit (11.8 in bookworm,
+# non-free) is too old, so it is not tried.
+nvcc=$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+if [ ! -x "$nvcc" ]; then
+	echo "setup: nvcc not found on PATH or at /usr/local/cuda/bin: install NVIDIA's CUDA toolkit 12.9 or" >&2
+	echo "setup: newer (make test and make demo build their fixtures with it; plain make needs no toolkit)" >&2
+	exit 1
 fi
-echo "setup: ok"
+ver=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1 \2/p')
+# shellcheck disable=SC2086 # two words on purpose
+set -- $ver
+if [ $# -ne 2 ] || [ "$1" -lt 12 ] || { [ "$1" -eq 12 ] && [ "$2" -lt 9 ]; }; then
+	echo "setup: $nvcc is CUDA ${1:-?}.${2:-?}; the test fixtures need CUDA 12.9 or newer" >&2
+	exit 1
+fi
+echo "setup: ok (nvcc $1.$2 at $nvcc)"

@@ -91,21 +91,32 @@ if [ "$shell" = 1 ]; then
 		/bin/bash -c 'cd /src/kimg && exec bash -i'
 	exit
 fi
+# run_in_root COMMAND: one command in the root, timed; sets rc.
+run_in_root() {
+	local start
+	echo "$me: running: $1"
+	start=$(date +%s)
+	set +e
+	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		/bin/bash -c "cd /src/kimg && $1"
+	rc=$?
+	set -e
+	echo "$me: exit $rc after $(($(date +%s) - start)) s: $1 ($suite, minbase, fresh clone)"
+}
 if [ $# -gt 0 ]; then
-	cmd="$*"
+	run_in_root "$*"
 elif [ "$readme" = 1 ]; then
-	# The README's two commands, exactly as its first lines show them.
-	cmd=$(sed -n '/^```sh/,/^```/p' "$root/src/kimg/README.md" | sed -n '2,3p' | sed 's/ *#.*//' | paste -sd';' -)
-	[ -n "$cmd" ] || die "no set-up commands found at the top of README.md"
+	# The README's two commands, exactly as the first lines of its first
+	# code block show them, one after the other in the same root.
+	mapfile -t cmds < <(sed -n '/^```sh/,/^```/{/^```/d;p}' "$root/src/kimg/README.md" | sed -n '1,2s/ *#.*//p')
+	[ ${#cmds[@]} -eq 2 ] || die "expected two set-up commands at the top of README.md, found ${#cmds[@]}"
+	status=0
+	for c in "${cmds[@]}"; do
+		run_in_root "$c"
+		[ "$rc" -eq 0 ] || status=$rc
+	done
+	rc=$status
 else
-	cmd='CI=true bash .ci/run'
+	run_in_root 'CI=true bash .ci/run'
 fi
-echo "$me: running: $cmd"
-start=$(date +%s)
-set +e
-chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-	/bin/bash -c "set -e; cd /src/kimg; $cmd"
-rc=$?
-set -e
-echo "$me: exit $rc after $(($(date +%s) - start)) s ($suite, minbase, fresh clone)"
 exit "$rc"
