@@ -22,6 +22,9 @@
 # Needs root, debootstrap and network access to the Debian mirror (the first
 # run only, and for the apt-get that the project's own set-up does). Exit
 # status: COMMAND's; 2 for usage or set-up errors.
+# The whole script is one braced block, so bash has read all of it before it
+# runs: editing this file during a run (as a developer does) cannot change it.
+{
 set -euo pipefail
 me=fresh-root
 . "$(dirname "$0")/lib.sh"
@@ -120,3 +123,4 @@ else
 	run_in_root 'CI=true bash .ci/run'
 fi
 exit "$rc"
+}
