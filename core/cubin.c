@@ -19,6 +19,8 @@
 /* ELF constants (System V gABI); CUDA-specific ones from fatbin-format.md §8/§10. */
 #define EHDR_SIZE 64
 #define SHDR_SIZE 64
+#define PHDR_SIZE 56
+#define PN_XNUM 0xffff
 #define SYM_SIZE 24
 #define ELFCLASS64 2
 #define ELFDATA2LSB 1
@@ -107,13 +109,57 @@ static int elf_abi(uint8_t osabi, uint8_t abiversion, uint8_t *abi, struct kimg_
 	return 0;
 }
 
+/* The program header table and every segment's file extent: the driver
+ * loads an EXEC cubin by its segments, so a table or segment cut off
+ * (a truncated download) is an image it rejects, not a runnable one. */
+static int elf_check_segments(const struct elf *e, uint64_t phoff, uint16_t phentsize, uint16_t phnum16,
+			      struct kimg_error *err)
+{
+	uint64_t phnum = phnum16;
+	if (phoff == 0 && phnum == 0)
+		return 0;
+	if (phentsize != PHDR_SIZE)
+		return kimg_error_set(err, -KIMG_EFORMAT, 54, "cubin program header size %u, expected 56", phentsize);
+	if (phnum16 == PN_XNUM) {
+		/* Extended numbering: the real count is section 0's sh_info. */
+		uint32_t info;
+		if (!kimg_span_u32(&e->bytes, e->shoff + 44, &info))
+			return kimg_error_set(err, -KIMG_ETRUNC, e->shoff, "cubin section 0 past the end");
+		phnum = info;
+	}
+	uint64_t table = phnum * PHDR_SIZE; /* < 2^38: no overflow */
+	if (phoff + table < phoff)
+		return kimg_error_set(err, -KIMG_EFORMAT, 32, "cubin program header table offset wraps");
+	if (!kimg_span_has(&e->bytes, phoff, table))
+		return kimg_error_set(err, -KIMG_ETRUNC, 32,
+				      "cubin program header table (%llu entries at %llu) past the end (%llu bytes)",
+				      (unsigned long long)phnum, (unsigned long long)phoff,
+				      (unsigned long long)e->bytes.size);
+	for (uint64_t i = 0; i < phnum; i++) {
+		uint64_t h = phoff + i * PHDR_SIZE, off, filesz;
+		kimg_span_u64(&e->bytes, h + 8, &off);
+		kimg_span_u64(&e->bytes, h + 32, &filesz);
+		if (filesz == 0)
+			continue;
+		if (off + filesz < off)
+			return kimg_error_set(err, -KIMG_EFORMAT, h + 8, "cubin segment %llu offset+size wraps",
+					      (unsigned long long)i);
+		if (!kimg_span_has(&e->bytes, off, filesz))
+			return kimg_error_set(err, -KIMG_ETRUNC, h + 8,
+					      "cubin segment %llu [%llu, +%llu) past the end (%llu bytes)",
+					      (unsigned long long)i, (unsigned long long)off,
+					      (unsigned long long)filesz, (unsigned long long)e->bytes.size);
+	}
+	return 0;
+}
+
 static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_info *info, struct kimg_error *err)
 {
 	static const uint8_t magic[4] = { 0x7f, 'E', 'L', 'F' };
 	const uint8_t *ident = kimg_span_at(&bytes, 0, 16);
-	uint16_t type, machine, shentsize, shnum16, shstrndx16;
+	uint16_t type, machine, shentsize, shnum16, shstrndx16, phentsize, phnum16;
 	uint32_t flags;
-	uint64_t shoff;
+	uint64_t shoff, phoff;
 	int rc;
 
 	memset(e, 0, sizeof *e);
@@ -134,8 +180,11 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 				      (unsigned long long)bytes.size);
 	kimg_span_u16(&bytes, 16, &type);
 	kimg_span_u16(&bytes, 18, &machine);
+	kimg_span_u64(&bytes, 32, &phoff);
 	kimg_span_u64(&bytes, 40, &shoff);
 	kimg_span_u32(&bytes, 48, &flags);
+	kimg_span_u16(&bytes, 54, &phentsize);
+	kimg_span_u16(&bytes, 56, &phnum16);
 	kimg_span_u16(&bytes, 58, &shentsize);
 	kimg_span_u16(&bytes, 60, &shnum16);
 	kimg_span_u16(&bytes, 62, &shstrndx16);
@@ -194,6 +243,8 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 		if ((rc = elf_shdr(e, i, &sh, err)) || (rc = elf_sec_data(e, i, &sh, &data, err)))
 			return rc;
 	}
+	if ((rc = elf_check_segments(e, phoff, phentsize, phnum16, err)))
+		return rc;
 	if (e->shstrndx != SHN_UNDEF) {
 		struct shdr sh;
 		if (e->shstrndx >= e->shnum)

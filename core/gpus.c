@@ -11,16 +11,17 @@
 
 struct gpu_row {
 	struct kimg_gpu gpu;
-	const char *alias[3]; /* other spellings, NULL-padded */
+	const char *alias[4]; /* other spellings, NULL-padded */
 };
 
-#define G(n, s, fam) { { n, s, false, fam }, { NULL, NULL, NULL } }
-#define GA(n, s, fam, a1) { { n, s, false, fam }, { a1, NULL, NULL } }
-#define T(n, s, fam, a1, a2, a3) { { n, s, true, fam }, { a1, a2, a3 } } /* Tegra */
+#define G(n, s, fam) { { n, s, false, fam }, { NULL, NULL, NULL, NULL } }
+#define GA(n, s, fam, a1) { { n, s, false, fam }, { a1, NULL, NULL, NULL } }
+#define T(n, s, fam, a1, a2, a3) { { n, s, true, fam }, { a1, a2, a3, NULL } } /* Tegra */
+#define T4(n, s, fam, a1, a2, a3, a4) { { n, s, true, fam }, { a1, a2, a3, a4 } }
 
 static const struct gpu_row gpus[] = {
 	/* 12.1 Blackwell: GB10 (DGX Spark) is integrated but not Tegra [§2.1, §6] */
-	G("GB10", 121, "Blackwell"),
+	GA("GB10", 121, "Blackwell", "DGX Spark"), /* NVIDIA's CUDA GPUs page: "GB10 (DGX Spark)" */
 	/* 12.0 Blackwell [§6] */
 	GA("RTX PRO 6000 Blackwell", 120, "Blackwell", "RTX PRO 6000"),
 	GA("RTX PRO 5000 Blackwell", 120, "Blackwell", "RTX PRO 5000"),
@@ -35,21 +36,32 @@ static const struct gpu_row gpus[] = {
 	G("GeForce RTX 5060", 120, "Blackwell"),
 	G("GeForce RTX 5050", 120, "Blackwell"),
 	/* 11.0 Thor; 10.1 under CUDA 12.8-12.9 [§2.2, §6] */
-	T("Jetson AGX Thor", 110, "Blackwell", "Jetson T5000", "T5000", "Thor"),
+	T4("Jetson AGX Thor", 110, "Blackwell", "Jetson T5000", "T5000", "Thor", "Jetson Thor"),
 	T("Jetson T4000", 110, "Blackwell", "T4000", NULL, NULL),
 	/* 10.3 Blackwell Ultra, 10.0 Blackwell [§6] */
 	G("B300", 103, "Blackwell"),
 	G("GB300", 103, "Blackwell"),
 	G("B200", 100, "Blackwell"),
 	G("GB200", 100, "Blackwell"),
+	/* Not on NVIDIA's CUDA GPUs page: B100 is the same GB100 die as
+	 * B200 (NVIDIA Blackwell architecture technical brief), so 10.0. */
+	G("B100", 100, "Blackwell"),
 	/* 9.0 Hopper [§6] */
 	G("H100", 90, "Hopper"),
 	G("H200", 90, "Hopper"),
 	G("GH200", 90, "Hopper"),
+	/* Export variants of the GH100 die (H100's), not on NVIDIA's CUDA GPUs
+	 * page; nvidia-smi --query-gpu=compute_cap reports 9.0 for them in
+	 * public bug reports (H20: flashinfer-ai/flashinfer#920, H800:
+	 * deepseek-ai/DeepGEMM, whose kernels are sm_90a only, targets it). */
+	G("H800", 90, "Hopper"),
+	G("H20", 90, "Hopper"),
 	/* 8.9 Ada [§6]; "RTX 6000 Ada" is not "Quadro RTX 6000" (7.5) */
 	G("L4", 89, "Ada"),
 	G("L40", 89, "Ada"),
 	G("L40S", 89, "Ada"),
+	/* AD102 die, as L40 (not on the CUDA GPUs page; export variant) */
+	G("L20", 89, "Ada"),
 	G("RTX 6000 Ada", 89, "Ada"),
 	G("RTX 5000 Ada", 89, "Ada"),
 	G("RTX 4500 Ada", 89, "Ada"),
@@ -72,7 +84,7 @@ static const struct gpu_row gpus[] = {
 	G("A10", 86, "Ampere"),
 	G("A16", 86, "Ampere"),
 	G("A2", 86, "Ampere"),
-	G("RTX A6000", 86, "Ampere"),
+	GA("RTX A6000", 86, "Ampere", "A6000"), /* bug reports say "A6000" */
 	G("RTX A5000", 86, "Ampere"),
 	G("RTX A4000", 86, "Ampere"),
 	G("RTX A3000", 86, "Ampere"),
@@ -90,6 +102,8 @@ static const struct gpu_row gpus[] = {
 	/* 8.0 Ampere [§6] */
 	G("A100", 80, "Ampere"),
 	G("A30", 80, "Ampere"),
+	/* GA100 die, as A100: the export variant (not on the CUDA GPUs page) */
+	G("A800", 80, "Ampere"),
 	/* 7.5 Turing [§6]; "Quadro RTX 6000" normalises to "rtx6000" */
 	G("Tesla T4", 75, "Turing"),
 	G("Quadro RTX 8000", 75, "Turing"),
@@ -107,6 +121,8 @@ static const struct gpu_row gpus[] = {
 	G("GeForce GTX 1660 Ti", 75, "Turing"),
 	G("GeForce GTX 1660", 75, "Turing"),
 	G("GeForce GTX 1650", 75, "Turing"),
+	/* TU117 die, as GTX 1650 (laptop part, not on the CUDA GPUs page) */
+	G("GeForce MX450", 75, "Turing"),
 	/* 7.2 Volta (Tegra) */
 	T("Jetson AGX Xavier", 72, "Volta", "Xavier", NULL, NULL),
 	T("Jetson Xavier NX", 72, "Volta", "Xavier NX", NULL, NULL),
@@ -168,6 +184,7 @@ static const struct gpu_row gpus[] = {
 #undef G
 #undef GA
 #undef T
+#undef T4
 
 /* Vendor and line words that do not identify a product; dropped as whole
  * words at the start, so "NVIDIA GeForce RTX 4090" and "RTX 4090" agree. */
@@ -253,7 +270,8 @@ const struct kimg_gpu *kimg_gpu_lookup(const char *name)
 	const struct kimg_gpu *best = NULL;
 	size_t best_len = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(gpus); i++) {
-		const char *names[] = { gpus[i].gpu.name, gpus[i].alias[0], gpus[i].alias[1], gpus[i].alias[2] };
+		const char *names[] = { gpus[i].gpu.name, gpus[i].alias[0], gpus[i].alias[1], gpus[i].alias[2],
+					gpus[i].alias[3] };
 		for (size_t j = 0; j < ARRAY_SIZE(names); j++) {
 			if (!names[j] || !normalize(names[j], key))
 				continue;
@@ -273,4 +291,21 @@ const struct kimg_gpu *kimg_gpu_lookup(const char *name)
 const struct kimg_gpu *kimg_gpu_at(size_t index)
 {
 	return index < ARRAY_SIZE(gpus) ? &gpus[index].gpu : NULL;
+}
+
+/* Every compute capability NVIDIA has given a GPU or a compiler target:
+ * the compute-capability tables of the CUDA C++ Programming Guide and the
+ * CUDA GPUs / legacy GPUs pages (1.0-7.2), 8.8 and 10.1 as nvcc targets
+ * only (10.1 is Thor under CUDA 12.8-12.9, 11.0 from 13.0). */
+static const uint16_t known_ccs[] = {
+	10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75,
+	80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121,
+};
+
+bool kimg_cc_is_known(unsigned sm)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(known_ccs); i++)
+		if (known_ccs[i] == sm)
+			return true;
+	return false;
 }

@@ -17,6 +17,10 @@ struct kimg_gpu {
  * "RTX 4060 Ti" is not "RTX 4060". NULL when unknown. */
 const struct kimg_gpu *kimg_gpu_lookup(const char *name);
 
+/* True for a compute capability some NVIDIA GPU or nvcc target has
+ * (SM number: 86 for 8.6); "86.0" is none, so a typo is caught. */
+bool kimg_cc_is_known(unsigned sm);
+
 /* Table access for listing: returns NULL past the end. */
 const struct kimg_gpu *kimg_gpu_at(size_t index);
 

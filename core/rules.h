@@ -68,8 +68,12 @@ const char *kimg_outcome_id(enum kimg_outcome outcome); /* "sass", "ptx_jit", "c
 bool kimg_sm_is_tegra(unsigned sm);
 
 /* Newest PTX ISA a driver accepts, from its CUDA version (13000 -> 900);
- * 0 when the version is unknown or older than the table. */
+ * 0 when the version is unknown, older or newer than the table. */
 uint16_t kimg_driver_max_ptx_isa(int driver_version);
+/* The CUDA versions kimg_driver_max_ptx_isa knows (7000 and the newest
+ * row): outside them a driver's PTX limit is unknown. */
+int kimg_ptx_isa_table_oldest_cuda(void);
+int kimg_ptx_isa_table_newest_cuda(void);
 /* CUDA version that introduced a PTX ISA (900 -> 13000), 0 if unknown. */
 int kimg_ptx_isa_cuda_version(uint16_t isa);
 /* Minimum Linux driver for a CUDA version ("580.65.06"), NULL if unknown. */

@@ -83,6 +83,10 @@ static const struct {
 	int cuda;
 	const char *driver; /* Linux x86-64 driver of the GA toolkit; NULL: none public */
 } isa_rows[] = {
+	/* CUDA 7.0-8.0: PTX ISA release history of the PTX ISA manual; drivers
+	 * from Table 3 of the CUDA release notes (8.0 GA1). Older drivers get
+	 * no limit: kimg_driver_ptx_isa_known says so. */
+	{ 402, 7000, "346.46" },     { 403, 7050, "352.31" },     { 500, 8000, "367.48" },
 	{ 600, 9000, "384.81" },     { 601, 9010, "390.46" },     { 602, 9020, "396.26" },
 	{ 603, 10000, "410.48" },    { 604, 10010, "418.39" },    { 605, 10020, "440.33" },
 	{ 700, 11000, "450.51.05" }, { 701, 11010, "455.23" },    { 702, 11020, "460.27.03" },
@@ -98,15 +102,27 @@ static const struct {
 };
 
 /* A driver accepts the ISA of the CUDA version it reports [§4, src PTX-MAP].
- * For a driver newer than the table this is a lower bound; rules.c then
- * does not apply P4 at all rather than guess. */
+ * Outside the table (older than its first row, newer than its last) the
+ * answer is unknown, 0: a newer driver's limit is not guessed. */
 uint16_t kimg_driver_max_ptx_isa(int driver_version)
 {
 	uint16_t isa = 0;
+	if (driver_version > isa_rows[ARRAY_SIZE(isa_rows) - 1].cuda)
+		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(isa_rows); i++)
 		if (isa_rows[i].cuda <= driver_version)
 			isa = isa_rows[i].isa;
 	return isa;
+}
+
+int kimg_ptx_isa_table_oldest_cuda(void)
+{
+	return isa_rows[0].cuda;
+}
+
+int kimg_ptx_isa_table_newest_cuda(void)
+{
+	return isa_rows[ARRAY_SIZE(isa_rows) - 1].cuda;
 }
 
 int kimg_ptx_isa_cuda_version(uint16_t isa)

@@ -306,11 +306,15 @@ int probe_cmd_check(int argc, char **argv)
 {
 	struct check_state s;
 	struct probe_args args;
-	const char *sm_list = NULL;
+	/* Every --sm LIST, merged in order (room for argc: one per argument at most). */
+	char **sm_lists = calloc(argc > 0 ? (size_t)argc : 1, sizeof *sm_lists);
+	int n_sm_lists = 0;
 	int driver = 0, status = PROBE_EXIT_ERROR;
 	memset(&s, 0, sizeof s);
-	if (probe_args_init(&args, "check", argc, &s.out) < 0)
+	if (!sm_lists || probe_args_init(&args, "check", argc, &s.out) < 0) {
+		free(sm_lists);
 		return PROBE_EXIT_ERROR;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		enum probe_arg taken = probe_args_take(&args, argv[i]);
@@ -321,8 +325,10 @@ int probe_cmd_check(int argc, char **argv)
 			status = PROBE_EXIT_OK;
 			goto out;
 		} else if (strcmp(a, "--sm") == 0 || strncmp(a, "--sm=", 5) == 0) {
-			sm_list = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!sm_list) {
+			char *sm_list = a[4] == '=' ? argv[i] + 5 : (i + 1 < argc ? argv[++i] : NULL);
+			if (sm_list)
+				sm_lists[n_sm_lists++] = sm_list;
+			else {
 				probe_usage_error(&args, false, "--sm needs a LIST");
 				goto out;
 			}
@@ -332,12 +338,19 @@ int probe_cmd_check(int argc, char **argv)
 				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
 				goto out;
 			}
+			/* Outside kimg's PTX ISA table the limit is unknown: say so
+			 * rather than check against a guess. */
+			if (kimg_driver_max_ptx_isa(driver) == 0)
+				fprintf(stderr, "kimg-probe check: note: --driver %s is %s than kimg's PTX ISA table "
+					"(CUDA 7.0 to %d.%d): PTX ISA versions are not checked against it\n", d,
+					driver < kimg_ptx_isa_table_oldest_cuda() ? "older" : "newer",
+					kimg_ptx_isa_table_newest_cuda() / 1000, kimg_ptx_isa_table_newest_cuda() % 1000 / 10);
 		} else {
 			probe_usage_error(&args, true, "unknown option '%s'", a);
 			goto out;
 		}
 	}
-	if (!sm_list) {
+	if (n_sm_lists == 0) {
 		probe_usage_error(&args, true, "--sm LIST is required");
 		goto out;
 	}
@@ -346,7 +359,7 @@ int probe_cmd_check(int argc, char **argv)
 		goto out;
 	}
 	struct kimg_json *j = &s.out.j;
-	if ((s.n_targets = probe_parse_targets(sm_list, driver, &s.targets)) < 0)
+	if ((s.n_targets = probe_parse_targets(sm_lists, n_sm_lists, driver, &s.targets)) < 0)
 		goto out;
 	for (int t = 0; t < s.n_targets; t++) {
 		char label[160];
@@ -393,6 +406,7 @@ int probe_cmd_check(int argc, char **argv)
 	fflush(stdout);
 out:
 	probe_args_free(&args);
+	free(sm_lists);
 	free(s.targets);
 	return status;
 }

@@ -3,6 +3,7 @@
 
 #include "driver_query.h"
 #include "probe.h"
+#include "rules.h"
 
 #define MAX_DEVICES 64
 
@@ -78,8 +79,11 @@ int probe_cmd_device(int argc, char **argv)
 		fputc('\n', stdout);
 		return PROBE_EXIT_OK;
 	}
+	const char *unknown_isa = info.cuda_version > kimg_ptx_isa_table_newest_cuda()
+					  ? "? (driver newer than kimg's table)"
+					  : "? (driver older than CUDA 7.0, kimg's table starts there)";
 	printf("driver %s, CUDA %s, PTX ISA up to %s\n", info.release[0] ? info.release : "(release unknown)",
-	       cuda[0] ? cuda : "?", isa[0] ? isa : "? (driver newer than kimg's table)");
+	       cuda[0] ? cuda : "?", isa[0] ? isa : unknown_isa);
 	for (int i = 0; i < n; i++) {
 		kimg_arch_format_cc(devs[i].cc, cc, sizeof cc);
 		kimg_arch_format(devs[i].cc, false, sm, sizeof sm);

@@ -135,10 +135,12 @@ struct probe_target {
 	bool named;          /* a GPU name or a real device: JSON "device" is dev.name */
 };
 
-/* Parse an --sm list. driver_version applies to hypothetical devices
- * (0 = no PTX ISA limit). Returns the count (>0) or -1 after printing the
- * problem to stderr. *targets is malloc'ed. */
-int probe_parse_targets(const char *list, int driver_version, struct probe_target **targets);
+/* Parse the --sm lists, in order, as one list: items separated by
+ * commas, none empty; every compute capability one that exists; a target
+ * given twice (9.0, 90, sm_90) kept once. driver_version applies to
+ * hypothetical devices (0 = no PTX ISA limit). Returns the count (>0) or
+ * -1 after printing the problem to stderr. *targets is malloc'ed. */
+int probe_parse_targets(char *const *lists, int n_lists, int driver_version, struct probe_target **targets);
 
 /* ---- small formatting helpers (format.c) ---- */
 

@@ -53,6 +53,7 @@ static char *trim(char *s)
 	return s;
 }
 
+/* 0, or -1 after printing why tok is not a target. */
 static int parse_token(const char *tok, int driver_version, struct probe_target *t)
 {
 	struct kimg_arch arch;
@@ -60,6 +61,14 @@ static int parse_token(const char *tok, int driver_version, struct probe_target 
 	t->dev.ordinal = -1;
 	t->dev.driver_version = driver_version;
 	if (kimg_arch_parse(tok, &arch, NULL) == 0 && arch.sm >= 10) {
+		char cc[16];
+		kimg_arch_format_cc((struct kimg_arch){ arch.sm, KIMG_VARIANT_PLAIN }, cc, sizeof cc);
+		/* "860" parses as 86.0: a typo of 8.6 must not pass for a GPU. */
+		if (!kimg_cc_is_known(arch.sm)) {
+			fprintf(stderr, "kimg-probe: --sm: '%s' would be compute capability %s, which no NVIDIA GPU has\n",
+				tok, cc);
+			return -1;
+		}
 		/* A device has a plain CC; "sm_90a" names the device 9.0. */
 		t->dev.cc.sm = arch.sm;
 		t->dev.cc.variant = KIMG_VARIANT_PLAIN;
@@ -69,8 +78,12 @@ static int parse_token(const char *tok, int driver_version, struct probe_target 
 		return 0;
 	}
 	const struct kimg_gpu *g = kimg_gpu_lookup(tok);
-	if (!g)
+	if (!g) {
+		fprintf(stderr,
+			"kimg-probe: --sm: '%s' is neither a compute capability (9.0, 90, sm_90) "
+			"nor a known GPU name\n", tok);
 		return -1;
+	}
 	t->dev.cc.sm = g->sm;
 	t->dev.cc.variant = KIMG_VARIANT_PLAIN;
 	t->dev.tegra = g->tegra;
@@ -79,34 +92,85 @@ static int parse_token(const char *tok, int driver_version, struct probe_target 
 	return 0;
 }
 
-int probe_parse_targets(const char *list, int driver_version, struct probe_target **targets)
+/* The same target twice ("9.0,90,sm_90", a GPU named twice, a device of
+ * native listed again) is checked once, where it first appears. */
+static bool same_target(const struct probe_target *a, const struct probe_target *b)
+{
+	if (a->dev.ordinal >= 0 || b->dev.ordinal >= 0)
+		return a->dev.ordinal == b->dev.ordinal;
+	if (a->named != b->named || a->dev.cc.sm != b->dev.cc.sm)
+		return false;
+	return !a->named || strcmp(a->dev.name, b->dev.name) == 0;
+}
+
+static int push_unique(struct probe_target **v, size_t *n, size_t *cap, const struct probe_target *t)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (same_target(&(*v)[i], t))
+			return 0;
+	return push(v, n, cap, t);
+}
+
+/* One --sm LIST into v. Returns 0 or -1 (the problem printed). */
+static int parse_list(const char *list, int driver_version, struct probe_target **v, size_t *n, size_t *cap)
+{
+	char *copy = strdup(list);
+	if (!copy)
+		return -1;
+	int rc = 0;
+	char *item = copy;
+	if (!*trim(copy)) { /* --sm "": nothing given, "empty list" below */
+		free(copy);
+		return 0;
+	}
+	for (;;) {
+		char *comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		char *tok = trim(item);
+		if (!*tok) {
+			/* "9.0,,8.0", a trailing comma: something was left out. */
+			fprintf(stderr, "kimg-probe: --sm: empty item in '%s'\n", list);
+			rc = -1;
+			break;
+		} else if (strcmp(tok, "native") == 0) {
+			struct probe_target *natives = NULL;
+			size_t nn = 0, ncap = 0;
+			if (add_native(&natives, &nn, &ncap) < 0) {
+				free(natives);
+				rc = -1;
+				break;
+			}
+			for (size_t i = 0; i < nn && rc == 0; i++)
+				rc = push_unique(v, n, cap, &natives[i]);
+			free(natives);
+			if (rc < 0)
+				break;
+		} else {
+			struct probe_target t;
+			if (parse_token(tok, driver_version, &t) < 0 || push_unique(v, n, cap, &t) < 0) {
+				rc = -1;
+				break;
+			}
+		}
+		if (!comma)
+			break;
+		item = comma + 1;
+	}
+	free(copy);
+	return rc;
+}
+
+int probe_parse_targets(char *const *lists, int n_lists, int driver_version, struct probe_target **targets)
 {
 	struct probe_target *v = NULL;
 	size_t n = 0, cap = 0;
-	char *copy = strdup(list ? list : "");
-	if (!copy)
-		return -1;
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		tok = trim(tok);
-		if (!*tok)
-			continue;
-		if (strcmp(tok, "native") == 0) {
-			if (add_native(&v, &n, &cap) < 0)
-				goto fail;
-			continue;
+	for (int i = 0; i < n_lists; i++) {
+		if (parse_list(lists[i] ? lists[i] : "", driver_version, &v, &n, &cap) < 0) {
+			free(v);
+			return -1;
 		}
-		struct probe_target t;
-		if (parse_token(tok, driver_version, &t) < 0) {
-			fprintf(stderr,
-				"kimg-probe: --sm: '%s' is neither a compute capability (9.0, 90, sm_90) "
-				"nor a known GPU name\n", tok);
-			goto fail;
-		}
-		if (push(&v, &n, &cap, &t) < 0)
-			goto fail;
 	}
-	free(copy);
 	if (n == 0) {
 		fprintf(stderr, "kimg-probe: --sm: empty list\n");
 		free(v);
@@ -114,8 +178,4 @@ int probe_parse_targets(const char *list, int driver_version, struct probe_targe
 	}
 	*targets = v;
 	return (int)n;
-fail:
-	free(copy);
-	free(v);
-	return -1;
 }

@@ -60,10 +60,39 @@ expect_grep "text verdict line" "$TMP/out" "CANNOT RUN: cubin for another major 
 expect_grep "text fix line" "$TMP/out" "fix: nvcc -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 expect_grep "text stub line" "$TMP/out" "device-link stub (cubins without kernels): not checked"
 
-# Spellings of the same GPU give the same verdicts: 9.0, 90, sm_90, H100.
+# Spellings of the same GPU give the same verdicts: 9.0, 90, sm_90, H100;
+# the three spellings of 9.0 are one target (checked once), H100 another.
 run "$PROBE" check --sm 9.0,90,sm_90,H100 --json "$FX/sm80_exe"
 expect_json "9.0 = 90 = sm_90 = H100" \
-	'len({(v["outcome"], v["reason"]) for v in d["files"][0]["modules"][-1]["verdicts"]}) == 1 and [t["sm"] for t in d["targets"]] == ["9.0"] * 4'
+	'len({(v["outcome"], v["reason"]) for v in d["files"][0]["modules"][-1]["verdicts"]}) == 1 and [(t["sm"], t["device"]) for t in d["targets"]] == [("9.0", None), ("9.0", "H100")]'
+
+# --sm hardening (issue 12 item 12): duplicates checked once, repeated
+# options merged in order, empty items and impossible CCs refused.
+run "$PROBE" check --sm 9.0,9.0,sm_90,90 --json "$FX/sm80_exe"
+expect_json "9.0,9.0,sm_90,90 is one target" '[t["sm"] for t in d["targets"]] == ["9.0"]'
+run "$PROBE" check --sm 9.0 --sm 8.0 --sm=8.6,9.0 --json "$FX/sm80_exe"
+expect_json "repeated --sm merged in order, de-duplicated" '[t["sm"] for t in d["targets"]] == ["9.0", "8.0", "8.6"]'
+run "$PROBE" check --sm 80,860 "$FX/sm80_exe"
+expect_rc 2 "--sm 80,860"
+expect_grep "860 named as no compute capability" "$TMP/err" "'860' would be compute capability 86.0, which no NVIDIA GPU has"
+run "$PROBE" check --sm 9.0,,8.0 "$FX/sm80_exe"
+expect_rc 2 "--sm 9.0,,8.0"
+expect_grep "empty item message" "$TMP/err" "--sm: empty item in '9.0,,8.0'"
+run "$PROBE" check --sm 9.0, "$FX/sm80_exe"
+expect_rc 2 "--sm with a trailing comma"
+run "$PROBE" check --sm "" "$FX/sm80_exe"
+expect_rc 2 "--sm ''"
+expect_grep "empty list message" "$TMP/err" "--sm: empty list"
+
+# --driver outside kimg's PTX ISA table (issue 12 item 13): said, not guessed;
+# CUDA 8.0 has a limit (PTX ISA 5.0), so a 9.0 PTX image gets error 222.
+run "$PROBE" check --sm 9.0 --driver 14.0 "$FX/sm80_exe"
+expect_grep "newer driver: no PTX limit, said so" "$TMP/err" "--driver 14.0 is newer than kimg's PTX ISA table"
+run "$PROBE" check --sm 9.0 --driver 6.5 "$FX/sm80_exe"
+expect_grep "older driver: no PTX limit, said so" "$TMP/err" "--driver 6.5 is older than kimg's PTX ISA table"
+run "$PROBE" check --sm 9.0 --driver 8.0 --json "$FX/compute80.ptx"
+expect_json "CUDA 8.0 driver: PTX ISA 9.0 refused (P4, 222)" \
+	'[(v["rule"], v["expected_error"]) for v in d["files"][0]["modules"][0]["verdicts"]] == [("P4", 222)]'
 
 # Usage errors: exit 2.
 run "$PROBE" check "$FX/sm80_exe"

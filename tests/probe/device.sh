@@ -44,6 +44,17 @@ else
 	expect_rc 1 "check --sm native with a fake H200"
 	expect_json "native target: the fake H200 with its driver version" \
 		'[(t["sm"], t["device"], t["index"], t["driver_cuda_version"]) for t in d["targets"]] == [("9.0", "NVIDIA H200", 0, "13.0")]'
+	# A driver newer than kimg's PTX ISA table: null, as docs/json.md says, not a guess.
+	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=1 FAKE_CUDA_DRIVER=14000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME="NVIDIA H200" \
+		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
+	expect_json "driver newer than the table: max_ptx_isa null" \
+		'd["driver"]["max_ptx_isa"] is None and d["devices"][0]["max_ptx_isa"] is None and d["driver"]["cuda_version"] == "14.0"'
+	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=1 FAKE_CUDA_DRIVER=14000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME="NVIDIA H200" \
+		LD_LIBRARY_PATH="$fake" run "$PROBE" device
+	expect_grep "text says the driver is newer than the table" "$TMP/out" "PTX ISA up to ? (driver newer than kimg's table)"
+	FAKE_CUDA_SM=61 FAKE_CUDA_COUNT=1 FAKE_CUDA_DRIVER=6050 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME="GeForce GTX 1080" \
+		LD_LIBRARY_PATH="$fake" run "$PROBE" device
+	expect_grep "text says the driver is older than the table" "$TMP/out" "PTX ISA up to ? (driver older than CUDA 7.0"
 	FAKE_CUDA_COUNT=0 LD_LIBRARY_PATH="$fake" run "$PROBE" device
 	expect_rc 2 "device with a driver but no GPU"
 	expect_grep "no-GPU message names the CUresult" "$TMP/err" \

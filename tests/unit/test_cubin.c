@@ -3,6 +3,7 @@
  * check, e_type), §9 (extended section numbering) and §10 (kernel entries =
  * STT_FUNC with STO_CUDA_ENTRY in .symtab), plus the malformed-input
  * contract of STYLE.md §5 (exact error codes, never a crash). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cubin.h"
@@ -327,6 +328,39 @@ START_TEST(truncations)
 }
 END_TEST
 
+/* A cubin cut inside its program header table (issue 12, item 11): the
+ * section headers are intact, but the driver loads the image by its
+ * segments and rejects it, so it must not parse as runnable. The table's
+ * place comes from readelf's view of the fixture: e_phoff at 32, e_phnum
+ * at 56, 56-byte entries, after the section header table. */
+START_TEST(cut_inside_program_headers)
+{
+	struct kimg_span f = fixture_load("sm80.cubin");
+	struct kimg_error err = { 0 };
+	uint64_t phoff, shoff;
+	uint16_t phnum;
+	ck_assert(kimg_span_u64(&f, 32, &phoff) && kimg_span_u16(&f, 56, &phnum) && kimg_span_u64(&f, 40, &shoff));
+	ck_assert_uint_gt(phnum, 0);
+	ck_assert_uint_gt(phoff, shoff); /* nvcc writes the segments' table last */
+	ck_assert_uint_eq(phoff + 56u * phnum, f.size);
+	struct kimg_cubin_info info;
+	for (uint64_t cut = phoff + 1; cut < f.size; cut += 13) {
+		ck_assert_int_eq(kimg_cubin_parse(kimg_span_make(f.data, cut), &info, &err), -KIMG_ETRUNC);
+		ck_assert_uint_eq(err.offset, 32);
+	}
+	ck_assert_int_eq(kimg_cubin_parse(f, &info, &err), 0);
+	/* A segment whose file bytes pass the end is cut off too. */
+	uint8_t *copy = malloc(f.size);
+	memcpy(copy, f.data, f.size);
+	uint64_t big = f.size;
+	memcpy(copy + phoff + 32, &big, 8); /* p_filesz of segment 0 */
+	ck_assert_int_eq(kimg_cubin_parse(kimg_span_make(copy, f.size), &info, &err), -KIMG_ETRUNC);
+	ck_assert_uint_eq(err.offset, phoff + 8);
+	free(copy);
+	fixture_free(f);
+}
+END_TEST
+
 START_TEST(header_identity)
 {
 	struct elfbuf e;
@@ -462,6 +496,7 @@ static Suite *cubin_suite(void)
 	suite_add_tcase(s, k);
 	TCase *bad = tcase_create("malformed");
 	tcase_add_test(bad, truncations);
+	tcase_add_test(bad, cut_inside_program_headers);
 	tcase_add_test(bad, header_identity);
 	tcase_add_test(bad, bad_shstrndx);
 	tcase_add_test(bad, symtab_link_out_of_range);

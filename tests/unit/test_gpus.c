@@ -92,6 +92,23 @@ static const struct name_case names[] = {
 	{ "Jetson T5000", 110, true },
 	{ "T4000", 110, true },
 	{ "NVIDIA Thor", 110, true },
+	/* issue 12 item 15: names users type that the table lacked (CCs from
+	 * NVIDIA's CUDA GPUs page or the die each part shares, see gpus.c) */
+	{ "Jetson Thor", 110, true },
+	{ "B100", 100, false },
+	{ "NVIDIA A800-SXM4-80GB", 80, false },
+	{ "A800", 80, false },
+	{ "H800", 90, false },
+	{ "NVIDIA H800 PCIe", 90, false },
+	{ "H20", 90, false },
+	{ "NVIDIA H20", 90, false },
+	{ "L20", 89, false },
+	{ "DGX Spark", 121, false },
+	{ "NVIDIA GB10", 121, false },
+	{ "A6000", 86, false },
+	{ "NVIDIA RTX A6000", 86, false },
+	{ "MX450", 75, false },
+	{ "NVIDIA GeForce MX450", 75, false },
 };
 
 START_TEST(names_resolve)
@@ -137,6 +154,21 @@ END_TEST
 
 /* Table listing: every row is reachable, NULL past the end, and each row's
  * own name finds itself (no row is shadowed by another). */
+/* Compute capabilities that exist (issue 12 item 12: "860" is no 86.0),
+ * and every GPU row's CC among them. */
+START_TEST(known_ccs)
+{
+	static const unsigned yes[] = { 35, 50, 53, 61, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121 };
+	static const unsigned no[] = { 0, 9, 14, 38, 81, 99, 102, 130, 860, 999 };
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		ck_assert_msg(kimg_cc_is_known(yes[i]), "%u", yes[i]);
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		ck_assert_msg(!kimg_cc_is_known(no[i]), "%u", no[i]);
+	for (size_t i = 0; kimg_gpu_at(i); i++)
+		ck_assert_msg(kimg_cc_is_known(kimg_gpu_at(i)->sm), "%s", kimg_gpu_at(i)->name);
+}
+END_TEST
+
 START_TEST(table_listing)
 {
 	size_t n = 0;
@@ -160,6 +192,7 @@ static Suite *gpus_suite(void)
 	tcase_add_test(tc, canonical_names);
 	tcase_add_test(tc, unknown_names);
 	tcase_add_test(tc, table_listing);
+	tcase_add_test(tc, known_ccs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -209,8 +209,17 @@ START_TEST(isa_table)
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(11080), 708);
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(9000), 600);
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(13020), 902);
-	ck_assert_uint_eq(kimg_driver_max_ptx_isa(13050), 902); /* lower bound beyond the table */
-	ck_assert_uint_eq(kimg_driver_max_ptx_isa(8000), 0);
+	/* issue 12 item 13: beyond the table the limit is unknown (docs/json.md:
+	 * null), not the newest row's; CUDA 7.0-8.0 drivers have theirs
+	 * (PTX ISA 4.2, 4.3, 5.0), older ones none known. */
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(13030), 0);
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(14000), 0);
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(8000), 500);
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(7050), 403);
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(7000), 402);
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(6050), 0);
+	ck_assert_int_eq(kimg_ptx_isa_table_oldest_cuda(), 7000);
+	ck_assert_int_eq(kimg_ptx_isa_table_newest_cuda(), 13020);
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(0), 0);
 	ck_assert_int_eq(kimg_ptx_isa_cuda_version(900), 13000);
 	ck_assert_int_eq(kimg_ptx_isa_cuda_version(807), 12080);
@@ -224,7 +233,8 @@ START_TEST(isa_table)
 	ck_assert_str_eq(kimg_cuda_min_driver(11000), "450.51.05");
 	ck_assert_str_eq(kimg_cuda_min_driver(13020), "595.45.04");
 	ck_assert_ptr_null(kimg_cuda_min_driver(12070)); /* no public 12.7 toolkit */
-	ck_assert_ptr_null(kimg_cuda_min_driver(8000));
+	ck_assert_str_eq(kimg_cuda_min_driver(8000), "367.48"); /* CUDA 8.0 GA1 */
+	ck_assert_ptr_null(kimg_cuda_min_driver(6050));
 }
 END_TEST
 
