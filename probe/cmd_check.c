@@ -403,7 +403,6 @@ int probe_cmd_check(int argc, char **argv)
 		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",
 		       s.out.errors ? " (some inputs could not be read: exit 2)" : "");
 	}
-	fflush(stdout);
 out:
 	probe_args_free(&args);
 	free(sm_lists);

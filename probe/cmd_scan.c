@@ -215,7 +215,7 @@ int probe_cmd_scan(int argc, char **argv)
 			printf(", %lu unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
 		printf("; %lu error%s\n", s.out.errors, s.out.errors == 1 ? "" : "s");
 	}
-	fflush(stdout);
+	/* stdout is flushed and checked by main (finish_stdout). */
 	status = s.out.errors ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
 out:
 	probe_args_free(&args);

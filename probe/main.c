@@ -1,5 +1,6 @@
 /* kimg-probe: find out, before running anything, whether the CUDA device
  * code in files can run on given GPUs. Subcommand dispatch only. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,30 @@ static const char main_help[] =
 	"(schema: docs/json.md).\n"
 	"\n"
 	"Exit status: 0 success; 1 check found code that cannot run, or summarize\n"
-	"found reports; 2 usage error, unreadable input or no driver.\n";
+	"found reports; 2 usage error, unreadable input, no driver, or output that\n"
+	"could not be written (a full disk).\n";
+
+/* Output that did not reach its file (a full disk, /dev/full, an I/O
+ * error) must not pass for success: a cut JSON document with exit 0 is
+ * worse than none. Returns 0, or -1 after saying what failed. */
+static int finish_stdout(void)
+{
+	int e = 0;
+	bool failed = ferror(stdout) != 0;
+	errno = 0;
+	if (fflush(stdout) != 0) {
+		failed = true;
+		e = errno;
+	}
+	if (fclose(stdout) != 0 && !failed) {
+		failed = true;
+		e = errno;
+	}
+	if (!failed)
+		return 0;
+	fprintf(stderr, "kimg-probe: cannot write to standard output: %s\n", e ? strerror(e) : "write error, output incomplete");
+	return -1;
+}
 
 struct command {
 	const char *name;
@@ -44,7 +68,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		fputs(main_help, stdout);
-		return PROBE_EXIT_OK;
+		return finish_stdout() < 0 ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
 	}
 	/* Scan output of a large library runs to megabytes: a large stdout buffer
 	 * turns thousands of small writes into a few. */
@@ -55,8 +79,10 @@ int main(int argc, char **argv)
 	if (la && *la)
 		kimg_zip_set_library(la);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			int status = commands[i].run(argc - 1, argv + 1);
+			return finish_stdout() < 0 ? PROBE_EXIT_ERROR : status;
+		}
 	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check, summarize; see kimg-probe --help)\n",
 		argv[1]);
 	return PROBE_EXIT_ERROR;

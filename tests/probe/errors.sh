@@ -65,6 +65,26 @@ fi
 expect_grep "rest of the tree scanned" "$TMP/out" "1 file, 1 module, 9 images"
 if grep -q "pipe" "$TMP/err" "$TMP/out"; then bad "FIFO inside a tree was touched"; else ok "FIFO inside a tree skipped"; fi
 
+# Output that cannot be written (issue 12 item 4): exit 2 with a message,
+# in every output mode, not a silently cut document with exit 0.
+if [ -w /dev/full ]; then
+	for mode in --json ""; do
+		"$PROBE" scan $mode "$FX/multi_exe" >/dev/full 2>"$TMP/err"
+		rc=$?
+		expect_rc 2 "scan ${mode:-(text)} > /dev/full"
+		expect_grep "scan ${mode:-(text)} > /dev/full says why" "$TMP/err" \
+			"kimg-probe: cannot write to standard output: No space left on device"
+	done
+	"$PROBE" check --sm 9.0 --json "$FX/multi_exe" >/dev/full 2>"$TMP/err"
+	rc=$?
+	expect_rc 2 "check --json > /dev/full"
+	"$PROBE" --help >/dev/full 2>"$TMP/err"
+	rc=$?
+	expect_rc 2 "--help > /dev/full"
+else
+	bad "/dev/full missing: the write-error cases cannot run"
+fi
+
 # Usage errors.
 run "$PROBE" scan
 expect_rc 2 "scan without PATH"
