@@ -19,12 +19,16 @@ static const char summarize_help[] =
 	"number of reports, the hosts, the ranks (\"0-3,7\"), the GPUs (name and\n"
 	"SM) and the kernels that failed, then the first fix seen for each row.\n"
 	"Lines that are not kimg reports (stray text, a line cut short when a\n"
-	"process was killed) are skipped and counted; FILE - reads stdin.\n"
+	"process was killed) are skipped and counted; FILE - reads stdin. A line\n"
+	"that opens like a report ('{') but is not valid JSON (cut short, damaged,\n"
+	"not UTF-8) is an unreadable report: a failure that cannot be shown, so\n"
+	"the exit status is then 2.\n"
 	"\n"
 	"  --json   one JSON document on stdout (docs/json.md)\n"
 	"\n"
 	"Exit status: 0 when the files hold no report; 1 when they hold reports\n"
-	"(something failed to load); 2 on a usage error or an unreadable file.\n";
+	"(something failed to load); 2 on a usage error, an unreadable file or an\n"
+	"unreadable report.\n";
 
 /* "0-3,7,9-10" from sorted distinct ranks. */
 static void format_ranks(const struct probe_summary_group *g, char *buf, size_t size)
@@ -188,6 +192,7 @@ static void print_json(const struct probe_summary *s)
 	kimg_json_kv_uint(&j, "files", s->files);
 	kimg_json_kv_uint(&j, "reports", s->reports);
 	kimg_json_kv_uint(&j, "skipped_lines", s->skipped);
+	kimg_json_kv_uint(&j, "unreadable_reports", s->unreadable);
 	kimg_json_end_object(&j);
 	fputc('\n', stdout);
 }
@@ -256,6 +261,9 @@ static void print_text(const struct probe_summary *s)
 	printf("%lu report%s in %zu group%s from %lu file%s on %zu host%s; %lu line%s skipped\n", s->reports,
 	       s->reports == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->files, s->files == 1 ? "" : "s", all.n,
 	       all.n == 1 ? "" : "s", s->skipped, s->skipped == 1 ? "" : "s");
+	if (s->unreadable)
+		printf("%lu report%s could not be read: failures not shown above (exit 2)\n", s->unreadable,
+		       s->unreadable == 1 ? "" : "s");
 	for (size_t k = 0; k < all.n; k++)
 		free(all.v[k]);
 	free(all.v);
@@ -304,7 +312,8 @@ int probe_cmd_summarize(int argc, char **argv)
 		print_json(&s);
 	else
 		print_text(&s);
-	int rc = io_error ? PROBE_EXIT_ERROR : s.reports > 0 ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+	/* A report that could not be read is a failure nobody can see: never "no failures". */
+	int rc = io_error || s.unreadable ? PROBE_EXIT_ERROR : s.reports > 0 ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	probe_summary_free(&s);
 	return rc;
 }

@@ -149,8 +149,8 @@ static bool add_report(struct probe_summary *s, const struct kimg_jval *r, struc
 void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_span bytes)
 {
 	struct kimg_jdoc doc;
-	unsigned long lineno = 0, skipped = 0, first_bad = 0;
-	char why[160] = "";
+	unsigned long lineno = 0, skipped = 0, first_bad = 0, unreadable = 0, first_unreadable = 0;
+	char why[160] = "", unreadable_why[160] = "";
 	for (uint64_t pos = 0; pos < bytes.size;) {
 		const uint8_t *start = kimg_span_at(&bytes, pos, 1);
 		const uint8_t *nl = memchr(start, '\n', (size_t)(bytes.size - pos));
@@ -171,11 +171,19 @@ void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_s
 			first_bad = lineno;
 			snprintf(why, sizeof why, "%s", rc < 0 ? err.what : "a JSON value without error.code and module");
 		}
+		if (rc < 0 && line.data[0] == '{' && unreadable++ == 0) {
+			first_unreadable = lineno;
+			snprintf(unreadable_why, sizeof unreadable_why, "%s", err.what);
+		}
 	}
 	s->skipped += skipped;
+	s->unreadable += unreadable;
 	if (skipped)
 		fprintf(stderr, "kimg-probe: %s: skipped %lu line%s that %s not kimg reports (first: line %lu: %s)\n", path,
 			skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are", first_bad, why);
+	if (unreadable)
+		fprintf(stderr, "kimg-probe: %s: %lu of them %s a report that could not be read (first: line %lu: %s)\n",
+			path, unreadable, unreadable == 1 ? "is" : "are", first_unreadable, unreadable_why);
 }
 
 /* The fix object of a group's first report, parsed again from its copy. */

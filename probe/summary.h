@@ -50,6 +50,10 @@ struct probe_summary {
 	struct probe_summary_group *g;
 	size_t n, cap;
 	unsigned long files, reports, skipped;
+	/* Of the skipped lines, those that open like a report ('{') but are
+	 * not valid JSON: a report cut short, damaged, or not UTF-8. Each is
+	 * a failure that could not be read, so it counts as an error. */
+	unsigned long unreadable;
 	unsigned char *arena;
 };
 
@@ -59,7 +63,9 @@ void probe_summary_init(struct probe_summary *s);
 void probe_summary_free(struct probe_summary *s);
 
 /* Merge every report line of one file; counts and skips other non-blank
- * lines and names them once on stderr ("kimg-probe: PATH: skipped ..."). */
+ * lines and names them once on stderr ("kimg-probe: PATH: skipped ..."),
+ * and the unreadable reports among them once more ("... could not be
+ * read"). */
 void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_span bytes);
 
 /* The fix object of a group's first report (parsed again into the arena:

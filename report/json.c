@@ -41,23 +41,37 @@ void kimg_json_end_object(struct kimg_json *j) { close_level(j, '}'); }
 void kimg_json_begin_array(struct kimg_json *j) { open_level(j, '['); }
 void kimg_json_end_array(struct kimg_json *j) { close_level(j, ']'); }
 
-/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
+/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0.
+ * Valid means RFC 3629's table: no overlong forms (C0, C1, E0 80-9F,
+ * F0 80-8F), no encoded surrogates (ED A0-BF), nothing above U+10FFFF
+ * (F4 90-BF, F5-FF), no truncated sequence. Strict decoders (Python's
+ * json, jq) refuse any of these, so they must never be copied out. */
 static size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
 	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
 		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
 		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		if (s[0] == 0xe0)
+			lo = 0xa0;
+		else if (s[0] == 0xed)
+			hi = 0x9f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
 		len = 4;
-	else
+		if (s[0] == 0xf0)
+			lo = 0x90;
+		else if (s[0] == 0xf4)
+			hi = 0x8f;
+	} else {
 		return 0;
-	if (len > n)
+	}
+	if (len > n || s[1] < lo || s[1] > hi)
 		return 0;
-	for (size_t i = 1; i < len; i++)
+	for (size_t i = 2; i < len; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return len;

@@ -71,7 +71,7 @@ with open(sys.argv[2], "w") as f:
 PY
 
 run "$PROBE" summarize --json "$logs"/*.log
-expect_rc 1 "summarize --json with reports"
+expect_rc 2 "summarize --json with reports and a cut report (unreadable: exit 2)"
 expect_json "two groups: (sm80.cubin@0, 209) and (sm80.cubin@0, 218)" \
 	"[(g['module']['file'].endswith('/sm80.cubin'), g['module']['offset'], g['error']['code']) for g in d['groups']] == [(True, 0, 209), (True, 0, 218)]"
 expect_json "209 group: 6 reports, ranks 0-4 and 7 sorted, both hosts" \
@@ -84,11 +84,15 @@ expect_json "218 group: one report, rank 5 on node9, demangled kernel" \
 	"d['groups'][1]['reports'] == 1 and d['groups'][1]['ranks'] == [5] and d['groups'][1]['hosts'] == ['node9'] and d['groups'][1]['kernels'] == ['axpy(float, float*, float*)']"
 expect_json "totals: 6 files, 7 reports, 3 skipped lines (stray text, [1,2,3], cut line; blank not counted)" \
 	"(d['files'], d['reports'], d['skipped_lines']) == (6, 7, 3)"
+expect_json "the cut line is the one unreadable report" "d['unreadable_reports'] == 1"
+expect_grep "stderr names the unreadable report" "$TMP/err" \
+	"kimg-probe: $logs/kimg-node9-4.log: 1 of them is a report that could not be read (first: line 6: "
 expect_grep "stderr names the file, the count and the first bad line" "$TMP/err" \
 	"kimg-probe: $logs/kimg-node9-4.log: skipped 3 lines that are not kimg reports (first: line 1: 'k' where a JSON value was expected)"
 
 run "$PROBE" summarize "$logs"/*.log
-expect_rc 1 "summarize (text) with reports"
+expect_rc 2 "summarize (text) with reports and an unreadable one"
+expect_grep "text: the unreadable report is said, not hidden" "$TMP/out" "1 report could not be read: failures not shown above (exit 2)"
 expect_grep "text: header row" "$TMP/out" "module"
 if grep -E "^1 +[^ ]*/sm80\.cubin@0x0 +209 CUDA_ERROR_NO_BINARY_FOR_GPU +6 +.* +0-4,7 +.*Fake GPU \(SM 9\.0\)" "$TMP/out" >/dev/null; then
 	ok "text: row 1 module@offset, error, count, ranks 0-4,7, GPUs"; else bad "text: row 1: $(cat "$TMP/out")"; fi
@@ -102,7 +106,7 @@ printf 'kimg: 2 kernels in 1 module failed to load (see above)\n' >"$TMP/empty.l
 : >"$TMP/zero.log"
 run "$PROBE" summarize --json "$TMP/empty.log" "$TMP/zero.log"
 expect_rc 0 "summarize: files without reports"
-expect_json "no groups, 2 files, 1 skipped" "d == {'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1}"
+expect_json "no groups, 2 files, 1 skipped" "d == {'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1, 'unreadable_reports': 0}"
 run "$PROBE" summarize "$TMP/empty.log"
 expect_grep "text: summary line without reports" "$TMP/out" "0 reports in 0 groups from 1 file on 0 hosts; 1 line skipped"
 run "$PROBE" summarize --json "$logs/kimg-$host-0.log" "$TMP/missing.log"
@@ -115,6 +119,26 @@ run "$PROBE" summarize --bogus x
 expect_rc 2 "summarize --bogus"
 run "$PROBE" summarize - <"$logs/kimg-$host-1.log"
 expect_rc 1 "summarize - reads stdin"
+
+# ---- JSON is UTF-8 whatever a path holds (issue 12 item 5) ----
+# A module file whose name holds an encoded surrogate, an overlong form and
+# a byte above U+10FFFF: the shim's report must still be strict JSON, so
+# summarize reads it (a report it could not read would be a failure lost).
+rm -f "$logs"/*
+odd=$TMP/$(printf 'odd-\355\240\200-\300\257-\364\220\200\200').cubin
+cp "$FX/sm80.cubin" "$odd"
+rank RANK=0 -- dlsym path "$odd"
+if python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1], encoding="utf-8", errors="strict")]' "$logs/kimg-$host-0.log"; then
+	ok "report naming a non-UTF-8 path is strict UTF-8 JSON"; else bad "report naming a non-UTF-8 path: $(head -c 300 "$logs/kimg-$host-0.log" | od -c | head -5)"; fi
+run "$PROBE" summarize --json "$logs/kimg-$host-0.log"
+expect_rc 1 "summarize reads the report of the non-UTF-8 path"
+expect_json "its module file keeps every byte, escaped" \
+	"d['reports'] == 1 and d['unreadable_reports'] == 0 and d['groups'][0]['module']['file'].endswith('odd-\u00ed\u00a0\u0080-\u00c0\u00af-\u00f4\u0090\u0080\u0080.cubin')"
+# A damaged report (raw invalid UTF-8, as an older writer produced): not "no failures".
+printf '{"error":{"code":209},"module":{"file":"/x/\355\240\200.so"}}\n' >"$TMP/bad-utf8.log"
+run "$PROBE" summarize "$TMP/bad-utf8.log"
+expect_rc 2 "summarize: a report that is not UTF-8 is an error, not 'no failures'"
+expect_grep "unreadable report counted" "$TMP/out" "1 report could not be read"
 
 # ---- a lone process: rank unknown, shown as ? ----
 rm -f "$logs"/*

@@ -1,0 +1,109 @@
+/* report/json.c: the JSON writer shared by kimg-probe and libkimg.so.
+ * Its output must be valid UTF-8 JSON whatever bytes a string holds (file
+ * and member names come from untrusted inputs): the oracle is the strict
+ * reader of core/json_read.c (RFC 8259 + RFC 3629), another implementation,
+ * and the exact escapes for the cases issue 12 (item 5) found. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "json_read.h"
+#include "testutil.h"
+
+/* kimg_json_string_n(bytes) as the writer renders it, NUL-terminated. */
+static char *render_string(const char *bytes, size_t n, size_t *out_len)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	struct kimg_json j;
+	kimg_json_init(&j, f);
+	kimg_json_string_n(&j, bytes, n);
+	fclose(f);
+	if (out_len)
+		*out_len = len;
+	return buf;
+}
+
+/* The rendering parses strictly, as one JSON string. */
+static void expect_valid(const char *bytes, size_t n)
+{
+	size_t len;
+	char *out = render_string(bytes, n, &len);
+	static unsigned char arena[1 << 16];
+	struct kimg_jdoc doc;
+	struct kimg_error err = { 0, 0, "" };
+	kimg_jdoc_init(&doc, arena, sizeof arena);
+	int rc = kimg_jdoc_parse(&doc, kimg_span_make(out, len), &err);
+	ck_assert_msg(rc == 0, "output %s not valid JSON: %s at %llu", out, err.what, (unsigned long long)err.offset);
+	ck_assert_int_eq(doc.root->type, KIMG_JSTRING);
+	free(out);
+}
+
+static void expect_rendered(const char *bytes, const char *want)
+{
+	char *out = render_string(bytes, strlen(bytes), NULL);
+	ck_assert_str_eq(out, want);
+	free(out);
+	expect_valid(bytes, strlen(bytes));
+}
+
+START_TEST(invalid_utf8_is_escaped)
+{
+	/* Each invalid byte becomes \u00XX of that byte: visible, lossless, valid. */
+	expect_rendered("a\xed\xa0\x80z", "\"a\\u00ed\\u00a0\\u0080z\"");         /* encoded surrogate U+D800 */
+	expect_rendered("\xed\xbf\xbf", "\"\\u00ed\\u00bf\\u00bf\"");             /* U+DFFF */
+	expect_rendered("\xc0\xaf", "\"\\u00c0\\u00af\"");                        /* overlong '/' */
+	expect_rendered("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");             /* overlong, 3 bytes */
+	expect_rendered("\xf0\x80\x80\xaf", "\"\\u00f0\\u0080\\u0080\\u00af\"");  /* overlong, 4 bytes */
+	expect_rendered("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"");  /* U+110000 */
+	expect_rendered("\xf5\x80\x80\x80", "\"\\u00f5\\u0080\\u0080\\u0080\"");
+	expect_rendered("\xe2\x82", "\"\\u00e2\\u0082\"");                        /* truncated at the end */
+	expect_rendered("\xe2\x82z", "\"\\u00e2\\u0082z\"");                      /* truncated mid-string */
+	expect_rendered("\xff\xfe", "\"\\u00ff\\u00fe\"");
+}
+END_TEST
+
+START_TEST(valid_utf8_passes_unchanged)
+{
+	expect_rendered("\xc3\xa9", "\"\xc3\xa9\"");                 /* U+00E9 */
+	expect_rendered("\xe0\xa0\x80", "\"\xe0\xa0\x80\"");         /* U+0800, the first 3-byte form */
+	expect_rendered("\xed\x9f\xbf", "\"\xed\x9f\xbf\"");         /* U+D7FF, just below the surrogates */
+	expect_rendered("\xee\x80\x80", "\"\xee\x80\x80\"");         /* U+E000, just above */
+	expect_rendered("\xf0\x90\x80\x80", "\"\xf0\x90\x80\x80\""); /* U+10000 */
+	expect_rendered("\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
+	expect_rendered("tab\tnl\nq\"b\\\x1b[31m", "\"tab\\tnl\\nq\\\"b\\\\\\u001b[31m\"");
+}
+END_TEST
+
+/* Every pair of bytes, and every lead byte with each second byte and a
+ * continuation after it: the writer's output always parses strictly. */
+START_TEST(every_two_and_three_byte_string_is_valid_json)
+{
+	char s[4];
+	for (unsigned a = 1; a < 256; a++)
+		for (unsigned b = 1; b < 256; b++) {
+			s[0] = (char)a;
+			s[1] = (char)b;
+			expect_valid(s, 2);
+			s[2] = (char)0x80;
+			expect_valid(s, 3);
+		}
+}
+END_TEST
+
+static Suite *json_suite(void)
+{
+	Suite *s = suite_create("json");
+	TCase *tc = tcase_create("utf8");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, invalid_utf8_is_escaped);
+	tcase_add_test(tc, valid_utf8_passes_unchanged);
+	tcase_add_test(tc, every_two_and_three_byte_string_is_valid_json);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void) { return run_suite(json_suite()); }
