@@ -4,6 +4,8 @@
  * "/SYM64/" symbol tables, and BSD "#1/N" inline names. */
 #include "input_internal.h"
 
+#include "elf_host.h"
+
 #include <stdio.h>
 
 #define AR_MAGIC_SIZE 8u
@@ -116,6 +118,12 @@ int kimg_walk_archive(struct kimg_walk *w, struct kimg_span in)
 				case KIMG_INPUT_ZIP:
 				case KIMG_INPUT_WRAPPER:
 					break; /* not device code: text files, other objects */
+				case KIMG_INPUT_HOST_ELF:
+					/* 32-bit or big-endian objects (valgrind's x86 archives):
+					 * skipped like other non-device members. */
+					if (!kimg_elf_is_foreign(body))
+						kimg_walk_input(w, body);
+					break;
 				default:
 					/* A bad member is recorded and the walk goes on. */
 					kimg_walk_input(w, body);

@@ -1,7 +1,15 @@
 /* Host ELF64 header and section tables (see elf_host.h). */
 #include "elf_host.h"
 
+#include <string.h>
+
 #define SHN_XINDEX 0xffffu
+
+bool kimg_elf_is_foreign(struct kimg_span in)
+{
+	const uint8_t *id = kimg_span_at(&in, 0, 6);
+	return id && memcmp(id, "\177ELF", 4) == 0 && (id[4] != 2 || id[5] != 1);
+}
 
 int kimg_host_elf_open(struct kimg_span in, struct kimg_host_elf *e, struct kimg_error *err)
 {
@@ -13,13 +21,17 @@ int kimg_host_elf_open(struct kimg_span in, struct kimg_host_elf *e, struct kimg
 	e->in = in;
 	e->shoff = e->shnum = 0;
 	e->names = kimg_span_make(NULL, 0);
+	const uint8_t *ident = kimg_span_at(&in, 0, 6);
+	/* Class and byte order first: a 32-bit header is shorter than 64 bytes. */
+	if (ident && ident[4] != 2)
+		return kimg_error_set(err, -KIMG_ENOTSUP, 4,
+				      "32-bit ELF file (class %u): kimg reads 64-bit little-endian ELF only", ident[4]);
+	if (ident && ident[5] != 1)
+		return kimg_error_set(err, -KIMG_ENOTSUP, 5,
+				      "big-endian ELF file: kimg reads 64-bit little-endian ELF only");
 	if (!id)
 		return kimg_error_set(err, -KIMG_ETRUNC, 0, "host ELF: %llu bytes, shorter than the ELF header",
 				      (unsigned long long)in.size);
-	if (id[4] != 2)
-		return kimg_error_set(err, -KIMG_ENOTSUP, 4, "host ELF: 32-bit ELF (class %u) is not supported", id[4]);
-	if (id[5] != 1)
-		return kimg_error_set(err, -KIMG_ENOTSUP, 5, "host ELF: big-endian ELF is not supported");
 	kimg_span_u64(&in, 0x28, &e->shoff);
 	kimg_span_u16(&in, 0x3A, &shentsize);
 	kimg_span_u16(&in, 0x3C, &shnum16);

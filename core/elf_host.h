@@ -39,6 +39,12 @@ struct kimg_host_elf {
 	struct kimg_span names; /* section-name table, ends in NUL */
 };
 
+/* An ELF file this tool cannot read: 32-bit or big-endian (x86 objects
+ * valgrind ships, other machines' files). Walks of directories, wheels
+ * and archives skip them as they skip other non-device files; named on
+ * the command line they are an error (kimg_host_elf_open says which). */
+bool kimg_elf_is_foreign(struct kimg_span in);
+
 /* Open `in` (whose ELF magic the caller has seen): 0, or -KIMG_ETRUNC,
  * -KIMG_EFORMAT, -KIMG_ENOTSUP (32-bit, big-endian) with err naming the
  * field; offsets in err are relative to `in`. */

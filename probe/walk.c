@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_host.h"
 #include "fatbin.h"
 #include "file.h"
 #include "probe.h"
@@ -64,7 +65,9 @@ static bool zip_want(void *ctx, const char *name, struct kimg_span head)
 	(void)ctx;
 	(void)name;
 	uint32_t magic;
-	if (starts_with(head, "\177ELF", 4) || starts_with(head, "!<arch>\n", 8))
+	if (starts_with(head, "\177ELF", 4))
+		return !kimg_elf_is_foreign(head); /* 32-bit, big-endian: no device code kimg can read */
+	if (starts_with(head, "!<arch>\n", 8))
 		return true;
 	if (kimg_span_u32(&head, 0, &magic) && magic == KIMG_FATBIN_MAGIC)
 		return true;
@@ -113,7 +116,7 @@ static void walk_file(const char *path, bool explicit_path, const struct probe_w
 	enum kimg_input_kind kind = kimg_input_classify(f.bytes);
 	if (kind == KIMG_INPUT_ZIP)
 		walk_zip(path, f.bytes, w);
-	else if (kind != KIMG_INPUT_UNKNOWN || explicit_path)
+	else if (explicit_path || (kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(f.bytes)))
 		w->on_input(w->ctx, path, f.bytes, explicit_path);
 	kimg_file_close(&f);
 }

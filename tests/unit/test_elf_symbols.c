@@ -295,10 +295,10 @@ START_TEST(not_elf_and_bad_headers)
 	expect_error(&s, 3, -KIMG_EFORMAT, 0, "host ELF: not an ELF file");
 	expect_error(&s, 63, -KIMG_ETRUNC, 0, "host ELF: 63 bytes, shorter than the ELF header");
 	s.b[4] = 1;
-	expect_error(&s, s.size, -KIMG_ENOTSUP, 4, "host ELF: 32-bit ELF (class 1) is not supported");
+	expect_error(&s, s.size, -KIMG_ENOTSUP, 4, "32-bit ELF file (class 1): kimg reads 64-bit little-endian ELF only");
 	s.b[4] = 2;
 	s.b[5] = 2;
-	expect_error(&s, s.size, -KIMG_ENOTSUP, 5, "host ELF: big-endian ELF is not supported");
+	expect_error(&s, s.size, -KIMG_ENOTSUP, 5, "big-endian ELF file: kimg reads 64-bit little-endian ELF only");
 	s.b[5] = 1;
 	s.b[0] = 0x7e;
 	expect_error(&s, s.size, -KIMG_EFORMAT, 0, "host ELF: not an ELF file");
