@@ -197,9 +197,10 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 	char place[256], archs[400];
 	probe_format_module_place(m, place, sizeof place);
 	module_archs(m, archs, sizeof archs);
-	printf("  module %zu %s: %s\n", index + 1, place, m->n_imgs ? archs : "empty container, nothing to check");
+	struct probe_esc e;
+	printf("  module %zu %s: %s\n", index + 1, probe_esc(&e, place), m->n_imgs ? archs : "empty container, nothing to check");
 	if (m->error[0])
-		printf("    error: %s\n", m->error);
+		printf("    error: %s\n", probe_esc(&e, m->error));
 	if (stub) {
 		printf("    device-link stub (cubins without kernels): not checked\n");
 		return;
@@ -236,10 +237,11 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	if (s->out.json) {
 		probe_json_file_begin(&s->out.j, &pf);
 	} else if (pf.n_mods > 0 || explicit_path) {
-		printf("%s: %zu module%s%s\n", path, pf.n_mods, pf.n_mods == 1 ? "" : "s",
+		struct probe_esc e;
+		printf("%s: %zu module%s%s\n", probe_esc(&e, path), pf.n_mods, pf.n_mods == 1 ? "" : "s",
 		       pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
 		if (pf.error[0])
-			printf("  error: %s\n", pf.error);
+			printf("  error: %s\n", probe_esc(&e, pf.error));
 	}
 	for (size_t i = 0; i < pf.n_mods; i++) {
 		const struct probe_module *m = &pf.mods[i];

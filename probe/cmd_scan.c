@@ -50,7 +50,10 @@ struct text_kernels {
 static int text_kernel(void *ctx, const char *name, size_t len)
 {
 	struct text_kernels *t = ctx;
-	printf("%s%.*s", t->count++ ? ", " : "        kernels: ", (int)len, name);
+	char raw[4096];
+	struct probe_esc e;
+	snprintf(raw, sizeof raw, "%.*s", (int)len, name);
+	printf("%s%s", t->count++ ? ", " : "        kernels: ", probe_esc(&e, raw));
 	return 0;
 }
 
@@ -74,9 +77,11 @@ static void text_image(struct scan_state *s, const struct kimg_image *img, unsig
 	if (s->kernels) {
 		struct text_kernels t = { 0 };
 		struct kimg_error err = { 0, 0, "" };
+		struct probe_esc e;
 		int rc = probe_image_kernels(img, text_kernel, &t, &err);
 		if (rc < 0)
-			printf("%s(kernels unreadable: %s)", t.count ? " " : "        ", err.what[0] ? err.what : kimg_strerror(rc));
+			printf("%s(kernels unreadable: %s)", t.count ? " " : "        ",
+			       probe_esc(&e, err.what[0] ? err.what : kimg_strerror(rc)));
 		if (t.count || rc < 0)
 			putchar('\n');
 	}
@@ -86,7 +91,8 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 {
 	char place[256];
 	probe_format_module_place(m, place, sizeof place);
-	printf("  module %zu %s: %s, %zu image%s\n", index + 1, place, kimg_input_kind_name(m->kind), m->n_imgs,
+	struct probe_esc e;
+	printf("  module %zu %s: %s, %zu image%s\n", index + 1, probe_esc(&e, place), kimg_input_kind_name(m->kind), m->n_imgs,
 	       m->n_imgs == 1 ? "" : "s");
 	bool *shown = calloc(m->n_imgs ? m->n_imgs : 1, sizeof *shown);
 	for (size_t i = 0; i < m->n_imgs; i++) {
@@ -105,7 +111,7 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 	}
 	free(shown);
 	if (m->error[0])
-		printf("    error: %s\n", m->error);
+		printf("    error: %s\n", probe_esc(&e, m->error));
 }
 
 static void count_file(struct scan_state *s, const struct probe_file *pf)
@@ -143,7 +149,8 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 		}
 		probe_json_file_end(j);
 	} else if (pf.n_mods > 0 || explicit_path) {
-		printf("%s: %s, %zu module%s%s\n", path, kimg_input_kind_name(pf.kind), pf.n_mods,
+		struct probe_esc e;
+		printf("%s: %s, %zu module%s%s\n", probe_esc(&e, path), kimg_input_kind_name(pf.kind), pf.n_mods,
 		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
 		/* One column header per file: the image rows of every module below line up with it. */
 		if (pf.n_mods > 0)
@@ -151,7 +158,7 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 		for (size_t i = 0; i < pf.n_mods; i++)
 			text_module(s, i, &pf.mods[i]);
 		if (pf.error[0])
-			printf("  error: %s\n", pf.error);
+			printf("  error: %s\n", probe_esc(&e, pf.error));
 	}
 	probe_file_free(&pf);
 }

@@ -61,7 +61,8 @@ static void format_list(const struct probe_strlist *l, char *buf, size_t size)
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < l->n && i < TEXT_SHOWN && used + 1 < size; i++) {
-		int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", l->v[i]);
+		struct probe_esc e;
+		int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", probe_esc(&e, l->v[i]));
 		used = n < 0 ? used : (size_t)n >= size - used ? size - 1 : used + (size_t)n;
 	}
 	unsigned long more = (l->n > TEXT_SHOWN ? l->n - TEXT_SHOWN : 0) + l->more;
@@ -76,7 +77,9 @@ static void format_devs(const struct probe_summary_group *g, char *buf, size_t s
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < g->n_devs && i < TEXT_SHOWN && used + 1 < size; i++) {
-		int n = snprintf(buf + used, size - used, "%s%s (SM %s)", i ? ", " : "", g->devs[i].name, g->devs[i].sm);
+		struct probe_esc e, f;
+		int n = snprintf(buf + used, size - used, "%s%s (SM %s)", i ? ", " : "", probe_esc(&e, g->devs[i].name),
+				 probe_esc(&f, g->devs[i].sm));
 		used = n < 0 ? used : (size_t)n >= size - used ? size - 1 : used + (size_t)n;
 	}
 	if (g->n_devs > TEXT_SHOWN && used + 1 < size)
@@ -214,12 +217,13 @@ static void print_text(const struct probe_summary *s)
 		const struct probe_summary_group *g = &s->g[i];
 		char (*row)[512] = cell[i + 1];
 		snprintf(row[COL_N], sizeof row[0], "%zu", i + 1);
+		struct probe_esc e;
+		const char *file = g->file ? probe_esc(&e, g->file) : "(in memory)";
 		if (g->offset_known)
-			snprintf(row[COL_MODULE], sizeof row[0], "%s@0x%llx", g->file ? g->file : "(in memory)",
-				 (unsigned long long)g->offset);
+			snprintf(row[COL_MODULE], sizeof row[0], "%s@0x%llx", file, (unsigned long long)g->offset);
 		else
-			snprintf(row[COL_MODULE], sizeof row[0], "%s", g->file ? g->file : "(in memory)");
-		snprintf(row[COL_ERROR], sizeof row[0], "%lld %s", (long long)g->code, g->name ? g->name : "?");
+			snprintf(row[COL_MODULE], sizeof row[0], "%s", file);
+		snprintf(row[COL_ERROR], sizeof row[0], "%lld %s", (long long)g->code, g->name ? probe_esc(&e, g->name) : "?");
 		snprintf(row[COL_REPORTS], sizeof row[0], "%lu", g->reports);
 		format_list(&g->hosts, row[COL_HOSTS], sizeof row[0]);
 		format_ranks(g, row[COL_RANKS], sizeof row[0]);
@@ -247,11 +251,12 @@ static void print_text(const struct probe_summary *s)
 		const char *torch = kimg_jval_string(kimg_jval_get(fix, "torch_cuda_arch_list"));
 		if (!advice && !nvcc && !torch)
 			continue;
-		printf("fix %zu: %s\n", i + 1, advice ? advice : "");
+		struct probe_esc e;
+		printf("fix %zu: %s\n", i + 1, advice ? probe_esc(&e, advice) : "");
 		if (nvcc)
-			printf("  nvcc: %s\n", nvcc);
+			printf("  nvcc: %s\n", probe_esc(&e, nvcc));
 		if (torch)
-			printf("  PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"%s\"\n", torch);
+			printf("  PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"%s\"\n", probe_esc(&e, torch));
 	}
 	/* hosts over all groups, for the summary line */
 	struct probe_strlist all = { 0 };

@@ -144,6 +144,17 @@ int probe_parse_targets(char *const *lists, int n_lists, int driver_version, str
 
 /* ---- small formatting helpers (format.c) ---- */
 
+/* Names from inputs (paths from directories and zips, archive members,
+ * sections, kernels, problems that quote them) as text output shows them:
+ * control bytes, ESC, C1 controls and bytes that are not UTF-8 become
+ * \xNN, newline/tab/CR \n \t \r, a backslash \\; so a name cannot move
+ * the cursor, recolour the terminal or split "one line per problem".
+ * Valid UTF-8 stays as it is. Long names are cut to fit. */
+struct probe_esc {
+	char s[4 * 4096 + 8];
+};
+const char *probe_esc(struct probe_esc *e, const char *text);
+
 /* 11080 -> "11.8", 13000 -> "13.0"; "" for 0. */
 void probe_format_cuda_version(int v, char *buf, size_t size);
 /* PTX ISA versions (900 -> "9.0", "" for 0): kimg_report_format_isa

@@ -178,12 +178,15 @@ void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_s
 	}
 	s->skipped += skipped;
 	s->unreadable += unreadable;
+	struct probe_esc p, q;
 	if (skipped)
-		fprintf(stderr, "kimg-probe: %s: skipped %lu line%s that %s not kimg reports (first: line %lu: %s)\n", path,
-			skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are", first_bad, why);
+		fprintf(stderr, "kimg-probe: %s: skipped %lu line%s that %s not kimg reports (first: line %lu: %s)\n",
+			probe_esc(&p, path), skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are", first_bad,
+			probe_esc(&q, why));
 	if (unreadable)
 		fprintf(stderr, "kimg-probe: %s: %lu of them %s a report that could not be read (first: line %lu: %s)\n",
-			path, unreadable, unreadable == 1 ? "is" : "are", first_unreadable, unreadable_why);
+			probe_esc(&p, path), unreadable, unreadable == 1 ? "is" : "are", first_unreadable,
+			probe_esc(&q, unreadable_why));
 }
 
 /* The fix object of a group's first report, parsed again from its copy. */

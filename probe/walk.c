@@ -21,7 +21,8 @@
 
 void probe_report_error(const char *path, const char *problem)
 {
-	fprintf(stderr, "kimg-probe: %s: %s\n", path, problem);
+	struct probe_esc p, q;
+	fprintf(stderr, "kimg-probe: %s: %s\n", probe_esc(&p, path), probe_esc(&q, problem));
 }
 
 void probe_input_unreadable(void *ctx, const char *path, const char *problem)

@@ -46,7 +46,7 @@ void kimg_json_end_array(struct kimg_json *j) { close_level(j, ']'); }
  * F0 80-8F), no encoded surrogates (ED A0-BF), nothing above U+10FFFF
  * (F4 90-BF, F5-FF), no truncated sequence. Strict decoders (Python's
  * json, jq) refuse any of these, so they must never be copied out. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t kimg_utf8_seq_len(const unsigned char *s, size_t n)
 {
 	size_t len;
 	unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
@@ -110,7 +110,7 @@ static void write_escaped(FILE *out, const char *str, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(out, "\\u%04x", c);
 			i++;
-		} else if ((len = utf8_seq_len(s + i, n - i)) != 0) {
+		} else if ((len = kimg_utf8_seq_len(s + i, n - i)) != 0) {
 			fwrite(s + i, 1, len, out);
 			i += len;
 		} else {

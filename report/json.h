@@ -34,6 +34,11 @@ void kimg_json_double(struct kimg_json *j, double v); /* "%.3f"; NaN/inf -> null
 void kimg_json_bool(struct kimg_json *j, bool v);
 void kimg_json_null(struct kimg_json *j);
 
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF) at s[0..n), n >= 1; 0 when there is
+ * none. Shared with the probe's escaping of names for text output. */
+size_t kimg_utf8_seq_len(const unsigned char *s, size_t n);
+
 /* key + value shorthands */
 void kimg_json_kv_string(struct kimg_json *j, const char *key, const char *s);
 void kimg_json_kv_int(struct kimg_json *j, const char *key, int64_t v);

@@ -34,4 +34,41 @@ expect_grep "32-bit ELF named alone: a clear error" "$TMP/err" \
 run "$PROBE" check --sm 9.0 "$TMP/lib32/vgpreload-x86-linux.so"
 expect_rc 2 "check of a 32-bit ELF named alone"
 
+# ---- item 14: names from inputs cannot drive the terminal or split lines ----
+# A file, an archive member and a zip member whose names hold ESC sequences,
+# a newline, a C1 CSI (U+009B) and a byte that is not UTF-8; one broken file
+# with such a name. Oracle: no control byte reaches stdout/stderr, each
+# problem stays one line, and the escapes are the documented \xNN forms.
+mkdir -p "$TMP/names"
+evil=$(printf 'a\033[2Jb\nc\302\233d\377e')
+cp "$FX/multi.fatbin" "$TMP/names/$evil.fatbin"
+head -c 100 "$FX/multi.fatbin" >"$TMP/names/bad-$evil.fatbin"
+cp "$FX/tu_a.o" "$TMP/$evil.o" && ( cd "$TMP" && ar rc "$TMP/names/members.a" "$evil.o" )
+# (ASCII only: sys/zip.c shows names libarchive cannot convert in the C locale as "?")
+python3 - "$TMP/names/pkg.whl" "$FX/sm80.cubin" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("lib/a\x1b[2Jb\nc.cubin", open(sys.argv[2], "rb").read())
+PY
+run "$PROBE" scan "$TMP/names"
+if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/out" "$TMP/err"; then
+	bad "a control byte reached the output: $(od -c "$TMP/out" "$TMP/err" | grep -m3 '033')"
+else ok "no control byte from a name reaches stdout or stderr"; fi
+expect_grep "file name escaped in the text output" "$TMP/out" \
+	"$TMP/names/a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.fatbin: fatbin, 1 module"
+expect_grep "archive member name escaped" "$TMP/out" "of member a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.o"
+expect_grep "broken file: one escaped problem line" "$TMP/err" \
+	"kimg-probe: $TMP/names/bad-a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.fatbin: "
+if [ "$(grep -c '^kimg-probe: ' "$TMP/err")" -eq "$(wc -l <"$TMP/err")" ]; then
+	ok "every stderr line is a whole problem line"; else bad "stderr lines split: $(cat "$TMP/err")"; fi
+run "$PROBE" check --sm 8.0 "$TMP/names"
+if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/out" "$TMP/err"; then
+	bad "check: a control byte reached the output"; else ok "check: no control byte from a name reaches the output"; fi
+expect_grep "check: file name escaped" "$TMP/out" "$TMP/names/a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.fatbin: 1 module"
+if [ -n "${CI:-}" ] || ldconfig -p 2>/dev/null | grep -q 'libarchive\.so\.13 '; then
+	expect_grep "zip member name escaped" "$TMP/out" "pkg.whl!/lib/a\\x1b[2Jb\\nc.cubin: 1 module"
+else
+	ok "zip member case skipped: no libarchive.so.13 here (CI installs it)"
+fi
+
 finish
