@@ -100,11 +100,17 @@ struct probe_walker {
 	void (*on_input)(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path);
 	/* An input that could not be read; `problem` has no trailing period. */
 	void (*on_error)(void *ctx, const char *path, const char *problem);
+	/* The output being written, or NULL: when a file changes while it is
+	 * read (walk.c abandons it midway), its JSON is closed back to where
+	 * the input began before on_error adds the error. */
+	struct probe_out *out;
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
  * FIFOs, sockets and devices inside them skipped) and .whl/.zip archives
- * (members with ELF, archive, fatbin, cubin or PTX content). */
+ * (members with ELF, archive, fatbin, cubin or PTX content). A mapped file
+ * that shrinks while it is read ends its input with on_error "file
+ * changed while it was read" instead of SIGBUS (sys/file.h). */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
 /* "kimg-probe: PATH: problem" on stderr. */

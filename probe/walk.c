@@ -106,6 +106,24 @@ static void walk_zip(const char *path, struct kimg_span bytes, const struct prob
 		w->on_error(w->ctx, path, err.what[0] ? err.what : kimg_strerror(rc));
 }
 
+struct file_walk {
+	const struct probe_walker *w;
+	const char *path;
+	struct kimg_span bytes;
+	bool explicit_path;
+};
+
+/* Everything that reads a mapped file's bytes, under kimg_file_guard. */
+static void walk_mapped(void *ctx)
+{
+	struct file_walk *fw = ctx;
+	enum kimg_input_kind kind = kimg_input_classify(fw->bytes);
+	if (kind == KIMG_INPUT_ZIP)
+		walk_zip(fw->path, fw->bytes, fw->w);
+	else if (fw->explicit_path || (kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(fw->bytes)))
+		fw->w->on_input(fw->w->ctx, fw->path, fw->bytes, fw->explicit_path);
+}
+
 static void walk_file(const char *path, bool explicit_path, const struct probe_walker *w)
 {
 	struct kimg_file f;
@@ -114,11 +132,14 @@ static void walk_file(const char *path, bool explicit_path, const struct probe_w
 		w->on_error(w->ctx, path, err.what);
 		return;
 	}
-	enum kimg_input_kind kind = kimg_input_classify(f.bytes);
-	if (kind == KIMG_INPUT_ZIP)
-		walk_zip(path, f.bytes, w);
-	else if (explicit_path || (kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(f.bytes)))
-		w->on_input(w->ctx, path, f.bytes, explicit_path);
+	struct file_walk fw = { w, path, f.bytes, explicit_path };
+	int depth = w->out ? w->out->j.depth : 0;
+	if (kimg_file_guard(&f, walk_mapped, &fw, &err) < 0) {
+		/* Left midway: JSON may have open containers (text, half a line). */
+		if (w->out && w->out->json)
+			kimg_json_close_to(&w->out->j, depth);
+		w->on_error(w->ctx, path, err.what);
+	}
 	kimg_file_close(&f);
 }
 

@@ -27,6 +27,7 @@ static void open_level(struct kimg_json *j, char c)
 	if (j->depth + 1 < KIMG_JSON_MAX_DEPTH)
 		j->depth++;
 	j->first[j->depth] = true;
+	j->closer[j->depth] = c == '{' ? '}' : ']';
 }
 
 static void close_level(struct kimg_json *j, char c)
@@ -34,6 +35,16 @@ static void close_level(struct kimg_json *j, char c)
 	if (j->depth > 0)
 		j->depth--;
 	fputc(c, j->out);
+}
+
+void kimg_json_close_to(struct kimg_json *j, int depth)
+{
+	if (!j->out)
+		return;
+	if (j->after_key)
+		kimg_json_null(j);
+	while (j->depth > depth && j->depth > 0)
+		close_level(j, j->closer[j->depth]);
 }
 
 void kimg_json_begin_object(struct kimg_json *j) { open_level(j, '{'); }

@@ -17,6 +17,7 @@ struct kimg_json {
 	FILE *out;
 	int depth;
 	bool first[KIMG_JSON_MAX_DEPTH];
+	char closer[KIMG_JSON_MAX_DEPTH]; /* '}' or ']' of each open level */
 	bool after_key;
 };
 
@@ -33,6 +34,9 @@ void kimg_json_uint(struct kimg_json *j, uint64_t v);
 void kimg_json_double(struct kimg_json *j, double v); /* "%.3f"; NaN/inf -> null */
 void kimg_json_bool(struct kimg_json *j, bool v);
 void kimg_json_null(struct kimg_json *j);
+/* Close every container opened deeper than `depth` (a key still waiting
+ * gets null), so a document abandoned midway stays valid JSON. */
+void kimg_json_close_to(struct kimg_json *j, int depth);
 
 /* Length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no
  * surrogates, nothing above U+10FFFF) at s[0..n), n >= 1; 0 when there is

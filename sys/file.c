@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -102,4 +104,67 @@ void kimg_file_close(struct kimg_file *f)
 		munmap(f->map, f->map_size);
 	free(f->buf);
 	memset(f, 0, sizeof *f);
+}
+
+/* ---- SIGBUS guard (kimg_file_guard) ----
+ * Process state, as sys/ may hold: the chain of active guards, innermost
+ * first, each on its caller's stack. */
+struct file_guard {
+	const struct kimg_file *f;
+	sigjmp_buf env;
+	struct file_guard *outer;
+};
+static struct file_guard *guards;
+static struct sigaction previous_sigbus;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const uint8_t *a = si ? (const uint8_t *)si->si_addr : NULL;
+	for (struct file_guard *g = guards; g; g = g->outer) {
+		const uint8_t *base = g->f->map;
+		if (a && base && a >= base && a < base + g->f->map_size) {
+			guards = g->outer; /* the guards inside g are left too */
+			siglongjmp(g->env, 1);
+		}
+	}
+	/* Not a guarded mapping: the previous disposition decides (returning
+	 * re-runs the access, which faults again under it). */
+	(void)uc;
+	sigaction(sig, &previous_sigbus, NULL);
+}
+
+int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx, struct kimg_error *err)
+{
+	if (!f->map) {
+		fn(ctx);
+		return 0;
+	}
+	struct file_guard g;
+	g.f = f;
+	g.outer = guards;
+	if (!guards) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &previous_sigbus) != 0) {
+			fn(ctx); /* no guard possible: behave as before */
+			return 0;
+		}
+	}
+	/* volatile: read after siglongjmp */
+	volatile int failed = 0;
+	if (sigsetjmp(g.env, 1) == 0) {
+		guards = &g;
+		fn(ctx);
+	} else {
+		failed = 1;
+	}
+	guards = g.outer;
+	if (!guards)
+		sigaction(SIGBUS, &previous_sigbus, NULL);
+	if (failed)
+		return kimg_error_set(err, -EIO, 0, "file changed while it was read");
+	return 0;
 }

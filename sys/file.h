@@ -35,4 +35,16 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 /* Release what kimg_file_open took; safe on a zeroed struct. */
 void kimg_file_close(struct kimg_file *f);
 
+/* Run fn(ctx) while f's mapping is read. A mapped file that shrinks under
+ * the reader (rewritten, truncated by another process) makes the kernel
+ * raise SIGBUS on the next page past the new end; inside fn that ends fn
+ * early and returns -EIO with err->what "file changed while it was read",
+ * instead of killing the process. fn must expect to be left at any read
+ * of f's bytes: what it allocated is then lost, what it wrote stays cut.
+ * SIGBUS for other addresses keeps its previous disposition. Guards nest
+ * (the innermost whose file holds the address wins). Process state: one
+ * thread at a time, meant for kimg-probe, never for libkimg.so. Returns 0
+ * when fn ran to its end (and for files that are not mapped). */
+int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx, struct kimg_error *err);
+
 #endif

@@ -71,4 +71,40 @@ else
 	ok "zip member case skipped: no libarchive.so.13 here (CI installs it)"
 fi
 
+# ---- item 3: a file that shrinks while it is read: an error, not SIGBUS ----
+# tests/probe/src/shrink_on_map.c cuts the file right after the probe maps
+# it, so every run meets the pages that vanished (without the guard: 135).
+mkdir -p "$TMP/shrink"
+if gcc -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
+	for how in "scan" "scan --json" "scan --kernels --deep" "check --sm 9.0" "check --sm 9.0 --json"; do
+		for to in 0 4096 20000; do
+			cp "$FX/multi_exe" "$TMP/shrink/victim"
+			cp "$FX/sm80.cubin" "$TMP/shrink/after"
+			SHRINK_PATH="$TMP/shrink/victim" SHRINK_TO=$to LD_PRELOAD="$TMP/shrink/shrink.so" \
+				run "$PROBE" $how "$TMP/shrink/victim" "$TMP/shrink/after"
+			expect_rc 2 "$how, file cut to $to bytes while read"
+			expect_grep "$how, cut to $to: the message" "$TMP/err" \
+				"kimg-probe: $TMP/shrink/victim: file changed while it was read"
+			case $how in
+			*--json*) expect_json "$how, cut to $to: JSON still valid, the next file read" \
+				"d['files'][-1]['path'].endswith('/after') and d['files'][-1]['error'] is None and any(f['error'] == 'file changed while it was read' for f in d['files'])" ;;
+			*) expect_grep "$how, cut to $to: the next file is read" "$TMP/out" "$TMP/shrink/after:" ;;
+			esac
+		done
+	done
+	# a wheel cut while its members are inflated
+	python3 - "$TMP/shrink/pkg.whl" "$FX/multi_exe" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    for i in range(4):
+        z.writestr("lib/x%d.so" % i, open(sys.argv[2], "rb").read())
+PY
+	SHRINK_PATH="$TMP/shrink/pkg.whl" SHRINK_TO=30000 LD_PRELOAD="$TMP/shrink/shrink.so" \
+		run "$PROBE" scan "$TMP/shrink/pkg.whl"
+	if [ "$rc" -eq 2 ] && grep -qF "kimg-probe: $TMP/shrink/pkg.whl" "$TMP/err"; then
+		ok "wheel cut while read: exit 2, the wheel named"; else bad "wheel cut while read: exit $rc: $(head -c 300 "$TMP/err")"; fi
+else
+	bad "shrink_on_map.c does not build: $(head -c 300 "$TMP/shrink/build.log")"
+fi
+
 finish

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -143,6 +144,111 @@ START_TEST(close_of_a_zeroed_file_is_harmless)
 }
 END_TEST
 
+/* issue 12 item 3: a mapped file that shrinks while it is read. Without
+ * the guard the read past the new end kills the test with SIGBUS. */
+struct shrink_ctx {
+	const char *path;
+	const struct kimg_file *f;
+	uint64_t read_at;
+	volatile unsigned sum;
+	bool reached_end;
+};
+
+static void shrink_then_read(void *ctx)
+{
+	struct shrink_ctx *c = ctx;
+	ck_assert_int_eq(truncate(c->path, 0), 0);
+	c->sum += c->f->bytes.data[c->read_at]; /* faults: the page is gone */
+	c->reached_end = true;
+}
+
+static void just_read(void *ctx)
+{
+	struct shrink_ctx *c = ctx;
+	c->sum += c->f->bytes.data[c->read_at];
+	c->reached_end = true;
+}
+
+START_TEST(file_shrinking_while_read_is_eio_not_sigbus)
+{
+	char path[256];
+	static unsigned char data[1 << 16];
+	memset(data, 0x5a, sizeof data);
+	make_dir();
+	snprintf(path, sizeof path, "%s/shrinks.bin", dir);
+	write_file(path, data, sizeof data);
+	struct kimg_file f;
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_file_open(path, &f, &err), 0);
+	ck_assert_ptr_nonnull(f.map);
+	struct shrink_ctx c = { path, &f, 40000, 0, false };
+	/* An untouched file: fn runs to its end. */
+	ck_assert_int_eq(kimg_file_guard(&f, just_read, &c, &err), 0);
+	ck_assert(c.reached_end);
+	c.reached_end = false;
+	c.read_at = 50000;
+	ck_assert_int_eq(kimg_file_guard(&f, shrink_then_read, &c, &err), -EIO);
+	ck_assert(!c.reached_end);
+	ck_assert_str_eq(err.what, "file changed while it was read");
+	/* The handler is gone again and a second guard works the same way. */
+	kimg_file_close(&f);
+	write_file(path, data, sizeof data);
+	ck_assert_int_eq(kimg_file_open(path, &f, &err), 0);
+	c.f = &f;
+	ck_assert_int_eq(kimg_file_guard(&f, shrink_then_read, &c, &err), -EIO);
+	struct sigaction now;
+	sigaction(SIGBUS, NULL, &now);
+	ck_assert(now.sa_handler == SIG_DFL);
+	kimg_file_close(&f);
+}
+END_TEST
+
+/* The guard of the file that shrank catches it, also from inside the guard
+ * of another file (thin archive members are read inside their archive's). */
+struct nest_ctx {
+	struct kimg_file *inner;
+	struct shrink_ctx *shrink;
+	int inner_rc;
+};
+
+static void nested(void *ctx)
+{
+	struct nest_ctx *n = ctx;
+	struct kimg_error err = { 0, 0, "" };
+	n->inner_rc = kimg_file_guard(n->inner, shrink_then_read, n->shrink, &err);
+}
+
+START_TEST(nested_guards_the_shrunk_file_wins)
+{
+	char a[256], b[256];
+	static unsigned char data[1 << 16];
+	make_dir();
+	snprintf(a, sizeof a, "%s/outer.bin", dir);
+	snprintf(b, sizeof b, "%s/inner.bin", dir);
+	write_file(a, data, sizeof data);
+	write_file(b, data, sizeof data);
+	struct kimg_file fa, fb;
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_file_open(a, &fa, &err), 0);
+	ck_assert_int_eq(kimg_file_open(b, &fb, &err), 0);
+	/* The outer file shrinks while the inner guard runs: the outer guard gets it. */
+	struct shrink_ctx c = { a, &fa, 60000, 0, false };
+	struct nest_ctx n = { &fb, &c, 12345 };
+	ck_assert_int_eq(kimg_file_guard(&fa, nested, &n, &err), -EIO);
+	ck_assert_int_eq(n.inner_rc, 12345); /* the inner call never returned */
+	kimg_file_close(&fa);
+	/* The inner file shrinks: the inner guard gets it, the outer goes on. */
+	write_file(a, data, sizeof data);
+	ck_assert_int_eq(kimg_file_open(a, &fa, &err), 0);
+	struct shrink_ctx c2 = { b, &fb, 60000, 0, false };
+	struct nest_ctx n2 = { &fb, &c2, 12345 };
+	ck_assert_int_eq(kimg_file_guard(&fa, nested, &n2, &err), 0);
+	ck_assert_int_eq(n2.inner_rc, -EIO);
+	kimg_file_close(&fa);
+	kimg_file_close(&fb);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("file");
@@ -155,6 +261,8 @@ int main(void)
 	tcase_add_test(tc, pipe_is_read_whole);
 	tcase_add_test(tc, fifo_without_writer_reads_empty_at_once);
 	tcase_add_test(tc, close_of_a_zeroed_file_is_harmless);
+	tcase_add_test(tc, file_shrinking_while_read_is_eio_not_sigbus);
+	tcase_add_test(tc, nested_guards_the_shrunk_file_wins);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
