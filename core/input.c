@@ -159,8 +159,10 @@ int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off
 		int rc;
 		/* §4: each container may be followed by zero padding (to 8). Only
 		 * the few bytes between containers are read, never a payload. */
-		while (pos < sec.size && sec.data[pos] == 0)
-			pos++;
+		while (pos < sec.size && sec.data[pos] == 0) {
+			uint64_t z = kimg_walk_zero_end(w, off + pos) - off; /* a hole: jump, not read */
+			pos = z > pos ? (z < sec.size ? z : sec.size) : pos + 1;
+		}
 		if (pos >= sec.size)
 			break;
 		rc = kimg_fatbin_open(sec, pos, &fb, &e);
@@ -221,10 +223,56 @@ int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
 	}
 }
 
+/* The zero range holding absolute offset `at`, or the first after it:
+ * index of the first range whose end is above `at`. */
+static size_t zero_index(const struct kimg_zero_ranges *z, uint64_t at)
+{
+	size_t lo = 0, hi = z->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (z->r[mid].end <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t kimg_walk_zero_end(const struct kimg_walk *w, uint64_t off)
+{
+	const struct kimg_zero_ranges *z = w->zeros;
+	if (!z || z->n == 0 || off > UINT64_MAX - w->base)
+		return off;
+	uint64_t at = w->base + off;
+	size_t i = zero_index(z, at);
+	if (i == z->n || z->r[i].start > at)
+		return off;
+	return z->r[i].end - w->base;
+}
+
+uint64_t kimg_walk_next_zero(const struct kimg_walk *w, uint64_t off)
+{
+	const struct kimg_zero_ranges *z = w->zeros;
+	if (!z || z->n == 0 || off > UINT64_MAX - w->base)
+		return UINT64_MAX;
+	uint64_t at = w->base + off;
+	size_t i = zero_index(z, at);
+	if (i == z->n)
+		return UINT64_MAX;
+	uint64_t start = z->r[i].start > at ? z->r[i].start : at;
+	return start - w->base;
+}
+
 int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,
 				  struct kimg_error *err)
 {
-	struct kimg_walk w = { fn, ctx, err, flags, NULL, 0, 0, 0 };
+	return kimg_input_for_each_module_zeros(in, flags, NULL, fn, ctx, err);
+}
+
+int kimg_input_for_each_module_zeros(struct kimg_span in, unsigned flags, const struct kimg_zero_ranges *zeros,
+				     kimg_module_fn fn, void *ctx, struct kimg_error *err)
+{
+	struct kimg_walk w = { fn, ctx, err, flags, NULL, 0, 0, 0, zeros };
 	int rc;
 
 	if (err) {

@@ -62,6 +62,21 @@ enum kimg_input_flag {
 };
 #define KIMG_INPUT_FLAGS_ALL ((unsigned)KIMG_INPUT_SCAN_DATA)
 
+/* Byte ranges of an input known to hold only zeros: the holes of a
+ * sparse file, as the front end learns them (lseek SEEK_HOLE). The walk
+ * jumps over them wherever it would step through zeros (padding between
+ * containers, empty wrapper slots, the --deep search) instead of reading
+ * them, so a file with a 1 TiB hole costs what its data costs. Offsets in
+ * the outermost input, sorted, not overlapping; wrong ranges make wrong
+ * results, never out-of-bounds reads. */
+struct kimg_zero_range {
+	uint64_t start, end; /* [start, end) */
+};
+struct kimg_zero_ranges {
+	const struct kimg_zero_range *r;
+	size_t n;
+};
+
 /* Walk every module in `in`. Host ELF: containers in .nv_fatbin and
  * __nv_relfatbin (many back to back, zero padding between), and those only
  * reachable through .nvFatBinSegment wrappers; archives: each member in
@@ -77,5 +92,10 @@ int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx
  * reentrant: no allocation, no state outside the call. */
 int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,
 				  struct kimg_error *err);
+
+/* kimg_input_for_each_module_ex over an input whose `zeros` (may be NULL)
+ * are known: the same modules, without reading those bytes. */
+int kimg_input_for_each_module_zeros(struct kimg_span in, unsigned flags, const struct kimg_zero_ranges *zeros,
+				     kimg_module_fn fn, void *ctx, struct kimg_error *err);
 
 #endif

@@ -156,8 +156,13 @@ static void walk_wrappers(struct kimg_walk *w, const struct kimg_host_elf *e, ui
 		struct kimg_fatbin fb;
 		struct kimg_error fe = { 0, 0, "" };
 
-		if (magic == 0 && data == 0)
+		if (magic == 0 && data == 0) {
+			/* Empty slots in a hole: resume at the first slot reaching past it. */
+			uint64_t z = kimg_walk_zero_end(w, at);
+			if (z > at + WRAPPER_SIZE)
+				j = (z - h->offset) / WRAPPER_SIZE - 1;
 			continue;
+		}
 		if (magic != KIMG_FATBIN_WRAPPER_MAGIC) {
 			kimg_walk_fail(w, -KIMG_EFORMAT, at, ".nvFatBinSegment: bad wrapper magic 0x%08x", magic);
 			return;
@@ -230,9 +235,22 @@ static void scan_section(struct kimg_walk *w, const struct kimg_host_elf *e, uin
 	uint64_t pos = 0;
 
 	while (pos < sec.size && !w->stop) {
-		uint64_t at = find_magic(sec, pos), size, s, o;
-		if (at >= sec.size)
-			break;
+		/* A magic has no zero byte, so none lies in a known zero run:
+		 * search up to the next one, then jump over it. */
+		uint64_t zend = kimg_walk_zero_end(w, h->offset + pos) - h->offset;
+		if (zend > pos) {
+			pos = zend;
+			continue;
+		}
+		uint64_t next = kimg_walk_next_zero(w, h->offset + pos);
+		uint64_t limit = next != UINT64_MAX && next - h->offset < sec.size ? next - h->offset : sec.size;
+		uint64_t at = find_magic(kimg_span_sub(&sec, 0, limit), pos), size, s, o;
+		if (at >= limit) {
+			if (limit >= sec.size)
+				break;
+			pos = limit;
+			continue;
+		}
 		if (!kimg_container_is_plausible(sec, at, &size)) {
 			pos = at + 1;
 			continue;

@@ -20,7 +20,14 @@ struct kimg_walk {
 	uint64_t base;          /* offset of the current input in the outermost */
 	int count;              /* modules yielded */
 	int stop;               /* non-zero: the callback's return, stop now */
+	const struct kimg_zero_ranges *zeros; /* known zero bytes, or NULL */
 };
+
+/* Known zeros: where the zero run holding `off` (relative to the current
+ * input) ends, or off when off is in none; the start of the next known
+ * zero run at or after off, or UINT64_MAX. */
+uint64_t kimg_walk_zero_end(const struct kimg_walk *w, uint64_t off);
+uint64_t kimg_walk_next_zero(const struct kimg_walk *w, uint64_t off);
 
 /* Yield one module; `off` is relative to the current input. */
 void kimg_walk_emit(struct kimg_walk *w, enum kimg_input_kind kind, enum kimg_module_origin origin,

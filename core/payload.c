@@ -8,6 +8,21 @@
 
 static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd }; /* fatbin-format.md §6 */
 
+int kimg_payload_check_size(const struct kimg_image *img, struct kimg_error *err)
+{
+	if (img->compression == KIMG_COMPRESS_NONE)
+		return 0;
+	if (img->size > KIMG_PAYLOAD_MAX)
+		return kimg_error_set(err, -KIMG_ELIMIT, img->offset, "payload: declared size %llu over the %llu cap",
+				      (unsigned long long)img->size, (unsigned long long)KIMG_PAYLOAD_MAX);
+	if (img->size / KIMG_PAYLOAD_MAX_RATIO > img->stored_size)
+		return kimg_error_set(err, -KIMG_ELIMIT, img->offset,
+				      "payload: %llu bytes declared from %llu stored, past the %u:1 ratio kimg decompresses",
+				      (unsigned long long)img->size, (unsigned long long)img->stored_size,
+				      KIMG_PAYLOAD_MAX_RATIO);
+	return 0;
+}
+
 int kimg_payload_get(const struct kimg_image *img, const struct kimg_codecs *codecs,
 		     void *dst, uint64_t dst_cap, struct kimg_span *out, struct kimg_error *err)
 {
@@ -36,9 +51,9 @@ int kimg_payload_get(const struct kimg_image *img, const struct kimg_codecs *cod
 	}
 	if (img->size == 0)
 		return kimg_error_set(err, -KIMG_ECODEC, img->offset, "payload: compressed entry declares size 0");
-	if (img->size > KIMG_PAYLOAD_MAX)
-		return kimg_error_set(err, -KIMG_ELIMIT, img->offset, "payload: declared size %llu over the %llu cap",
-				      (unsigned long long)img->size, (unsigned long long)KIMG_PAYLOAD_MAX);
+	int rc = kimg_payload_check_size(img, err);
+	if (rc < 0)
+		return rc;
 	if (!dst || dst_cap < img->size)
 		return kimg_error_set(err, -ENOBUFS, img->offset, "payload: buffer of %llu bytes for %llu",
 				      (unsigned long long)dst_cap, (unsigned long long)img->size);

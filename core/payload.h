@@ -20,11 +20,22 @@ struct kimg_codecs {
 /* Largest payload kimg will decompress (a safety cap against declared
  * sizes in hostile input). */
 #define KIMG_PAYLOAD_MAX ((uint64_t)1 << 31)
+/* Largest declared size / stored size of a compressed entry. nvcc's own
+ * entries stay far below it (cubins 6:1, PTX 12:1 in the test fixtures;
+ * zero-filled constant banks more); past it a few KiB could claim GiBs. */
+#define KIMG_PAYLOAD_MAX_RATIO 1024u
 
 /* Plain payload of img. Uncompressed images: *out = img->payload, dst unused.
  * Compressed: decoded into dst (dst_cap >= img->size), *out covers exactly
  * img->size bytes; -KIMG_ECODEC if the decoder yields another size,
- * -KIMG_ENOCODEC if codecs lack the needed decoder. */
+ * -KIMG_ENOCODEC if codecs lack the needed decoder, -KIMG_ELIMIT past
+ * KIMG_PAYLOAD_MAX or KIMG_PAYLOAD_MAX_RATIO (checked before any byte is
+ * decoded: callers size dst from img->size, so check it with
+ * kimg_payload_check_size first). */
+/* 0 when img's declared size may be decompressed (above), else
+ * -KIMG_ELIMIT with err saying which bound. Uncompressed images: 0. */
+int kimg_payload_check_size(const struct kimg_image *img, struct kimg_error *err);
+
 int kimg_payload_get(const struct kimg_image *img, const struct kimg_codecs *codecs,
 		     void *dst, uint64_t dst_cap, struct kimg_span *out, struct kimg_error *err);
 

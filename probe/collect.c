@@ -161,7 +161,8 @@ int probe_collect(struct probe_file *pf)
 		snprintf(pf->error, sizeof pf->error, "not an ELF file, static archive, fatbin, cubin or PTX");
 		return 1;
 	}
-	int rc = kimg_input_for_each_module_ex(pf->bytes, pf->walk_flags, on_module, &c, &err);
+	int rc = kimg_input_for_each_module_zeros(pf->bytes, pf->walk_flags, probe_input_zeros(pf->bytes), on_module,
+						 &c, &err);
 	if (rc < 0 || err.code != 0) {
 		const char *what = err.what[0] ? err.what : kimg_strerror(rc < 0 ? rc : err.code);
 		if (err.offset)

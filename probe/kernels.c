@@ -9,6 +9,14 @@
 #include "probe.h"
 #include "ptx.h"
 
+/* Largest payload decompressed into memory ($KIMG_PAYLOAD_LIMIT). */
+static uint64_t payload_limit = PROBE_PAYLOAD_LIMIT_DEFAULT;
+
+void probe_set_payload_limit(uint64_t bytes)
+{
+	payload_limit = bytes;
+}
+
 /* Plain payload of img; *owned is the buffer to free (NULL if none). */
 static int payload_of(const struct kimg_image *img, struct kimg_span *out, void **owned, struct kimg_error *err)
 {
@@ -16,9 +24,13 @@ static int payload_of(const struct kimg_image *img, struct kimg_span *out, void 
 	void *dst = NULL;
 	uint64_t cap = 0;
 	if (img->compression != KIMG_COMPRESS_NONE) {
-		if (img->size == 0 || img->size > KIMG_PAYLOAD_MAX)
-			return kimg_error_set(err, -KIMG_ELIMIT, img->offset, "declared size %llu out of range",
-					      (unsigned long long)img->size);
+		int rc = kimg_payload_check_size(img, err);
+		if (rc < 0)
+			return rc;
+		if (img->size == 0 || img->size > payload_limit)
+			return kimg_error_set(err, -KIMG_ELIMIT, img->offset,
+					      "payload: declared size %llu over the %llu-byte limit ($KIMG_PAYLOAD_LIMIT)",
+					      (unsigned long long)img->size, (unsigned long long)payload_limit);
 		cap = img->size;
 		if ((dst = malloc(cap)) == NULL)
 			return kimg_error_set(err, -ENOMEM, img->offset, "out of memory");

@@ -48,6 +48,29 @@ static int finish_stdout(void)
 	return -1;
 }
 
+/* "1048576", "64K", "512M", "2G" -> bytes; -1 on anything else. */
+static int parse_size(const char *text, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || end == text || text[0] == '-')
+		return -1;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -74,10 +97,20 @@ int main(int argc, char **argv)
 	 * turns thousands of small writes into a few. */
 	static char out_buf[1 << 16];
 	setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
-	/* The one environment knob, read here so sys/zip.c stays free of getenv. */
+	/* The environment knobs, read here so sys/ and the walkers stay free of getenv. */
 	const char *la = getenv("KIMG_LIBARCHIVE");
 	if (la && *la)
 		kimg_zip_set_library(la);
+	const char *limit = getenv("KIMG_PAYLOAD_LIMIT");
+	if (limit && *limit) {
+		uint64_t bytes;
+		if (parse_size(limit, &bytes) < 0) {
+			fprintf(stderr, "kimg-probe: KIMG_PAYLOAD_LIMIT='%s': expected a size in bytes (K, M, G suffixes)\n",
+				limit);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_set_payload_limit(bytes);
+	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0) {
 			int status = commands[i].run(argc - 1, argv + 1);

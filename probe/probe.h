@@ -113,6 +113,11 @@ struct probe_walker {
  * changed while it was read" instead of SIGBUS (sys/file.h). */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
+/* Known zero ranges (holes) of the mapped file whose bytes are `bytes`,
+ * while the walk is inside it; NULL for anything else (zip members,
+ * pipes, files without holes). */
+const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes);
+
 /* "kimg-probe: PATH: problem" on stderr. */
 void probe_report_error(const char *path, const char *problem);
 /* probe_walker.on_error for a subcommand whose state starts with a struct
@@ -127,7 +132,10 @@ unsigned long probe_report_problems(const struct probe_file *pf);
 /* ---- kernels and payloads (kernels.c) ---- */
 
 /* Kernel names of one image through fn (cubin symbols or PTX .entry).
- * Decompresses when needed. Returns the count or a negative error. */
+ * Decompresses when needed, within KIMG_PAYLOAD_MAX_RATIO and the payload
+ * limit. Returns the count or a negative error. */
+#define PROBE_PAYLOAD_LIMIT_DEFAULT ((uint64_t)1 << 30)
+void probe_set_payload_limit(uint64_t bytes); /* main: $KIMG_PAYLOAD_LIMIT */
 int probe_image_kernels(const struct kimg_image *img, int (*fn)(void *, const char *, size_t),
 			void *ctx, struct kimg_error *err);
 /* Device-link stub: no PTX and every image a cubin without kernels

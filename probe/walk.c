@@ -106,6 +106,19 @@ static void walk_zip(const char *path, struct kimg_span bytes, const struct prob
 		w->on_error(w->ctx, path, err.what[0] ? err.what : kimg_strerror(rc));
 }
 
+/* The mapped file being walked, so that probe_input_zeros can give its
+ * holes to the core (the walk is single threaded; nested files of a thin
+ * archive are pushed and popped around their own walk). */
+static const struct kimg_file *current_file;
+
+const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes)
+{
+	const struct kimg_file *f = current_file;
+	if (f && f->zeros.n && bytes.data == f->bytes.data && bytes.size == f->bytes.size)
+		return &f->zeros;
+	return NULL;
+}
+
 struct file_walk {
 	const struct probe_walker *w;
 	const char *path;
@@ -134,7 +147,11 @@ static void walk_file(const char *path, bool explicit_path, const struct probe_w
 	}
 	struct file_walk fw = { w, path, f.bytes, explicit_path };
 	int depth = w->out ? w->out->j.depth : 0;
-	if (kimg_file_guard(&f, walk_mapped, &fw, &err) < 0) {
+	const struct kimg_file *outer = current_file;
+	current_file = &f;
+	int rc = kimg_file_guard(&f, walk_mapped, &fw, &err);
+	current_file = outer;
+	if (rc < 0) {
 		/* Left midway: JSON may have open containers (text, half a line). */
 		if (w->out && w->out->json)
 			kimg_json_close_to(&w->out->j, depth);

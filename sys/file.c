@@ -55,6 +55,32 @@ static int read_all(int fd, struct kimg_file *f, struct kimg_error *err)
 	return 0;
 }
 
+/* The holes of a regular file, as the file system reports them; none on
+ * file systems without SEEK_HOLE (then it is all data: still correct). */
+static void find_holes(int fd, uint64_t size, struct kimg_file *f)
+{
+	uint64_t off = 0;
+	f->zeros.r = f->holes;
+	f->zeros.n = 0;
+	while (off < size && f->zeros.n < KIMG_FILE_HOLES_MAX) {
+		off_t h = lseek(fd, (off_t)off, SEEK_HOLE);
+		if (h < 0 || (uint64_t)h >= size)
+			break;
+		off_t d = lseek(fd, h, SEEK_DATA);
+		uint64_t end = d < 0 ? size : (uint64_t)d; /* ENXIO: a hole up to the end */
+		if (end > size)
+			end = size;
+		if (end - (uint64_t)h >= KIMG_FILE_HOLE_MIN) {
+			f->holes[f->zeros.n].start = (uint64_t)h;
+			f->holes[f->zeros.n].end = end;
+			f->zeros.n++;
+		}
+		if (end <= off)
+			break;
+		off = end;
+	}
+}
+
 int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err)
 {
 	memset(f, 0, sizeof *f);
@@ -81,6 +107,7 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 			f->map = p;
 			f->map_size = (size_t)st.st_size;
 			f->bytes = kimg_span_make(p, (uint64_t)st.st_size);
+			find_holes(fd, (uint64_t)st.st_size, f);
 		}
 	} else if (S_ISBLK(st.st_mode) || (S_ISCHR(st.st_mode) && !isatty(fd))) {
 		/* /dev/zero or a disk would be read to the size cap for nothing. */

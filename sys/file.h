@@ -11,20 +11,32 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "input.h"
 #include "span.h"
 
 /* Cap for pipes and terminals, which have no size up front: a runaway
  * writer must end in an error, not in exhausted memory. */
 #define KIMG_FILE_READ_MAX ((uint64_t)1 << 30)
 
+/* Holes of a sparse file kept per mapped file: the largest first-found
+ * ones, at least KIMG_FILE_HOLE_MIN bytes each. Past the count the rest of
+ * the file is read as data (correct, only slower). */
+#define KIMG_FILE_HOLES_MAX 1024
+#define KIMG_FILE_HOLE_MIN ((uint64_t)64 << 10)
+
 struct kimg_file {
 	struct kimg_span bytes; /* the file's contents, valid until kimg_file_close */
 	void *map;              /* mmap'ed region, or NULL */
 	size_t map_size;
 	void *buf;              /* heap copy for non-regular files, or NULL */
+	/* Holes of a mapped sparse file (lseek SEEK_HOLE / SEEK_DATA), for
+	 * kimg_input_for_each_module_zeros: reading them would fault in a page
+	 * of zeros per 4 KiB (a 1 TiB hole: minutes and the page cache). */
+	struct kimg_zero_range holes[KIMG_FILE_HOLES_MAX];
+	struct kimg_zero_ranges zeros; /* .r = holes */
 };
 
-/* Open and map `path`. Returns 0, or -errno with err->what naming the
+/* Open and map `path` (holes of a regular file in f->zeros). Returns 0, or -errno with err->what naming the
  * failing step ("open: Permission denied"); -EISDIR for directories and
  * -KIMG_ELIMIT past KIMG_FILE_READ_MAX, -ENODEV for block devices and
  * character devices other than terminals (/dev/zero would never end). An empty file maps to an empty

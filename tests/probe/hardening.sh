@@ -107,4 +107,79 @@ else
 	bad "shrink_on_map.c does not build: $(head -c 300 "$TMP/shrink/build.log")"
 fi
 
+# ---- item 10: inputs that cost far more than their size ----
+# measure LIMIT_S LIMIT_MB CMD...: run with stdout/stderr in $TMP, then
+# $rc, $wall (s) and $maxrss (MiB, of the child) from python's rusage.
+measure() {
+	local limit_s=$1 limit_mb=$2
+	shift 2
+	read -r rc wall maxrss < <(python3 - "$TMP/out" "$TMP/err" "$limit_s" "$@" <<'PY'
+import resource, subprocess, sys, time
+out, err, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
+t = time.monotonic()
+try:
+    rc = subprocess.run(sys.argv[4:], stdout=open(out, "wb"), stderr=open(err, "wb"), timeout=limit).returncode
+except subprocess.TimeoutExpired:
+    rc = 124
+wall = time.monotonic() - t
+print(rc, "%.2f" % wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+PY
+	)
+	if [ "$rc" != 124 ] && [ "$maxrss" -le "$limit_mb" ]; then
+		ok "${*:2}: ${wall} s, ${maxrss} MiB (limits ${limit_s} s, ${limit_mb} MiB)"
+	else bad "${*:2}: exit $rc, ${wall} s, ${maxrss} MiB (limits ${limit_s} s, ${limit_mb} MiB)"; fi
+}
+
+# Sparse files: a fatbin, then a hole to 4 GiB / 1 TiB; two fatbins with a
+# 2 GiB hole between them. The holes are skipped (SEEK_HOLE), not read.
+mkdir -p "$TMP/sparse"
+cp "$FX/multi.fatbin" "$TMP/sparse/4g.fatbin" && truncate -s 4G "$TMP/sparse/4g.fatbin"
+cp "$FX/multi.fatbin" "$TMP/sparse/1t.fatbin" && truncate -s 1T "$TMP/sparse/1t.fatbin" 2>/dev/null
+cp "$FX/multi.fatbin" "$TMP/sparse/middle.fatbin" &&
+	dd if="$FX/multi.fatbin" of="$TMP/sparse/middle.fatbin" bs=1M seek=2048 conv=notrunc status=none
+holes=$(python3 - "$TMP/sparse/4g.fatbin" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print("yes" if os.lseek(fd, 0, os.SEEK_HOLE) < os.fstat(fd).st_size else "no")
+PY
+)
+if [ "$holes" != yes ]; then
+	bad "the file system of $TMP reports no holes (SEEK_HOLE): the sparse cases cannot run (set TMPDIR elsewhere)"
+else
+	measure 10 64 "$PROBE" scan "$TMP/sparse/4g.fatbin"
+	expect_grep "4 GiB sparse: the one container, no error" "$TMP/out" "1 file, 1 module, 9 images: 6 sass, 3 ptx; 0 errors"
+	if [ -s "$TMP/sparse/1t.fatbin" ]; then
+		measure 10 64 "$PROBE" scan --json "$TMP/sparse/1t.fatbin"
+		expect_json "1 TiB sparse: the one container" "d['summary']['modules'] == 1 and d['summary']['errors'] == 0 and d['files'][0]['size'] == 1 << 40"
+		measure 10 64 "$PROBE" check --sm 9.0 "$TMP/sparse/1t.fatbin"
+	else
+		bad "truncate -s 1T failed on this file system"
+	fi
+	measure 10 64 "$PROBE" scan --json "$TMP/sparse/middle.fatbin"
+	expect_json "hole between two containers: both found, the second at 2 GiB" \
+		"[m['offset'] for m in d['files'][0]['modules']] == [0, 2 << 30]"
+fi
+
+# Decompression bounds: an entry whose declared size is 1024x its stored
+# size is refused before anything is allocated; $KIMG_PAYLOAD_LIMIT caps the
+# absolute size (here below the fixture's 80640-byte PTX).
+python3 - "$FX/compress_size.fatbin" "$TMP/bomb.fatbin" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+# first entry header at 16: stored size at +0x10 (u32), uncompressed size at +0x38 (u64)
+stored = struct.unpack_from("<I", b, 16 + 0x10)[0]
+struct.pack_into("<Q", b, 16 + 0x38, stored * 4096)
+open(sys.argv[2], "wb").write(b)
+PY
+measure 10 64 "$PROBE" scan --kernels "$TMP/bomb.fatbin"
+expect_grep "ratio bomb refused with the reason" "$TMP/out" "past the 1024:1 ratio kimg decompresses"
+KIMG_PAYLOAD_LIMIT=64K run "$PROBE" scan --kernels "$FX/compress_size.fatbin"
+expect_grep "KIMG_PAYLOAD_LIMIT=64K: the 80640-byte PTX is over it" "$TMP/out" \
+	"declared size 80640 over the 65536-byte limit (\$KIMG_PAYLOAD_LIMIT)"
+KIMG_PAYLOAD_LIMIT=1M run "$PROBE" scan --kernels "$FX/compress_size.fatbin"
+if grep -q "unreadable" "$TMP/out"; then bad "KIMG_PAYLOAD_LIMIT=1M refused a payload: $(grep unreadable "$TMP/out")"; else ok "KIMG_PAYLOAD_LIMIT=1M: every payload read"; fi
+KIMG_PAYLOAD_LIMIT=lots run "$PROBE" scan "$FX/multi.fatbin"
+expect_rc 2 "KIMG_PAYLOAD_LIMIT=lots"
+expect_grep "bad KIMG_PAYLOAD_LIMIT named" "$TMP/err" "KIMG_PAYLOAD_LIMIT='lots': expected a size in bytes"
+
 finish

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fatbin.h"
 #include "input.h"
@@ -433,6 +435,44 @@ START_TEST(scan_ignores_false_magic_hits)
 }
 END_TEST
 
+/* Known zero ranges (a sparse file's holes, issue 12 item 10) are jumped
+ * over, never read: the hole here is PROT_NONE memory, which any read
+ * would turn into a crash. Two containers with 16 pages of hole between
+ * them, padding zeros around it: the same two modules as a plain walk of
+ * the same bytes with the hole filled with zeros. */
+START_TEST(known_zero_ranges_are_jumped_not_read)
+{
+	struct kimg_span fat = fixture_load("multi.fatbin");
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t hole_start = (fat.size + 100 + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+	uint64_t hole_end = hole_start + 16 * (uint64_t)page, total = hole_end + 24 + fat.size;
+	uint8_t *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(p != MAP_FAILED);
+	memcpy(p, fat.data, fat.size);
+	memcpy(p + hole_end + 24, fat.data, fat.size);
+	struct mods plain, holed;
+	walk(kimg_span_make(p, total), &plain);
+	ck_assert_int_eq(plain.rc, 2);
+	ck_assert_int_eq(mprotect(p + hole_start, hole_end - hole_start, PROT_NONE), 0);
+	struct kimg_zero_range r[] = { { fat.size + 40, hole_end + 8 } };
+	struct kimg_zero_ranges zeros = { r, 1 };
+	memset(&holed, 0, sizeof holed);
+	holed.in = kimg_span_make(p, total);
+	holed.rc = kimg_input_for_each_module_zeros(holed.in, 0, &zeros, collect_cb, &holed, &holed.err);
+	ck_assert_int_eq(holed.rc, 2);
+	ck_assert_int_eq(holed.err.code, 0);
+	ck_assert_uint_eq(holed.m[1].offset, hole_end + 24);
+	ck_assert_uint_eq(holed.m[1].size, plain.m[1].size);
+	ck_assert_str_eq(holed.m[1].images, plain.m[1].images);
+	/* Ranges past the end or over everything stay inside the input. */
+	struct kimg_zero_range wide[] = { { fat.size, UINT64_MAX } };
+	struct kimg_zero_ranges all = { wide, 1 };
+	ck_assert_int_eq(kimg_input_for_each_module_zeros(holed.in, 0, &all, NULL, NULL, NULL), 1);
+	munmap(p, total);
+	fixture_free(fat);
+}
+END_TEST
+
 START_TEST(unknown_walk_flags_are_einval_and_walk_nothing)
 {
 	struct kimg_span f = fixture_load("multi.fatbin");
@@ -628,6 +668,7 @@ int main(void)
 	tcase_add_test(tc, a_bad_second_container_keeps_the_first_and_reports_the_offset);
 	tcase_add_test(tc, a_bad_wrapper_magic_is_eformat_and_keeps_the_sections);
 	tcase_add_test(tc, scan_ignores_false_magic_hits);
+	tcase_add_test(tc, known_zero_ranges_are_jumped_not_read);
 	tcase_add_test(tc, unknown_walk_flags_are_einval_and_walk_nothing);
 	tcase_add_test(tc, raw_inputs_errors_have_exact_codes);
 	suite_add_tcase(s, tc);

@@ -155,6 +155,21 @@ START_TEST(limits_and_inconsistent_images_have_exact_codes)
 	bad = img;
 	bad.size = KIMG_PAYLOAD_MAX + 1;
 	ck_assert_int_eq(kimg_payload_get(&bad, c, small, UINT64_MAX, &out, NULL), -KIMG_ELIMIT);
+	/* issue 12 item 10: a few KiB stored may not claim GiBs (checked
+	 * before anything is allocated or decoded); nvcc's 8.5:1 passes. */
+	struct kimg_error e = { 0, 0, "" };
+	ck_assert_int_eq(kimg_payload_check_size(&img, &e), 0);
+	bad = img;
+	bad.size = (uint64_t)img.stored_size * KIMG_PAYLOAD_MAX_RATIO;
+	ck_assert_int_eq(kimg_payload_check_size(&bad, &e), 0);
+	bad.size += KIMG_PAYLOAD_MAX_RATIO;
+	ck_assert_int_eq(kimg_payload_check_size(&bad, &e), -KIMG_ELIMIT);
+	ck_assert_ptr_nonnull(strstr(e.what, "1024:1 ratio"));
+	ck_assert_int_eq(kimg_payload_get(&bad, c, small, UINT64_MAX, &out, NULL), -KIMG_ELIMIT);
+	bad = img;
+	bad.compression = KIMG_COMPRESS_NONE;
+	bad.size = bad.stored_size;
+	ck_assert_int_eq(kimg_payload_check_size(&bad, &e), 0);
 	ck_assert_int_eq(kimg_payload_get(&img, c, small, sizeof small, &out, NULL), -ENOBUFS);
 	ck_assert_int_eq(kimg_payload_get(&img, c, NULL, img.size, &out, NULL), -ENOBUFS);
 	bad = img;
