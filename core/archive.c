@@ -6,6 +6,7 @@
 
 #include "elf_host.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 #define AR_MAGIC_SIZE 8u
@@ -69,12 +70,71 @@ static int64_t ar_name(const uint8_t *hdr, struct kimg_span longnames, struct ki
 	return 0;
 }
 
+bool kimg_input_is_thin_archive(struct kimg_span in)
+{
+	const void *p = kimg_span_at(&in, 0, AR_MAGIC_SIZE);
+	return p && memcmp(p, "!<thin>\n", AR_MAGIC_SIZE) == 0;
+}
+
+/* Thin archives: the same headers and "//" table, but a member's bytes
+ * are not stored (only the tables' are), so the next header follows the
+ * current one at once. */
+int kimg_thin_archive_for_each_member(struct kimg_span in, kimg_thin_member_fn fn, void *ctx,
+				      struct kimg_error *err)
+{
+	struct kimg_span longnames = { NULL, 0 };
+	uint64_t pos = AR_MAGIC_SIZE;
+	char name[AR_NAME_MAX + 1];
+	int count = 0;
+
+	if (!kimg_input_is_thin_archive(in))
+		return kimg_error_set(err, -KIMG_EFORMAT, 0, "not a thin archive");
+	while (pos < in.size) {
+		const uint8_t *hdr = kimg_span_at(&in, pos, AR_HDR_SIZE);
+		if (!hdr) {
+			if (in.size - pos == 1 && in.data[pos] == '\n')
+				break;
+			return kimg_error_set(err, -KIMG_ETRUNC, pos, "thin archive: member header truncated");
+		}
+		int64_t size = ar_decimal(hdr + 48, 10);
+		if (hdr[58] != '`' || hdr[59] != '\n' || size < 0)
+			return kimg_error_set(err, -KIMG_EFORMAT, pos, "thin archive: bad member header");
+		bool table = memcmp(hdr, "//              ", 16) == 0 || memcmp(hdr, "/               ", 16) == 0 ||
+			     memcmp(hdr, "/SYM64/         ", 16) == 0;
+		if (table) {
+			if (!kimg_span_has(&in, pos + AR_HDR_SIZE, (uint64_t)size))
+				return kimg_error_set(err, -KIMG_ETRUNC, pos, "thin archive: table of %lld bytes passes the end",
+						      (long long)size);
+			if (hdr[1] == '/')
+				longnames = kimg_span_sub(&in, pos + AR_HDR_SIZE, (uint64_t)size);
+			pos += AR_HDR_SIZE + (uint64_t)size;
+			pos += pos & 1;
+			continue;
+		}
+		/* BSD "#1/N" names live in member data, which a thin archive lacks. */
+		if ((hdr[0] == '#' && hdr[1] == '1' && hdr[2] == '/') ||
+		    ar_name(hdr, longnames, kimg_span_make(NULL, 0), name) < 0 || !name[0])
+			return kimg_error_set(err, -KIMG_EFORMAT, pos, "thin archive: bad member name");
+		if (count == INT_MAX)
+			return kimg_error_set(err, -KIMG_ELIMIT, pos, "thin archive: too many members");
+		count++;
+		int rc = fn ? fn(ctx, name, (uint64_t)size) : 0;
+		if (rc)
+			return rc;
+		pos += AR_HDR_SIZE;
+	}
+	return count;
+}
+
 int kimg_walk_archive(struct kimg_walk *w, struct kimg_span in)
 {
 	struct kimg_span longnames = { NULL, 0 };
 	uint64_t pos = AR_MAGIC_SIZE;
 	char name[AR_NAME_MAX + 1];
 
+	if (kimg_input_is_thin_archive(in))
+		return kimg_walk_fail(w, -KIMG_ENOTSUP, 0,
+				      "thin archive: its members are separate files (named by path), not inside it");
 	if (w->member)
 		return kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
 	while (pos < in.size && !w->stop) {

@@ -81,7 +81,7 @@ enum kimg_input_kind kimg_input_classify(struct kimg_span in)
 
 	if (!p)
 		return KIMG_INPUT_UNKNOWN;
-	if (in.size >= 8 && memcmp(p, "!<arch>\n", 8) == 0)
+	if (in.size >= 8 && (memcmp(p, "!<arch>\n", 8) == 0 || memcmp(p, "!<thin>\n", 8) == 0))
 		return KIMG_INPUT_ARCHIVE;
 	if (memcmp(p, "PK\3\4", 4) == 0)
 		return KIMG_INPUT_ZIP;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cubin.h"
+#include "elf_host.h"
 #include "fatbin.h"
 #include "probe.h"
 #include "ptx.h"
@@ -148,6 +149,121 @@ static int on_module(void *ctx, const struct kimg_module_ref *ref)
 	return 0;
 }
 
+/* ---- GNU thin archives: members are files next to the archive ---- */
+
+struct thin_ctx {
+	struct collect_ctx *c;
+	char *dir;         /* the archive's directory, with a trailing '/' */
+	const char *member;
+	unsigned problems;
+};
+
+static void thin_problem(struct thin_ctx *t, const char *name, const char *what)
+{
+	struct probe_file *pf = t->c->pf;
+	if (t->problems++ == 0)
+		snprintf(pf->error, sizeof pf->error, "member %.60s: %.120s", name, what);
+	t->c->problems++;
+}
+
+static int on_thin_module(void *ctx, const struct kimg_module_ref *ref)
+{
+	struct thin_ctx *t = ctx;
+	struct kimg_module_ref r = *ref;
+	char both[600];
+	if (ref->member) { /* a regular archive named in the thin one */
+		snprintf(both, sizeof both, "%s(%s)", t->member, ref->member);
+		r.member = both;
+	} else {
+		r.member = t->member;
+	}
+	return on_module(t->c, &r);
+}
+
+static int on_thin_member(void *ctx, const char *name, uint64_t size)
+{
+	struct thin_ctx *t = ctx;
+	struct probe_file *pf = t->c->pf;
+	if (pf->n_members >= PROBE_THIN_MEMBERS_MAX) {
+		thin_problem(t, name, "more members than kimg reads (65536): the rest not read");
+		return 1;
+	}
+	size_t len = strlen(t->dir) + strlen(name) + 1;
+	char *path = malloc(len);
+	struct kimg_file *members = realloc(pf->members, (pf->n_members + 1) * sizeof *members);
+	if (!path || !members) {
+		free(path);
+		if (members)
+			pf->members = members;
+		thin_problem(t, name, "out of memory");
+		return 1;
+	}
+	pf->members = members;
+	snprintf(path, len, "%s%s", name[0] == '/' ? "" : t->dir, name);
+	struct kimg_file *f = &pf->members[pf->n_members];
+	struct kimg_error err = { 0, 0, "" };
+	if (kimg_file_open(path, f, &err) < 0) {
+		char what[300];
+		snprintf(what, sizeof what, "%s: %s", path, err.what);
+		thin_problem(t, name, what);
+		free(path);
+		return 0;
+	}
+	free(path);
+	pf->n_members++;
+	(void)kimg_file_guard_add(f); /* read under the archive's guard, and later for payloads */
+	if (kimg_input_is_thin_archive(f->bytes)) {
+		thin_problem(t, name, "a thin archive inside a thin archive: not followed");
+		return 0;
+	}
+	if (f->bytes.size != size) {
+		char what[120];
+		snprintf(what, sizeof what, "file is %llu bytes, the archive recorded %llu (changed since archived)",
+			 (unsigned long long)f->bytes.size, (unsigned long long)size);
+		thin_problem(t, name, what);
+		return 0;
+	}
+	enum kimg_input_kind kind = kimg_input_classify(f->bytes);
+	if (kind == KIMG_INPUT_UNKNOWN || kind == KIMG_INPUT_ZIP || kind == KIMG_INPUT_WRAPPER ||
+	    kimg_elf_is_foreign(f->bytes))
+		return 0; /* not device code, as in a regular archive */
+	struct kimg_error werr = { 0, 0, "" };
+	t->member = name;
+	int rc = kimg_input_for_each_module_zeros(f->bytes, pf->walk_flags, f->zeros.n ? &f->zeros : NULL,
+						  on_thin_module, t, &werr);
+	if (rc < 0 || werr.code != 0)
+		thin_problem(t, name, werr.what[0] ? werr.what : kimg_strerror(rc < 0 ? rc : werr.code));
+	return 0;
+}
+
+static void collect_thin(struct probe_file *pf, struct collect_ctx *c)
+{
+	const char *fs_path = probe_input_fs_path(pf->bytes);
+	if (!fs_path) {
+		snprintf(pf->error, sizeof pf->error,
+			 "thin archive inside a zip or an archive: its members are files next to it, not in it");
+		c->problems++;
+		return;
+	}
+	const char *slash = strrchr(fs_path, '/');
+	size_t dlen = slash ? (size_t)(slash - fs_path) + 1 : 0;
+	struct thin_ctx t = { c, malloc(dlen + 1), NULL, 0 };
+	if (!t.dir) {
+		snprintf(pf->error, sizeof pf->error, "out of memory");
+		c->problems++;
+		return;
+	}
+	memcpy(t.dir, fs_path, dlen);
+	t.dir[dlen] = '\0';
+	struct kimg_error err = { 0, 0, "" };
+	int rc = kimg_thin_archive_for_each_member(pf->bytes, on_thin_member, &t, &err);
+	if (rc < 0 && t.problems == 0) {
+		snprintf(pf->error, sizeof pf->error, "%s (at offset 0x%llx)", err.what, (unsigned long long)err.offset);
+		c->problems++;
+	}
+	free(t.dir);
+}
+
 int probe_collect(struct probe_file *pf)
 {
 	struct collect_ctx c = { pf, 0 };
@@ -160,6 +276,10 @@ int probe_collect(struct probe_file *pf)
 	if (pf->kind == KIMG_INPUT_UNKNOWN) {
 		snprintf(pf->error, sizeof pf->error, "not an ELF file, static archive, fatbin, cubin or PTX");
 		return 1;
+	}
+	if (kimg_input_is_thin_archive(pf->bytes)) {
+		collect_thin(pf, &c);
+		return c.problems;
 	}
 	int rc = kimg_input_for_each_module_zeros(pf->bytes, pf->walk_flags, probe_input_zeros(pf->bytes), on_module,
 						 &c, &err);
@@ -184,4 +304,9 @@ void probe_file_free(struct probe_file *pf)
 	free(pf->mods);
 	pf->mods = NULL;
 	pf->n_mods = pf->cap_mods = 0;
+	for (size_t i = pf->n_members; i-- > 0;)
+		kimg_file_close(&pf->members[i]);
+	free(pf->members);
+	pf->members = NULL;
+	pf->n_members = 0;
 }

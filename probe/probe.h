@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "error.h"
+#include "file.h"
 #include "image.h"
 #include "input.h"
 #include "json.h"
@@ -43,7 +44,16 @@ struct probe_file {
 	struct probe_module *mods;
 	size_t n_mods, cap_mods;
 	char error[200];                 /* "" or the file-level problem */
+	/* A thin archive's member files, mapped while pf lives (images point
+	 * into them): their modules' offsets are in the member's file. */
+	struct kimg_file *members;
+	size_t n_members;
 };
+
+/* Members of one thin archive kimg reads at most, and the depth: a member
+ * that is itself a thin archive is not followed (GNU ar flattens them, so
+ * one is a loop or a hand-made file). */
+#define PROBE_THIN_MEMBERS_MAX 65536
 
 /* Find every module of `bytes` and list its images (headers only: no
  * payload is read). Module-level problems go to mod->error, file-level
@@ -113,6 +123,9 @@ struct probe_walker {
  * changed while it was read" instead of SIGBUS (sys/file.h). */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
+/* Path of the file on disk whose bytes are `bytes`, while the walk is
+ * inside it; NULL for zip members (thin archives resolve members by it). */
+const char *probe_input_fs_path(struct kimg_span bytes);
 /* Known zero ranges (holes) of the mapped file whose bytes are `bytes`,
  * while the walk is inside it; NULL for anything else (zip members,
  * pipes, files without holes). */

@@ -110,6 +110,15 @@ static void walk_zip(const char *path, struct kimg_span bytes, const struct prob
  * holes to the core (the walk is single threaded; nested files of a thin
  * archive are pushed and popped around their own walk). */
 static const struct kimg_file *current_file;
+static const char *current_path;
+
+const char *probe_input_fs_path(struct kimg_span bytes)
+{
+	const struct kimg_file *f = current_file;
+	if (f && bytes.data == f->bytes.data && bytes.size == f->bytes.size)
+		return current_path;
+	return NULL;
+}
 
 const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes)
 {
@@ -148,9 +157,12 @@ static void walk_file(const char *path, bool explicit_path, const struct probe_w
 	struct file_walk fw = { w, path, f.bytes, explicit_path };
 	int depth = w->out ? w->out->j.depth : 0;
 	const struct kimg_file *outer = current_file;
+	const char *outer_path = current_path;
 	current_file = &f;
+	current_path = path;
 	int rc = kimg_file_guard(&f, walk_mapped, &fw, &err);
 	current_file = outer;
+	current_path = outer_path;
 	if (rc < 0) {
 		/* Left midway: JSON may have open containers (text, half a line). */
 		if (w->out && w->out->json)

@@ -60,7 +60,8 @@ static int read_all(int fd, struct kimg_file *f, struct kimg_error *err)
 static void find_holes(int fd, uint64_t size, struct kimg_file *f)
 {
 	uint64_t off = 0;
-	f->zeros.r = f->holes;
+	struct kimg_zero_range *holes = NULL;
+	f->zeros.r = NULL;
 	f->zeros.n = 0;
 	while (off < size && f->zeros.n < KIMG_FILE_HOLES_MAX) {
 		off_t h = lseek(fd, (off_t)off, SEEK_HOLE);
@@ -71,8 +72,11 @@ static void find_holes(int fd, uint64_t size, struct kimg_file *f)
 		if (end > size)
 			end = size;
 		if (end - (uint64_t)h >= KIMG_FILE_HOLE_MIN) {
-			f->holes[f->zeros.n].start = (uint64_t)h;
-			f->holes[f->zeros.n].end = end;
+			if (!holes && (holes = malloc(KIMG_FILE_HOLES_MAX * sizeof *holes)) == NULL)
+				break; /* no memory: read the holes as data */
+			holes[f->zeros.n].start = (uint64_t)h;
+			holes[f->zeros.n].end = end;
+			f->zeros.r = holes;
 			f->zeros.n++;
 		}
 		if (end <= off)
@@ -125,11 +129,16 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 	return rc;
 }
 
+static void guard_remove(const struct kimg_file *f);
+
 void kimg_file_close(struct kimg_file *f)
 {
+	if (f->guarded)
+		guard_remove(f);
 	if (f->map)
 		munmap(f->map, f->map_size);
 	free(f->buf);
+	free((void *)f->zeros.r);
 	memset(f, 0, sizeof *f);
 }
 
@@ -143,17 +152,58 @@ struct file_guard {
 };
 static struct file_guard *guards;
 static struct sigaction previous_sigbus;
+/* Files added with kimg_file_guard_add, open until kimg_file_close. */
+static const struct kimg_file **extra;
+static size_t n_extra, cap_extra;
+
+static bool holds(const struct kimg_file *f, const uint8_t *a)
+{
+	const uint8_t *base = f->map;
+	return a && base && a >= base && a < base + f->map_size;
+}
+
+int kimg_file_guard_add(struct kimg_file *f)
+{
+	if (!f->map || f->guarded)
+		return 0;
+	if (n_extra == cap_extra) {
+		size_t cap = cap_extra ? cap_extra * 2 : 16;
+		const struct kimg_file **p = realloc(extra, cap * sizeof *p);
+		if (!p)
+			return -ENOMEM;
+		extra = p;
+		cap_extra = cap;
+	}
+	extra[n_extra++] = f;
+	f->guarded = true;
+	return 0;
+}
+
+static void guard_remove(const struct kimg_file *f)
+{
+	/* Closed in reverse order of opening, mostly: search from the end. */
+	for (size_t i = n_extra; i-- > 0;)
+		if (extra[i] == f) {
+			extra[i] = extra[--n_extra];
+			return;
+		}
+}
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	const uint8_t *a = si ? (const uint8_t *)si->si_addr : NULL;
 	for (struct file_guard *g = guards; g; g = g->outer) {
-		const uint8_t *base = g->f->map;
-		if (a && base && a >= base && a < base + g->f->map_size) {
+		if (holds(g->f, a)) {
 			guards = g->outer; /* the guards inside g are left too */
 			siglongjmp(g->env, 1);
 		}
 	}
+	for (size_t i = 0; guards && i < n_extra; i++)
+		if (holds(extra[i], a)) {
+			struct file_guard *g = guards;
+			guards = g->outer;
+			siglongjmp(g->env, 1);
+		}
 	/* Not a guarded mapping: the previous disposition decides (returning
 	 * re-runs the access, which faults again under it). */
 	(void)uc;

@@ -31,9 +31,10 @@ struct kimg_file {
 	void *buf;              /* heap copy for non-regular files, or NULL */
 	/* Holes of a mapped sparse file (lseek SEEK_HOLE / SEEK_DATA), for
 	 * kimg_input_for_each_module_zeros: reading them would fault in a page
-	 * of zeros per 4 KiB (a 1 TiB hole: minutes and the page cache). */
-	struct kimg_zero_range holes[KIMG_FILE_HOLES_MAX];
-	struct kimg_zero_ranges zeros; /* .r = holes */
+	 * of zeros per 4 KiB (a 1 TiB hole: minutes and the page cache).
+	 * zeros.r is allocated only when the file has holes. */
+	struct kimg_zero_ranges zeros;
+	bool guarded;           /* registered with kimg_file_guard_add */
 };
 
 /* Open and map `path` (holes of a regular file in f->zeros). Returns 0, or -errno with err->what naming the
@@ -58,5 +59,11 @@ void kimg_file_close(struct kimg_file *f);
  * thread at a time, meant for kimg-probe, never for libkimg.so. Returns 0
  * when fn ran to its end (and for files that are not mapped). */
 int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx, struct kimg_error *err);
+
+/* Another mapped file read under the innermost active guard, and later
+ * ones until it is closed (thin archive members, read inside their
+ * archive's walk): SIGBUS in it ends that guard the same way. Until
+ * kimg_file_close. Returns 0, or -ENOMEM (then it is simply not guarded). */
+int kimg_file_guard_add(struct kimg_file *f);
 
 #endif

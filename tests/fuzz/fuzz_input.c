@@ -37,6 +37,15 @@ static int on_module(void *ctx, const struct kimg_module_ref *m)
 	return 0;
 }
 
+static int thin_member(void *ctx, const char *path, uint64_t size)
+{
+	(void)ctx;
+	(void)size;
+	if (strlen(path) > 255)
+		abort(); /* names are bounded by AR_NAME_MAX */
+	return 0;
+}
+
 struct counted {
 	struct kimg_span in;
 	unsigned n;
@@ -86,6 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = kimg_span_make(copy, size);
 	unsigned flags = size && (data[size - 1] & 1) ? KIMG_INPUT_SCAN_DATA : 0;
 	(void)kimg_input_kind_name(kimg_input_classify(in));
+	/* thin archives: member listing (the names must be NUL-terminated) */
+	(void)kimg_thin_archive_for_each_member(in, thin_member, NULL, &err);
 	struct counted plain = { in, 0, 0 }, holed = { in, 0, 0 };
 	int rc = kimg_input_for_each_module_ex(in, flags, on_module_counted, &plain, &err);
 	if (rc < 0 && err.code >= 0)

@@ -34,6 +34,45 @@ expect_grep "32-bit ELF named alone: a clear error" "$TMP/err" \
 run "$PROBE" check --sm 9.0 "$TMP/lib32/vgpreload-x86-linux.so"
 expect_rc 2 "check of a 32-bit ELF named alone"
 
+# ---- item 9: GNU thin archives (ar rcT): members read from the files they name ----
+mkdir -p "$TMP/thin/obj" "$TMP/thin/lib"
+cp "$FX/tu_a.o" "$FX/tu_b.o" "$TMP/thin/obj/"
+( cd "$TMP/thin" && ar rcT lib/libthin.a obj/tu_a.o obj/tu_b.o )
+if head -c 8 "$TMP/thin/lib/libthin.a" | grep -q '!<thin>'; then ok "ar rcT made a thin archive"; else bad "ar rcT: no thin archive"; fi
+run "$PROBE" scan --json "$TMP/thin/lib/libthin.a" "$FX/libtwo.a"
+expect_rc 0 "scan of a thin archive"
+# Oracle: the regular archive of the same two objects (libtwo.a) and ar t.
+expect_json "thin archive: the modules of libtwo.a, members named as ar t names them (relative to lib/)" \
+	"[(m['member'], [i['arch'] for i in m['images']]) for m in d['files'][0]['modules']] == [('../obj/tu_a.o', ['sm_80']), ('../obj/tu_b.o', ['sm_90', 'compute_90'])] and [[i['arch'] for i in m['images']] for m in d['files'][1]['modules']] == [['sm_80'], ['sm_90', 'compute_90']] and d['files'][0]['kind'] == 'archive'"
+run "$PROBE" scan "$TMP/thin"
+expect_grep "thin archive found inside a directory walk" "$TMP/out" "$TMP/thin/lib/libthin.a: archive, 2 modules"
+run "$PROBE" check --sm 9.0 "$TMP/thin/lib/libthin.a"
+expect_rc 1 "check of a thin archive: tu_a (sm_80 only) cannot run on 9.0"
+expect_grep "check names the thin member" "$TMP/out" "of member ../obj/tu_a.o"
+# A member gone, a member changed since archived: errors naming the member.
+cp "$TMP/thin/lib/libthin.a" "$TMP/thin/lib/gone.a"
+mv "$TMP/thin/obj/tu_b.o" "$TMP/thin/obj/tu_b.o.moved"
+run "$PROBE" scan "$TMP/thin/lib/gone.a"
+expect_rc 2 "thin archive with a missing member"
+expect_grep "missing member named" "$TMP/err" "member ../obj/tu_b.o: $TMP/thin/lib/../obj/tu_b.o: No such file or directory"
+expect_grep "the other member still read" "$TMP/out" "1 module"
+mv "$TMP/thin/obj/tu_b.o.moved" "$TMP/thin/obj/tu_b.o"
+printf 'x' >>"$TMP/thin/obj/tu_a.o"
+run "$PROBE" scan "$TMP/thin/lib/libthin.a"
+expect_rc 2 "thin archive whose member changed"
+expect_grep "changed member named" "$TMP/err" "member ../obj/tu_a.o: file is"
+# A thin archive naming itself: not followed, no loop.
+python3 - "$TMP/thin/lib/loop.a" <<'PY'
+import sys
+name = b"loop.a/\n"
+longnames = b"//" + b" " * 46 + b"%-10d" % len(name) + b"`\n" + name
+hdr = b"/0" + b" " * 14 + b"0" + b" " * 11 + b"0     0     644     " + b"%-10d" % 4096 + b"`\n"
+open(sys.argv[1], "wb").write(b"!<thin>\n" + longnames + hdr)
+PY
+run timeout 10 "$PROBE" scan "$TMP/thin/lib/loop.a"
+expect_rc 2 "thin archive naming itself"
+expect_grep "self-reference: not followed" "$TMP/err" "a thin archive inside a thin archive: not followed"
+
 # ---- item 14: names from inputs cannot drive the terminal or split lines ----
 # A file, an archive member and a zip member whose names hold ESC sequences,
 # a newline, a C1 CSI (U+009B) and a byte that is not UTF-8; one broken file

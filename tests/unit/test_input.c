@@ -473,6 +473,63 @@ START_TEST(known_zero_ranges_are_jumped_not_read)
 }
 END_TEST
 
+/* GNU thin archives (issue 12 item 9): tests/fixtures/committed/thin_two.a
+ * is `ar rcT lib/libthin.a obj/tu_a.o obj/tu_b.o` (binutils 2.40) of the
+ * two fixture objects; `ar tv` lists ../obj/tu_a.o (10696 bytes) and
+ * ../obj/tu_b.o (11496). The core lists them; their bytes are not in it. */
+struct thin_list {
+	int n;
+	char name[4][64];
+	uint64_t size[4];
+};
+
+static int thin_cb(void *ctx, const char *path, uint64_t size)
+{
+	struct thin_list *l = ctx;
+	if (l->n < 4) {
+		snprintf(l->name[l->n], sizeof l->name[0], "%s", path);
+		l->size[l->n] = size;
+	}
+	l->n++;
+	return 0;
+}
+
+START_TEST(thin_archive_members_are_listed_not_walked)
+{
+	FILE *fp = fopen("tests/fixtures/committed/thin_two.a", "rb");
+	ck_assert_ptr_nonnull(fp);
+	static uint8_t b[4096];
+	size_t n = fread(b, 1, sizeof b, fp);
+	fclose(fp);
+	struct kimg_span in = kimg_span_make(b, n);
+	struct thin_list l = { 0 };
+	struct kimg_error e = { 0, 0, "" };
+	ck_assert(kimg_input_is_thin_archive(in));
+	ck_assert_int_eq(kimg_input_classify(in), KIMG_INPUT_ARCHIVE);
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(in, thin_cb, &l, &e), 2);
+	ck_assert_str_eq(l.name[0], "../obj/tu_a.o");
+	ck_assert_uint_eq(l.size[0], 10696);
+	ck_assert_str_eq(l.name[1], "../obj/tu_b.o");
+	ck_assert_uint_eq(l.size[1], 11496);
+	/* The walk cannot open files: it says so instead of reading headers as data. */
+	struct mods ms;
+	walk(in, &ms);
+	ck_assert_int_eq(ms.rc, -KIMG_ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(ms.err.what, "thin archive"));
+	/* Every prefix fails cleanly or lists fewer members. */
+	for (size_t cut = 0; cut < n; cut++) {
+		struct thin_list p = { 0 };
+		int rc = kimg_thin_archive_for_each_member(kimg_span_make(b, cut), thin_cb, &p, &e);
+		ck_assert_msg(rc < 0 || rc <= 2, "prefix %zu: %d", cut, rc);
+	}
+	/* A regular archive is not a thin one. */
+	struct kimg_span reg = fixture_load("libtwo.a");
+	ck_assert(!kimg_input_is_thin_archive(reg));
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(reg, thin_cb, &l, &e), -KIMG_EFORMAT);
+	fixture_free(reg);
+}
+END_TEST
+
 START_TEST(unknown_walk_flags_are_einval_and_walk_nothing)
 {
 	struct kimg_span f = fixture_load("multi.fatbin");
@@ -669,6 +726,7 @@ int main(void)
 	tcase_add_test(tc, a_bad_wrapper_magic_is_eformat_and_keeps_the_sections);
 	tcase_add_test(tc, scan_ignores_false_magic_hits);
 	tcase_add_test(tc, known_zero_ranges_are_jumped_not_read);
+	tcase_add_test(tc, thin_archive_members_are_listed_not_walked);
 	tcase_add_test(tc, unknown_walk_flags_are_einval_and_walk_nothing);
 	tcase_add_test(tc, raw_inputs_errors_have_exact_codes);
 	suite_add_tcase(s, tc);
