@@ -15,13 +15,16 @@ static const char scan_help[] =
 	"directories are not followed; pipes and devices inside them are skipped);\n"
 	".whl and .zip files are read in place through libarchive (members shown as\n"
 	"wheel.whl!/torch/lib/libx.so). Inside directories and archives, files that\n"
-	"hold no ELF, archive, fatbin, cubin or PTX are skipped silently. Only\n"
-	"headers are read: payloads stay untouched unless --kernels is given.\n"
+	"hold no ELF, archive, fatbin, cubin or PTX are skipped silently, and so\n"
+	"are 32-bit and big-endian ELF files. GNU thin archives (ar rcT) are read\n"
+	"from the files they name. Only headers are read: payloads stay untouched\n"
+	"unless --kernels is given; holes of sparse files are skipped.\n"
 	"\n"
 	"  --json      one JSON document on stdout (docs/json.md); every entry as\n"
 	"              found, nothing merged\n"
-	"  --kernels   add the kernel names of each image (decompresses payloads;\n"
-	"              names are mangled)\n"
+	"  --kernels   add the kernel names of each image (decompresses payloads,\n"
+	"              at most 1024x their stored size and $KIMG_PAYLOAD_LIMIT,\n"
+	"              default 1G; names are mangled)\n"
 	"  --deep      also search loaded data sections (.rodata, ...) for device\n"
 	"              code stored as plain data and loaded at run time with\n"
 	"              cuModuleLoadData (origin \"scan\"); reads those sections\n"
@@ -34,7 +37,10 @@ static const char scan_help[] =
 	"Exit status: 0 when every input was read; 2 when any input could not be\n"
 	"read or parsed (missing, unreadable, truncated, not an ELF ...): each such\n"
 	"problem is one line 'kimg-probe: PATH: problem' on stderr and the scan goes\n"
-	"on with the next input. $KIMG_LIBARCHIVE names another libarchive to load.\n";
+	"on with the next input (also for a file that changes while it is read);\n"
+	"names from inputs are escaped (\\xNN for control bytes). Exit 2 as well\n"
+	"when the output cannot be written. $KIMG_LIBARCHIVE names another\n"
+	"libarchive to load.\n";
 
 struct scan_state {
 	struct probe_out out;            /* first: probe_input_unreadable's ctx */
