@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "text_escape.h"
 
 void probe_format_cuda_version(int v, char *buf, size_t size)
 {
@@ -13,43 +14,7 @@ void probe_format_cuda_version(int v, char *buf, size_t size)
 
 const char *probe_esc(struct probe_esc *e, const char *text)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)(text ? text : "");
-	size_t n = strlen((const char *)s), o = 0;
-	for (size_t i = 0; i < n && o + 5 < sizeof e->s;) {
-		unsigned char c = s[i];
-		size_t len = c < 0x80 ? 1 : kimg_utf8_seq_len(s + i, n - i);
-		/* C1 controls (U+0080-U+009F) act like ESC sequences on some terminals. */
-		bool c1 = len == 2 && c == 0xc2 && s[i + 1] < 0xa0;
-		if (c == '\\') {
-			e->s[o++] = '\\';
-			e->s[o++] = '\\';
-		} else if (c == '\n' || c == '\t' || c == '\r') {
-			e->s[o++] = '\\';
-			e->s[o++] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
-		} else if (c < 0x20 || c == 0x7f || len == 0 || c1) {
-			/* control bytes, bytes that are not UTF-8: \xNN each */
-			size_t k = c1 ? 2 : 1;
-			for (size_t b = 0; b < k && o + 5 < sizeof e->s; b++) {
-				e->s[o++] = '\\';
-				e->s[o++] = 'x';
-				e->s[o++] = hex[s[i + b] >> 4];
-				e->s[o++] = hex[s[i + b] & 15];
-			}
-			i += k;
-			continue;
-		} else {
-			if (o + len + 1 > sizeof e->s)
-				break;
-			memcpy(e->s + o, s + i, len);
-			o += len;
-			i += len;
-			continue;
-		}
-		i++;
-	}
-	e->s[o] = '\0';
-	return e->s;
+	return kimg_text_escape(text, e->s, sizeof e->s);
 }
 
 void probe_format_module_place(const struct probe_module *m, char *buf, size_t size)

@@ -6,6 +6,7 @@
 
 #include "cuda_errors.h"
 #include "report.h"
+#include "text_escape.h"
 
 #define P "kimg: "
 
@@ -124,8 +125,10 @@ static void write_process(const struct kimg_report *r, FILE *out)
 	const struct kimg_report_process *p = &r->process;
 	if (!p->present)
 		return;
-	fprintf(out, P "  process: %s pid %ld on %s", p->program[0] ? p->program : "?", p->pid,
-		p->host[0] ? p->host : "?");
+	fputs(P "  process: ", out);
+	kimg_text_fputs(p->program[0] ? p->program : "?", out);
+	fprintf(out, " pid %ld on ", p->pid);
+	kimg_text_fputs(p->host[0] ? p->host : "?", out);
 	if (p->rank >= 0) {
 		fprintf(out, ", rank %ld", p->rank);
 		if (p->world_size > 0)
@@ -195,12 +198,23 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 	write_device(r, out);
 	write_process(r, out);
 	if (r->kernel) {
-		if (r->kernel_demangled[0] && strcmp(r->kernel_demangled, r->kernel) != 0)
-			fprintf(out, P "  kernel: %s  [%s]\n", r->kernel_demangled, r->kernel);
-		else
-			fprintf(out, P "  kernel: %s\n", r->kernel);
+		/* Names from the module and from files: escaped (text_escape.h). */
+		fputs(P "  kernel: ", out);
+		if (r->kernel_demangled[0] && strcmp(r->kernel_demangled, r->kernel) != 0) {
+			kimg_text_fputs(r->kernel_demangled, out);
+			fputs("  [", out);
+			kimg_text_fputs(r->kernel, out);
+			fputs("]\n", out);
+		} else {
+			kimg_text_fputs(r->kernel, out);
+			fputc('\n', out);
+		}
 	}
-	fprintf(out, P "  module: %s", r->module_file[0] ? r->module_file : "(in memory, file unknown)");
+	fputs(P "  module: ", out);
+	if (r->module_file[0])
+		kimg_text_fputs(r->module_file, out);
+	else
+		fputs("(in memory, file unknown)", out);
 	if (r->module_offset_known)
 		fprintf(out, " @ 0x%llx", (unsigned long long)r->module_offset);
 	if (r->module_origin)
@@ -228,12 +242,22 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 	if (r->python_count > 0) {
 		fprintf(out, P "  python stack (innermost first):\n");
 		for (size_t i = 0; i < r->python_count; i++)
-			fprintf(out, P "    %s:%d in %s\n", r->python[i].file, r->python[i].line, r->python[i].function);
+		{
+			fputs(P "    ", out);
+			kimg_text_fputs(r->python[i].file, out);
+			fprintf(out, ":%d in ", r->python[i].line);
+			kimg_text_fputs(r->python[i].function, out);
+			fputc('\n', out);
+		}
 	}
 	if (r->stack_count > 0) {
 		fprintf(out, P "  stack:\n");
 		for (size_t i = 0; i < r->stack_count; i++)
-			fprintf(out, P "    #%-2zu %s\n", i, r->stack[i]);
+		{
+			fprintf(out, P "    #%-2zu ", i);
+			kimg_text_fputs(r->stack[i], out);
+			fputc('\n', out);
+		}
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -110,6 +110,25 @@ else
 	ok "zip member case skipped: no libarchive.so.13 here (CI installs it)"
 fi
 
+# libkimg.so's text report escapes the same way (report/text_escape.c): a
+# module file whose name holds ESC and a newline, loaded through the fake
+# driver (tests/fake_cuda) by drv_dl (make shim-tests).
+LIB=$BUILD/libkimg.so FAKE=$BUILD/fake_cuda DRV=$BUILD/shim-tests/drv_dl
+if [ -e "$LIB" ] && [ -e "$FAKE/libcuda.so.1" ] && [ -e "$DRV" ]; then
+	cp "$FX/sm80.cubin" "$TMP/names/$evil.cubin"
+	env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 "$DRV" dlsym path "$TMP/names/$evil.cubin" \
+		>/dev/null 2>"$TMP/shim.err"
+	expect_grep "shim text report: module path escaped" "$TMP/shim.err" \
+		"kimg:   module: $TMP/names/a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.cubin"
+	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/shim.err"; then
+		bad "shim text report: a control byte reached stderr"; else ok "shim text report: no control byte from a name"; fi
+	if grep -v '^kimg:' "$TMP/shim.err" | grep -q .; then
+		bad "shim text report: a line not starting with kimg: (a name split it): $(grep -v '^kimg:' "$TMP/shim.err" | head -2)"
+	else ok "shim text report: every line starts with kimg:"; fi
+else
+	bad "$LIB, $FAKE/libcuda.so.1 or $DRV missing (make all shim-tests)"
+fi
+
 # ---- item 3: a file that shrinks while it is read: an error, not SIGBUS ----
 # tests/probe/src/shrink_on_map.c cuts the file right after the probe maps
 # it, so every run meets the pages that vanished (without the guard: 135).

@@ -1,0 +1,58 @@
+/* report/text_escape.c: names from inputs in text output (issue 12 item
+ * 14). The oracle is the escape table of text_escape.h written out by hand,
+ * and the buffer and stream forms agreeing byte for byte. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "text_escape.h"
+
+static void expect(const char *in, const char *want)
+{
+	char buf[256];
+	ck_assert_str_eq(kimg_text_escape(in, buf, sizeof buf), want);
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	kimg_text_fputs(in, f);
+	fclose(f);
+	ck_assert_str_eq(s, want);
+	free(s);
+}
+
+START_TEST(control_bytes_and_bad_utf8_are_escaped)
+{
+	expect("plain/path-1.so", "plain/path-1.so");
+	expect("a\x1b[2Jb", "a\\x1b[2Jb");
+	expect("line\nbreak\ttab\rcr", "line\\nbreak\\ttab\\rcr");
+	expect("back\\slash", "back\\\\slash");
+	expect("del\x7f", "del\\x7f");
+	expect("bell\a", "bell\\x07");
+	expect("c1 \xc2\x9b csi", "c1 \\xc2\\x9b csi");          /* U+009B */
+	expect("nbsp \xc2\xa0 ok", "nbsp \xc2\xa0 ok");          /* U+00A0 is printable */
+	expect("\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80", "\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80");
+	expect("bad \xff \xed\xa0\x80 \xc0\xaf", "bad \\xff \\xed\\xa0\\x80 \\xc0\\xaf");
+	expect("cut \xe2\x82", "cut \\xe2\\x82");
+	expect(NULL, "");
+}
+END_TEST
+
+START_TEST(a_small_buffer_cuts_between_escapes)
+{
+	char buf[8];
+	ck_assert_str_eq(kimg_text_escape("ab\x1b" "cd", buf, sizeof buf), "ab\\x1bc");
+	ck_assert_str_eq(kimg_text_escape("abc\x1b", buf, 6), "abc");   /* never half an escape */
+	ck_assert_str_eq(kimg_text_escape("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", buf, 6), "\xc3\xa9\xc3\xa9");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("text_escape");
+	TCase *tc = tcase_create("escape");
+	tcase_add_test(tc, control_bytes_and_bad_utf8_are_escaped);
+	tcase_add_test(tc, a_small_buffer_cuts_between_escapes);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
