@@ -274,6 +274,18 @@ static void print_text(const struct probe_summary *s)
 	free(all.v);
 }
 
+struct summary_read {
+	struct probe_summary *s;
+	const char *path;
+	struct kimg_span bytes;
+};
+
+static void summary_read_guarded(void *ctx)
+{
+	struct summary_read *r = ctx;
+	probe_summary_read(r->s, r->path, r->bytes);
+}
+
 int probe_cmd_summarize(int argc, char **argv)
 {
 	bool json = false;
@@ -310,7 +322,12 @@ int probe_cmd_summarize(int argc, char **argv)
 			continue;
 		}
 		s.files++;
-		probe_summary_read(&s, path, f.bytes);
+		struct summary_read sr = { &s, path, f.bytes };
+		if (kimg_file_guard(&f, summary_read_guarded, &sr, &err) < 0) {
+			/* A log rotated or truncated while read: what was merged stays. */
+			probe_report_error(path, err.what);
+			io_error = true;
+		}
 		kimg_file_close(&f);
 	}
 	if (json)

@@ -150,6 +150,17 @@ if gcc -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c 
 			esac
 		done
 	done
+	# summarize: a log truncated (rotated) while it is read
+	python3 - "$TMP/shrink/ranks.log" <<'PY'
+import json, sys
+line = json.dumps({"error": {"code": 209, "name": "CUDA_ERROR_NO_BINARY_FOR_GPU"}, "module": {"file": "/x.so", "offset": 0}})
+open(sys.argv[1], "w").write((line + "\n") * 2000)
+PY
+	SHRINK_PATH="$TMP/shrink/ranks.log" SHRINK_TO=4096 LD_PRELOAD="$TMP/shrink/shrink.so" \
+		run "$PROBE" summarize --json "$TMP/shrink/ranks.log"
+	expect_rc 2 "summarize of a log truncated while read"
+	expect_grep "summarize names the log" "$TMP/err" "kimg-probe: $TMP/shrink/ranks.log: file changed while it was read"
+	expect_json "summarize: what was read before is kept, the JSON is whole" "d['reports'] > 0"
 	# a wheel cut while its members are inflated
 	python3 - "$TMP/shrink/pkg.whl" "$FX/multi_exe" <<'PY'
 import sys, zipfile
