@@ -94,6 +94,36 @@ START_TEST(every_two_and_three_byte_string_is_valid_json)
 }
 END_TEST
 
+/* A document abandoned midway (kimg-probe, when a file changes while it
+ * is read) is closed back to a depth and stays valid JSON. */
+START_TEST(close_to_leaves_valid_json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kimg_json j;
+	kimg_json_init(&j, f);
+	kimg_json_begin_object(&j);
+	kimg_json_key(&j, "files");
+	kimg_json_begin_array(&j);
+	int depth = j.depth;
+	kimg_json_begin_object(&j);
+	kimg_json_key(&j, "modules");
+	kimg_json_begin_array(&j);
+	kimg_json_begin_object(&j);
+	kimg_json_key(&j, "size");
+	kimg_json_close_to(&j, depth);
+	kimg_json_begin_object(&j); /* the error object that follows */
+	kimg_json_kv_string(&j, "error", "file changed while it was read");
+	kimg_json_end_object(&j);
+	kimg_json_end_array(&j);
+	kimg_json_end_object(&j);
+	fclose(f);
+	ck_assert_str_eq(buf, "{\"files\":[{\"modules\":[{\"size\":null}]},{\"error\":\"file changed while it was read\"}]}");
+	free(buf);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -102,6 +132,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, invalid_utf8_is_escaped);
 	tcase_add_test(tc, valid_utf8_passes_unchanged);
 	tcase_add_test(tc, every_two_and_three_byte_string_is_valid_json);
+	tcase_add_test(tc, close_to_leaves_valid_json);
 	suite_add_tcase(s, tc);
 	return s;
 }
