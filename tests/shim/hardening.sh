@@ -15,8 +15,9 @@ count() { grep -c "returned 209" "$1"; }
 
 # ---- item 1: two copies in one process ----
 cp "$LIB" "$TMP/copy.so"
+ABS_LIB=$(cd "$(dirname "$LIB")" && pwd -P)/$(basename "$LIB")
 plain "$PROGS/drv_dl" default lib "$CUBIN" axpy >"$TMP/c0.out" 2>&1; want=$?
-for order in "$TMP/copy.so $PWD/$LIB" "$PWD/$LIB $TMP/copy.so"; do
+for order in "$TMP/copy.so $ABS_LIB" "$ABS_LIB $TMP/copy.so"; do
 	for access in default dlsym gpa; do
 		env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$order" KIMG_VERBOSE=1 "$PROGS/drv_dl" $access lib "$CUBIN" axpy \
 			>"$TMP/c.out" 2>"$TMP/c.err"
@@ -29,7 +30,7 @@ for order in "$TMP/copy.so $PWD/$LIB" "$PWD/$LIB $TMP/copy.so"; do
 		grep -q "stays inactive: another copy of libkimg (${order%% *}) was loaded first" "$TMP/c.err"
 done
 # kimg-run with another copy already in LD_PRELOAD
-env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$TMP/copy.so" KIMG_LIB="$LIB" scripts/kimg-run \
+env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$TMP/copy.so" KIMG_LIB="$ABS_LIB" scripts/kimg-run \
 	"$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/r.err"
 check "kimg-run over a preloaded copy: one report" test "$(count "$TMP/r.err")" = 1
 
