@@ -228,7 +228,9 @@ static void parse_log(struct parse_state *st, const char *name, const char *v, s
 	if (!*v || eq_nocase(v, "stderr"))
 		return;
 	env->log_per_process = spec_has_pid(v);
-	if (!kimg_log_path_expand(v, st->ctx->pid, env, o->log_path, sizeof o->log_path)) {
+	/* the spec is kept whole, for a forked child to expand again */
+	if (strlen(v) >= sizeof env->log_spec ||
+	    !kimg_log_path_expand(v, st->ctx->pid, env, o->log_path, sizeof o->log_path)) {
 		env->log_per_process = false;
 		o->log_path[0] = '\0';
 		warn(st, name, v, "bad %-escape or path too long (stderr is used)");
