@@ -82,6 +82,42 @@ kimg KIMG_LOG= "$PROGS/fork" "$CUBIN" axpy quiet >/dev/null 2>"$TMP/fork2.err"
 check "fork: a child that failed in nothing repeats no summary of its parent's" \
 	test "$(grep -c 'failed to load' "$TMP/fork2.err")" = 1
 
+# a fork while another thread is inside its report (holding kimg's report
+# lock): the parent's log is a FIFO kept full, so that report's write
+# blocks until the script drains it; the child must report, not hang
+mkdir -p "$TMP/busy"
+cat >"$TMP/busy/start" <<'SH'
+#!/usr/bin/env bash
+# $1 dir, then the command: the parent's %p log is a FIFO, held open and
+# filled to the brim on fd 7 (a reader that never reads)
+mkfifo "$1/k-$$.log" && exec 7<>"$1/k-$$.log" || exit 2
+python3 -c '
+import os
+os.set_blocking(7, False)
+for chunk in (4096, 1):
+    try:
+        while True:
+            os.write(7, b"x" * chunk)
+    except BlockingIOError:
+        pass
+' || exit 2
+shift
+exec "$@"
+SH
+kimg KIMG_FORMAT=json KIMG_LOG="$TMP/busy/k-%p.log" bash "$TMP/busy/start" "$TMP/busy" \
+	"$PROGS/fork" "$CUBIN" axpy busy >"$TMP/busy.out" 2>"$TMP/busy.err" &
+busy_pid=$!
+for _ in $(seq 100); do grep -q '^child: ' "$TMP/busy.out" && break; sleep 0.1; done
+child_done=$(grep -c '^child: ' "$TMP/busy.out")
+fifo=$(find "$TMP/busy" -type p)
+[ -n "$fifo" ] && cat "$fifo" >/dev/null 2>&1 & # drain: the parent's report goes on
+forked=$(sed -n 's/^forked: //p' "$TMP/busy.out")
+[ "$child_done" = 1 ] || { [ -n "$forked" ] && kill -9 "$forked" 2>/dev/null; }
+wait "$busy_pid"; busy_rc=$?
+check "fork during a report on another thread: the child reports instead of hanging" test "$child_done" = 1
+check "... its own log holds its report" grep -q '"code": *209' "$TMP/busy/k-$forked.log"
+check "... and the program exits 0" test "$busy_rc" = 0
+
 # ---- item 15: KIMG_LOG that cannot be opened, a malformed glob ----
 kimg KIMG_LOG="$TMP" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/dir.err"
 check "KIMG_LOG a directory: path and reason" \

@@ -58,7 +58,7 @@ $(SHIM_TEST_DIR)/libwrap_puts.so: tests/shim/progs/wrap_puts.c
 	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
 $(SHIM_TEST_DIR)/fork: tests/shim/progs/fork.c $(SHIM_PROG_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl -lpthread
 $(SHIM_TEST_DIR)/secure: tests/shim/progs/secure.c $(SHIM_PROG_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
