@@ -101,6 +101,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c
 	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(CORE_SRC) sys/codecs.c -ldl -lpthread
 
+# fuzz_options compiles the shim's option parser in (as tests/unit/test_options.c does).
+$(BUILD)/fuzz/fuzz_options: shim/options.c shim/diag.h shim/shim.h
+
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: fuzz-build

@@ -25,6 +25,11 @@ struct kimg_env_snapshot {
 	char skip[512];         /* KIMG_SKIP list in effect */
 	char log_spec[512];     /* KIMG_LOG as given, before expansion */
 	char fallback_spec[280];/* KIMG_FALLBACK as given */
+	/* what KIMG_LOG's %h and %r expand to, kept so that a forked child can
+	 * expand %p again with its own pid (kimg_log_path_expand) */
+	char host[256];
+	char rank_text[24];
+	bool log_per_process;   /* KIMG_LOG holds %p */
 	/* where this process sits in a multi-process job, from the launchers'
 	 * variables (torchrun, Open MPI, MPICH/PMI, Slurm); -1 when none is
 	 * set or the value is not a decimal number */
@@ -43,6 +48,7 @@ struct kimg_options_ctx {
 	const char *short_name; /* program_invocation_short_name, or NULL */
 	const char *hostname;   /* for %h; NULL -> "localhost" */
 	long pid;               /* for %p */
+	bool secure;            /* getauxval(AT_SECURE): read no KIMG_* variable */
 };
 
 /* Parse a NULL-terminated "NAME=VALUE" array into *o and *env (both reset
@@ -52,6 +58,11 @@ struct kimg_options_ctx {
  * warnings. */
 KIMG_HIDDEN int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, struct kimg_options *o,
 				   struct kimg_env_snapshot *env, char *warn, size_t warn_size);
+
+/* KIMG_LOG's spec with %p as pid and %h %r %% as recorded in env; false
+ * when a % is followed by anything else or the result does not fit. */
+KIMG_HIDDEN bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out,
+				      size_t size);
 
 /* The KIMG_VERBOSE banner: one line, version and every option's value,
  * ending in '\n'. Returns its length (truncated to size - 1). */
@@ -68,6 +79,9 @@ KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
 /* Lines for people (banner, summary): the log target in text format,
  * stderr in json format (the log then holds JSON objects only). */
 KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
+
+/* Straight to stderr, with the same care (SIGPIPE blocked, EPIPE ends it). */
+KIMG_HIDDEN void kimg_log_stderr(const char *buf, size_t len);
 
 /* For init: print the banner when KIMG_VERBOSE is set. */
 KIMG_HIDDEN void kimg_options_print_banner(void);

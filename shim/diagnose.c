@@ -9,6 +9,7 @@
  * large, and serialising keeps thread stacks small and output whole. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,28 @@ static struct seen_set failed_modules;/* module: counted */
 static struct seen_set fitting;       /* (module, device CC): the rules say it runs */
 static _Atomic unsigned n_failed_kernels, n_failed_modules;
 static _Atomic int summary_done;
+/* The process the sets and counts belong to: a forked child starts its own
+ * (its failures are its to report; the parent's are not its to count). */
+static _Atomic long sets_pid;
+
+/* Under report_lock; getpid() is a syscall, so only on the report path. */
+static void forget_parent_after_fork(void)
+{
+	long pid = (long)getpid();
+	long owner = atomic_load(&sets_pid);
+	if (owner == pid)
+		return;
+	if (owner != 0) {
+		memset(&reported, 0, sizeof reported);
+		memset(&failed_kernels, 0, sizeof failed_kernels);
+		memset(&failed_modules, 0, sizeof failed_modules);
+		memset(&fitting, 0, sizeof fitting);
+		atomic_store(&n_failed_kernels, 0);
+		atomic_store(&n_failed_modules, 0);
+		atomic_store(&summary_done, 0);
+	}
+	atomic_store(&sets_pid, pid);
+}
 
 static uint64_t mix(uint64_t h)
 {
@@ -319,6 +342,33 @@ static void apply_on_error(void)
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kimg_report report;
+/* The process whose threads use report_lock; -1 while it is being reset. */
+static _Atomic long lock_pid;
+
+/* A thread of the parent may have been inside a report at fork(): the
+ * child has a copy of the held lock and no thread to release it. The first
+ * report of each process (by pid, asked on this cold path only) makes the
+ * lock new before anyone in that process takes it. */
+static void lock_reports(void)
+{
+	long pid = (long)getpid();
+	for (;;) {
+		long owner = atomic_load(&lock_pid);
+		if (owner == pid)
+			break;
+		if (owner == -1) {
+			sched_yield(); /* another thread of this process is resetting it */
+			continue;
+		}
+		if (atomic_compare_exchange_strong(&lock_pid, &owner, -1)) {
+			if (owner != 0)
+				pthread_mutex_init(&report_lock, NULL);
+			atomic_store(&lock_pid, pid);
+			break;
+		}
+	}
+	pthread_mutex_lock(&report_lock);
+}
 
 static void diagnose(const struct kimg_failure *f)
 {
@@ -398,7 +448,8 @@ void kimg_report_failure(const struct kimg_failure *f)
 		return;
 	int saved_errno = errno;
 	kimg_in_diagnosis++;
-	pthread_mutex_lock(&report_lock);
+	lock_reports();
+	forget_parent_after_fork();
 	diagnose(f);
 	pthread_mutex_unlock(&report_lock);
 	kimg_in_diagnosis--;
@@ -415,7 +466,8 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 	/* the same key as diagnose() derives for a failure of this module */
 	uint64_t module_key = mix(e->image ? (uint64_t)(uintptr_t)e->image : hash_str(e->path));
 	kimg_in_diagnosis++;
-	pthread_mutex_lock(&report_lock);
+	lock_reports();
+	forget_parent_after_fork();
 	if (e->cannot_run && !seen_insert(&reported, mix(module_key ^ (uint64_t)e->error * 0x9e3779b97f4a7c15ULL)))
 		goto out;
 	memset(r, 0, sizeof *r);
@@ -457,6 +509,10 @@ out:
 void kimg_report_summary(void)
 {
 	char line[160];
+	long owner = atomic_load(&sets_pid);
+	/* a forked child that reported nothing: the counts are its parent's */
+	if (owner != 0 && owner != (long)getpid())
+		return;
 	if (atomic_exchange(&summary_done, 1))
 		return;
 	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,

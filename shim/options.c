@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -138,8 +139,10 @@ static long launcher_number(char *const *envp, const char *const *vars, size_t n
 }
 
 /* Expand %p %h %r %% into out; false when the result does not fit or a %
- * is followed by anything else. */
-static bool expand_log_path(struct parse_state *st, const char *spec, char *out, size_t size)
+ * is followed by anything else. %h and %r come from env (recorded by
+ * kimg_options_parse), so a forked child expands the same spec again with
+ * only its pid changed. */
+bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out, size_t size)
 {
 	char num[24];
 	size_t n = 0;
@@ -149,21 +152,14 @@ static bool expand_log_path(struct parse_state *st, const char *spec, char *out,
 		if (*s == '%') {
 			switch (s[1]) {
 			case 'p':
-				snprintf(num, sizeof num, "%ld", st->ctx->pid);
+				snprintf(num, sizeof num, "%ld", pid);
 				piece = num;
 				break;
 			case 'h':
-				piece = st->ctx->hostname && *st->ctx->hostname ? st->ctx->hostname : "localhost";
+				piece = env->host[0] ? env->host : "localhost";
 				break;
 			case 'r':
-				piece = "0";
-				for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
-					const char *r = env_find(st->envp, rank_vars[i]);
-					if (r && *r) {
-						piece = r;
-						break;
-					}
-				}
+				piece = env->rank_text[0] ? env->rank_text : "0";
 				break;
 			case '%':
 				piece = "%";
@@ -183,6 +179,43 @@ static bool expand_log_path(struct parse_state *st, const char *spec, char *out,
 	return true;
 }
 
+/* Does spec use %p (a %% pair is a literal percent sign)? */
+static bool spec_has_pid(const char *spec)
+{
+	for (const char *s = spec; *s; s++)
+		if (*s == '%' && s[1]) {
+			if (s[1] == 'p')
+				return true;
+			s++;
+		}
+	return false;
+}
+
+/* fnmatch(3) takes an unclosed '[' as a literal, so "force-ptx:[" would
+ * quietly select nothing; refuse it instead. A ']' right after '[' or "[!"
+ * is a member, a backslash quotes the next byte. */
+static bool glob_is_well_formed(const char *g)
+{
+	for (; *g; g++) {
+		if (*g == '\\') {
+			if (!*++g)
+				return false;
+		} else if (*g == '[') {
+			const char *c = g + 1;
+			if (*c == '!' || *c == '^')
+				c++;
+			if (*c == ']')
+				c++;
+			while (*c && *c != ']')
+				c++;
+			if (!*c)
+				return false;
+			g = c;
+		}
+	}
+	return true;
+}
+
 /* ---- the option table: one row per KIMG_ variable ---- */
 
 typedef void (*option_parse_fn)(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
@@ -194,7 +227,11 @@ static void parse_log(struct parse_state *st, const char *name, const char *v, s
 	copy_str(env->log_spec, sizeof env->log_spec, v);
 	if (!*v || eq_nocase(v, "stderr"))
 		return;
-	if (!expand_log_path(st, v, o->log_path, sizeof o->log_path)) {
+	env->log_per_process = spec_has_pid(v);
+	/* the spec is kept whole, for a forked child to expand again */
+	if (strlen(v) >= sizeof env->log_spec ||
+	    !kimg_log_path_expand(v, st->ctx->pid, env, o->log_path, sizeof o->log_path)) {
+		env->log_per_process = false;
 		o->log_path[0] = '\0';
 		warn(st, name, v, "bad %-escape or path too long (stderr is used)");
 	}
@@ -267,6 +304,10 @@ static void parse_fallback(struct parse_state *st, const char *name, const char 
 	else if (eq_nocase(v, "force-ptx"))
 		o->fallback = KIMG_FALLBACK_FORCE_PTX;
 	else if (prefix_nocase(v, "force-ptx:") && v[10] && strlen(v + 10) < sizeof o->fallback_glob) {
+		if (!glob_is_well_formed(v + 10)) {
+			warn(st, name, v, "GLOB has an unclosed '[' or ends in a lone backslash (no fallback)");
+			return;
+		}
 		o->fallback = KIMG_FALLBACK_FORCE_PTX;
 		copy_str(o->fallback_glob, sizeof o->fallback_glob, v + 10);
 	} else
@@ -330,6 +371,23 @@ int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, st
 	copy_str(env->skip, sizeof env->skip, default_skip);
 	if (warn_buf && warn_size)
 		warn_buf[0] = '\0';
+	if (ctx->secure) {
+		/* setuid, setgid or file capabilities: the environment belongs to
+		 * someone with fewer rights than the process, so nothing in it may
+		 * steer kimg (where to write, what to change); kimg stays passive */
+		o->secure = true;
+		o->disabled = true;
+		return 0;
+	}
+
+	copy_str(env->host, sizeof env->host, ctx->hostname ? ctx->hostname : "");
+	for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+		const char *r = env_find(envp, rank_vars[i]);
+		if (r && *r) {
+			copy_str(env->rank_text, sizeof env->rank_text, r);
+			break;
+		}
+	}
 
 	for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++) {
 		const char *v = env_find(envp, option_table[i].name);
@@ -384,8 +442,16 @@ void kimg_options_init(void)
 	char exe_path[PATH_MAX];
 	char host[256] = "";
 	char warnings[1024];
-	struct kimg_options_ctx ctx = { NULL, program_invocation_short_name, host, (long)getpid() };
+	struct kimg_options_ctx ctx = { NULL, program_invocation_short_name, host, (long)getpid(), false };
 
+	/* glibc 2.16+; the kernel sets AT_SECURE when the exec changed the
+	 * process's credentials (setuid, setgid, file capabilities) or an LSM
+	 * asked for it: glibc drops LD_* then, kimg reads nothing at all */
+	if (getauxval(AT_SECURE)) {
+		ctx.secure = true;
+		kimg_options_parse(environ, &ctx, &kimg_opts, &kimg_env, NULL, 0);
+		return;
+	}
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
 	if (n > 0) {
 		exe_path[n] = '\0';
@@ -395,18 +461,7 @@ void kimg_options_init(void)
 		host[0] = '\0';
 	host[sizeof host - 1] = '\0';
 
-	if (kimg_options_parse(environ, &ctx, &kimg_opts, &kimg_env, warnings, sizeof warnings) > 0) {
-		const char *p = warnings;
-		size_t len = strlen(warnings);
-		/* stderr: the log target itself may be what is wrong */
-		while (len > 0) {
-			ssize_t w = write(STDERR_FILENO, p, len);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			p += w;
-			len -= (size_t)w;
-		}
-	}
+	/* stderr: the log target itself may be what is wrong */
+	if (kimg_options_parse(environ, &ctx, &kimg_opts, &kimg_env, warnings, sizeof warnings) > 0)
+		kimg_log_stderr(warnings, strlen(warnings));
 }

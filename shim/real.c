@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "copies.h"
 #include "hooks.h"
 
 /* One row per (name, variant), as the driver's cuGetProcAddress answers
@@ -114,6 +115,10 @@ struct loaded_names {
 static int collect_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	struct loaded_names *l = ctx;
+	/* no copy of libkimg, this one or another (copies.c): another copy's
+	 * wrapper taken for the driver's function calls back here for ever */
+	if (kimg_copies_is_kimg(info))
+		return 0;
 	if (info->dlpi_name && info->dlpi_name[0] && l->n < (int)(sizeof l->names / sizeof l->names[0]))
 		l->names[l->n++] = info->dlpi_name;
 	return 0;

@@ -22,7 +22,9 @@ enum kimg_on_error { KIMG_ON_ERROR_CONTINUE = 0, KIMG_ON_ERROR_ABORT, KIMG_ON_ER
 enum kimg_fallback { KIMG_FALLBACK_NONE = 0, KIMG_FALLBACK_PTX, KIMG_FALLBACK_FORCE_PTX };
 
 struct kimg_options {
-	bool disabled;             /* KIMG_SKIP matched this program, or KIMG_DISABLE=1 */
+	bool disabled;             /* KIMG_SKIP matched this program, KIMG_DISABLE=1, secure
+				    * execution, or another copy of libkimg runs this process */
+	bool secure;               /* AT_SECURE (setuid, setgid, capabilities): nothing was read */
 	bool verbose;              /* KIMG_VERBOSE */
 	enum kimg_format format;   /* KIMG_FORMAT=text|json */
 	char log_path[512];        /* KIMG_LOG expanded (%p %h %r); "" = stderr */

@@ -31,11 +31,16 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	rm -rf "$d" && mkdir -p "$d"
 	case $1 in
 	fuzz_json_read) json_seeds "$d" ;;
+	fuzz_options) # byte 0: secure-execution mode (bit 0); then NUL-separated VAR=value entries
+		printf '\000KIMG_LOG=/tmp/k-%%h-%%r-%%p.log\000RANK=3\000KIMG_FORMAT=json' >"$d/log"
+		printf '\000KIMG_FALLBACK=force-ptx:*/_C[0-9].so\000KIMG_ON_ERROR=exit:86' >"$d/glob"
+		printf '\000KIMG_FALLBACK=force-ptx:[\000KIMG_VERBOSE=maybe' >"$d/bad"
+		printf '\001KIMG_LOG=/etc/passwd\000KIMG_AUDIT=1' >"$d/secure" ;;
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
-	if [ "$1" != fuzz_json_read ] && [ -d tests/fixtures/committed ]; then
+	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ -d tests/fixtures/committed ]; then
 		cp tests/fixtures/committed/* "$d"/ 2>/dev/null
 	fi
 	if [ -z "$(ls -A "$d")" ]; then

@@ -6,6 +6,7 @@
 #   3. libkimg.so end to end (tests/gpu/shim_gpu.py), when libkimg.so is built
 #   4. KIMG_FALLBACK and KIMG_AUDIT (tests/gpu/fallback_gpu.py), idem
 #   4. two torchrun ranks and kimg-probe summarize (tests/gpu/multirank_gpu.sh), when torchrun exists
+#   5. host safety with the real driver (tests/gpu/hardening_gpu.sh): two copies, SIGPIPE, full disk, fork
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -38,5 +39,10 @@ fi
 if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_FALLBACK:-0}" != 1 ]; then
 	echo "== KIMG_FALLBACK / KIMG_AUDIT"
 	python3 tests/gpu/fallback_gpu.py "$BUILD" "$BUILD/fb-work" | tee "$LOGS/fallback.log" || status=1
+fi
+if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_HARDENING:-0}" != 1 ]; then
+	echo "== host safety: two copies, SIGPIPE, /dev/full, fork"
+	BUILD="$BUILD" WORK="$BUILD/gpu-hardening" bash tests/gpu/hardening_gpu.sh | tee "$LOGS/hardening.log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 exit $status

@@ -93,8 +93,8 @@ expect_eq "--audit -> KIMG_AUDIT=1" 1 "$(var KIMG_AUDIT "$(run_env --audit)")"
 expect_eq "--exit-code 86 -> KIMG_ON_ERROR=exit:86" exit:86 "$(var KIMG_ON_ERROR "$(run_env --exit-code 86)")"
 expect_eq "--exit-code=3 form" exit:3 "$(var KIMG_ON_ERROR "$(run_env --exit-code=3)")"
 expect_eq "--verbose -> KIMG_VERBOSE=1" 1 "$(var KIMG_VERBOSE "$(run_env --verbose)")"
-e=$(run_env --json --audit --verbose --exit-code 9 --log L --fallback ptx --)
-expect_eq "all options together, then --" "json 1 1 exit:9 L ptx" \
+e=$(run_env --json --audit --verbose --exit-code 9 --log "$TMP/L" --fallback ptx --)
+expect_eq "all options together, then --" "json 1 1 exit:9 $TMP/L ptx" \
 	"$(var KIMG_FORMAT "$e") $(var KIMG_AUDIT "$e") $(var KIMG_VERBOSE "$e") $(var KIMG_ON_ERROR "$e") $(var KIMG_LOG "$e") $(var KIMG_FALLBACK "$e")"
 expect_eq "a variable already in the environment is passed through" text \
 	"$(var KIMG_FORMAT "$(KIMG_FORMAT=text BUILD=mybuild "$RUN" env)")"
@@ -113,6 +113,31 @@ usage_case "--exit-code 256" "^kimg-run: --exit-code: expected a number from 0 t
 usage_case "--exit-code abc" "^kimg-run: --exit-code: expected a number from 0 to 255, got 'abc'" --exit-code abc true
 usage_case "--fallback jit" "^kimg-run: --fallback: expected ptx, force-ptx or force-ptx:GLOB, got 'jit'" --fallback jit true
 usage_case "--fallback force-ptx: (empty glob)" "got 'force-ptx:'" --fallback force-ptx: true
+
+# --- --log PATH: created as libkimg.so creates it, or refused as it would refuse ---
+(umask 022; BUILD=mybuild "$RUN" --log "$TMP/new.log" true)
+expect_eq "--log a new PATH: created before the command, mode 0600 (umask 022)" 600 "$(stat -c %a "$TMP/new.log" 2>&1)"
+echo kept >"$TMP/kept.log"
+BUILD=mybuild "$RUN" --log "$TMP/kept.log" true
+expect_eq "--log an existing file of this user: kept as it is" kept "$(cat "$TMP/kept.log")"
+ln -s "$TMP/kept.log" "$TMP/link.log"
+usage_case "--log a symbolic link" "^kimg-run: --log $TMP/link.log: is a symbolic link" --log "$TMP/link.log" true
+usage_case "--log a directory" "^kimg-run: --log $TMP: is a directory" --log "$TMP" true
+usage_case "--log in a missing directory" "^kimg-run: --log $TMP/none/k.log: directory $TMP/none does not exist" \
+	--log "$TMP/none/k.log" true
+if [ "$(id -u)" = 0 ]; then
+	echo other >"$TMP/other.log"
+	chown 65534 "$TMP/other.log"
+	usage_case "--log a file of another user" "^kimg-run: --log $TMP/other.log: belongs to another user" \
+		--log "$TMP/other.log" true
+elif [ "${CI:-}" = true ]; then
+	fail "--log a file of another user: needs root to chown, and CI runs as root"
+else
+	echo "skip --log a file of another user: needs root (chown); run as root to cover it"
+fi
+BUILD=mybuild "$RUN" --log "$TMP/t-%p.log" true
+expect_eq "--log with a template: nothing created (one file per process, the library's)" 0 \
+	"$(ls "$TMP" | grep -c '^t-')"
 
 # --- the command: arguments untouched, exit status returned ---
 cat >"$TMP/args" <<'EOF'

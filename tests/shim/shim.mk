@@ -18,7 +18,7 @@ TSAN_SHIM := $(BUILD)/tsan/libkimg.so
 # Test code is not the product: default visibility, gnu11 for pthread_barrier.
 SHIM_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 
-SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl rt no_cuda hello libwrap_puts.so threads)
+SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl rt no_cuda hello libwrap_puts.so threads fork secure)
 
 .PHONY: shim-tests
 shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
@@ -56,6 +56,12 @@ $(SHIM_TEST_DIR)/hello: tests/shim/progs/hello.c
 $(SHIM_TEST_DIR)/libwrap_puts.so: tests/shim/progs/wrap_puts.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+$(SHIM_TEST_DIR)/fork: tests/shim/progs/fork.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl -lpthread
+$(SHIM_TEST_DIR)/secure: tests/shim/progs/secure.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
 $(SHIM_TEST_DIR)/threads: tests/shim/progs/threads.c $(SHIM_PROG_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -fsanitize=thread -o $@ $< -ldl -lpthread

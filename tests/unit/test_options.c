@@ -9,11 +9,18 @@
 #include "../../shim/options.c"
 #include "testutil.h"
 
+/* log.c is not linked here: the constructor path's warnings go nowhere */
+void kimg_log_stderr(const char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+}
+
 static struct kimg_options o;
 static struct kimg_env_snapshot env;
 static char warnings[2048];
 
-static const struct kimg_options_ctx ctx_python = { "python3.12", "python3", "node1", 4242 };
+static const struct kimg_options_ctx ctx_python = { "python3.12", "python3", "node1", 4242, false };
 
 static int parse_ctx(const struct kimg_options_ctx *ctx, char *const *envp)
 {
@@ -157,9 +164,9 @@ END_TEST
 /* libfaketime-style program filter: compilers spawned under the preload */
 START_TEST(skip_list_default_and_custom)
 {
-	static const struct kimg_options_ctx nvcc = { "nvcc", "nvcc", "h", 1 };
-	static const struct kimg_options_ctx ninja_short = { NULL, "ninja", "h", 1 };
-	static const struct kimg_options_ctx nvcc2 = { "nvcc2", "nvcc2", "h", 1 };
+	static const struct kimg_options_ctx nvcc = { "nvcc", "nvcc", "h", 1, false };
+	static const struct kimg_options_ctx ninja_short = { NULL, "ninja", "h", 1, false };
+	static const struct kimg_options_ctx nvcc2 = { "nvcc2", "nvcc2", "h", 1, false };
 	parse_ctx(&nvcc, (char *const[]){ NULL });
 	ck_assert(o.disabled && env.skipped);
 	parse_ctx(&ninja_short, (char *const[]){ NULL });
@@ -278,6 +285,59 @@ START_TEST(init_reads_process_environment)
 }
 END_TEST
 
+/* AT_SECURE (issue 16): every KIMG_* variable is ignored, no warning is
+ * made from them, and kimg stays disabled (nothing written, nothing changed) */
+START_TEST(secure_execution_reads_nothing)
+{
+	const struct kimg_options_ctx secure = { "su", "su", "node1", 4242, true };
+	char *const envp[] = { "KIMG_LOG=/etc/passwd", "KIMG_FORMAT=json", "KIMG_ON_ERROR=exit:3",
+			       "KIMG_FALLBACK=force-ptx", "KIMG_AUDIT=1", "KIMG_VERBOSE=1", "KIMG_DISABLE=maybe",
+			       NULL };
+	ck_assert_int_eq(parse_ctx(&secure, envp), 0);
+	ck_assert(o.secure && o.disabled);
+	ck_assert_str_eq(o.log_path, "");
+	ck_assert_int_eq(o.format, KIMG_FORMAT_TEXT);
+	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_CONTINUE);
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_NONE);
+	ck_assert(!o.audit && !o.verbose);
+	ck_assert_str_eq(env.log_spec, "");
+	ck_assert_str_eq(warnings, "");
+	/* the same environment outside secure mode does act: the test above is not vacuous */
+	ck_assert_int_eq(parse_ctx(&ctx_python, envp), 1);
+	ck_assert_str_eq(o.log_path, "/etc/passwd");
+	ck_assert(!o.secure);
+}
+END_TEST
+
+/* issue 12 item 15: an unclosed bracket would match nothing in silence */
+START_TEST(fallback_glob_must_be_well_formed)
+{
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:["), 1);
+	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_NONE);
+	ck_assert_ptr_nonnull(strstr(warnings, "KIMG_FALLBACK=force-ptx:[: GLOB has an unclosed '['"));
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:*/lib[!x"), 1);
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:a\\"), 1);
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:*/_C[0-9].so"), 0);
+	ck_assert_str_eq(o.fallback_glob, "*/_C[0-9].so");
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:[]]x"), 0); /* ']' first is a member */
+	ck_assert_int_eq(PARSE("KIMG_FALLBACK=force-ptx:\\[x"), 0); /* a quoted '[' */
+}
+END_TEST
+
+/* issue 12 item 6: a forked child expands the same spec with its own pid */
+START_TEST(log_path_expands_again_per_pid)
+{
+	char out[512];
+	PARSE("KIMG_LOG=/tmp/k-%h-%r-%p-%%p.log", "RANK=3");
+	ck_assert_str_eq(o.log_path, "/tmp/k-node1-3-4242-%p.log");
+	ck_assert(env.log_per_process);
+	ck_assert(kimg_log_path_expand(env.log_spec, 77, &env, out, sizeof out));
+	ck_assert_str_eq(out, "/tmp/k-node1-3-77-%p.log");
+	PARSE("KIMG_LOG=/tmp/k-%%p-%h.log");
+	ck_assert(!env.log_per_process); /* %%p is a literal */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("options");
@@ -297,6 +357,9 @@ int main(void)
 	tcase_add_test(tc, banner_is_one_line_with_every_option);
 	tcase_add_test(tc, launcher_rank_snapshot);
 	tcase_add_test(tc, init_reads_process_environment);
+	tcase_add_test(tc, secure_execution_reads_nothing);
+	tcase_add_test(tc, fallback_glob_must_be_well_formed);
+	tcase_add_test(tc, log_path_expands_again_per_pid);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Safe to enable site-wide (issue 16, docs/site-wide.md):
+# - a setuid program (owned by nobody, run by root, so AT_SECURE is set)
+#   with libkimg preloaded through /etc/ld.so.preload, inside a throw-away
+#   root entered with chroot: KIMG_LOG names a file the program could
+#   write, and it stays untouched; KIMG_ON_ERROR changes nothing; no kimg
+#   line on stderr. The same root without the setuid bit writes the log,
+#   so the setup itself is shown to work.
+# - KIMG_LOG a symbolic link, a file of another user, a file with a second
+#   hard link: not written, stderr instead, one line saying why;
+#   a new log file has mode 0600; /dev/stderr works.
+# - the report holds no argument or environment value planted by the test.
+# Root is needed for chown and chroot: CI runs as root, so there a
+# non-root run is a failure; elsewhere it skips those parts, saying so.
+. "$(dirname "$0")/shimlib.bash"
+CUBIN=$FIX/sm80.cubin
+for f in "$CUBIN" "$PROGS/secure"; do
+	[ -e "$f" ] || { echo "FAIL - $f missing (make fixtures shim-tests)"; exit 1; }
+done
+kimg() { env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" "$@"; }
+FAILS=("$PROGS/drv_dl" gpa lib "$CUBIN" axpy)
+NOBODY=65534
+is_root=0
+[ "$(id -u)" = 0 ] && is_root=1
+# needs_root WHAT: false (and a skip or, under CI, a failure) when not root
+needs_root() {
+	[ "$is_root" = 1 ] && return 0
+	if [ "${CI:-}" = true ]; then fail "$1: needs root, and CI runs as root"; else
+		echo "skip - $1: needs root (chown to uid $NOBODY, chroot); run the tests as root to cover it"; fi
+	return 1
+}
+
+# ---- the log file ----
+umask 022
+kimg KIMG_LOG="$TMP/new.log" "${FAILS[@]}" >/dev/null 2>"$TMP/new.err"
+check "a new log file gets the report" grep -q "returned 209" "$TMP/new.log"
+check "... and has mode 0600 (umask 022)" test "$(stat -c %a "$TMP/new.log")" = 600
+check "... nothing said on stderr but the summary" test "$(grep -vc 'failed to load' "$TMP/new.err")" = 0
+echo "earlier line" >"$TMP/own.log"
+kimg KIMG_LOG="$TMP/own.log" "${FAILS[@]}" >/dev/null 2>&1
+check "an existing file of this user is appended to" \
+	bash -c "head -1 '$TMP/own.log' | grep -qx 'earlier line' && grep -q 'returned 209' '$TMP/own.log'"
+
+printf 'precious\n' >"$TMP/victim"
+cp "$TMP/victim" "$TMP/victim.orig"
+ln -s "$TMP/victim" "$TMP/link.log"
+kimg KIMG_LOG="$TMP/link.log" "${FAILS[@]}" >/dev/null 2>"$TMP/link.err"
+check "KIMG_LOG a symbolic link: its target is not written" cmp -s "$TMP/victim" "$TMP/victim.orig"
+check "... stderr says why, once" test "$(grep -c "^kimg: warning: KIMG_LOG file $TMP/link.log is not used: it is a symbolic link; reporting to stderr$" "$TMP/link.err")" = 1
+check "... and gets the report" grep -q "returned 209" "$TMP/link.err"
+ln -s "$TMP/nothing-here" "$TMP/dangling.log"
+kimg KIMG_LOG="$TMP/dangling.log" "${FAILS[@]}" >/dev/null 2>"$TMP/dangling.err"
+check "a dangling symbolic link: its target is not created" test ! -e "$TMP/nothing-here"
+check "... said why" grep -q "dangling.log is not used: it is a symbolic link" "$TMP/dangling.err"
+
+cp "$TMP/victim" "$TMP/linked.log"
+ln "$TMP/linked.log" "$TMP/second-name"
+kimg KIMG_LOG="$TMP/linked.log" "${FAILS[@]}" >/dev/null 2>"$TMP/hard.err"
+check "a file with another hard link is not written" cmp -s "$TMP/linked.log" "$TMP/victim.orig"
+check "... said why" grep -q "linked.log is not used: it has other hard links" "$TMP/hard.err"
+
+kimg KIMG_LOG=/dev/stderr "${FAILS[@]}" >/dev/null 2>"$TMP/stderr.err"
+check "KIMG_LOG=/dev/stderr: the report on stderr, no warning" \
+	bash -c "grep -q 'returned 209' '$TMP/stderr.err' && ! grep -q warning '$TMP/stderr.err'"
+
+if needs_root "a file of another user"; then
+	cp "$TMP/victim" "$TMP/other.log"
+	chown "$NOBODY" "$TMP/other.log"
+	kimg KIMG_LOG="$TMP/other.log" "${FAILS[@]}" >/dev/null 2>"$TMP/other.err"
+	check "KIMG_LOG a file of another user (uid $NOBODY), writable by root: not written" \
+		cmp -s "$TMP/other.log" "$TMP/victim.orig"
+	check "... said why" grep -q "other.log is not used: it belongs to another user (uid $NOBODY); reporting to stderr" "$TMP/other.err"
+fi
+
+# ---- no secrets in a report ----
+ARG_SECRET=kimg-planted-argument-5f1c9e
+ENV_SECRET=kimg-planted-environment-b27d40
+for fmt in json text; do
+	kimg KIMG_FORMAT=$fmt KIMG_LOG="$TMP/secret.$fmt" KIMG_SECRET_NOT_AN_OPTION=$ENV_SECRET \
+		API_TOKEN=$ENV_SECRET HOME="/home/$ENV_SECRET" "${FAILS[@]}" "$ARG_SECRET" >/dev/null 2>"$TMP/secret.$fmt.err"
+	check "$fmt report written (the check below is not vacuous)" grep -q "209" "$TMP/secret.$fmt"
+	check "$fmt report and stderr hold neither the planted argument nor the environment value" \
+		bash -c "! grep -qF -e '$ARG_SECRET' -e '$ENV_SECRET' '$TMP/secret.$fmt' '$TMP/secret.$fmt.err'"
+done
+python3 - "$TMP/secret.json" <<'PY' && ok "JSON process.program is the program name alone" || fail "JSON process.program is the program name alone"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]
+sys.exit(0 if r["process"]["program"] == "drv_dl" else 1)
+PY
+
+# ---- setuid inside a throw-away root ----
+if needs_root "setuid program under /etc/ld.so.preload (AT_SECURE)"; then
+	ROOT=$BUILD/tests/secure-root
+	rm -rf "$ROOT"
+	mkdir -p "$ROOT/etc" "$ROOT/usr/bin" "$ROOT/usr/lib" "$ROOT/data" "$ROOT/tmp"
+	chmod 1777 "$ROOT/tmp"
+	# what the loader needs: the interpreter and every library ldd names
+	# for the program, libkimg.so and the stand-in libcuda
+	libs=$(ldd "$PROGS/secure" "$LIB" "$FAKE/libcuda.so.1" |
+		awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}' | sort -u)
+	for l in $libs; do mkdir -p "$ROOT$(dirname "$l")"; cp -L "$l" "$ROOT$l"; done
+	libdir=$(dirname "$(ldd "$PROGS/secure" | awk '$1 == "libc.so.6" {print $3}')")
+	# no LD_LIBRARY_PATH in secure mode: the driver sits in a system directory
+	cp -L "$FAKE/libcuda.so.1" "$ROOT$libdir/libcuda.so.1"
+	cp -L "$LIB" "$ROOT/usr/lib/libkimg.so"
+	cp "$CUBIN" "$ROOT/data/sm80.cubin"
+	echo /usr/lib/libkimg.so >"$ROOT/etc/ld.so.preload"
+	cp "$PROGS/secure" "$ROOT/usr/bin/secure"
+	cp "$PROGS/secure" "$ROOT/usr/bin/plain"
+	chown "$NOBODY" "$ROOT/usr/bin/secure" "$ROOT/usr/bin/plain"
+	chmod 4755 "$ROOT/usr/bin/secure"
+	# log files the program (euid nobody) can write
+	for f in setuid.log control.log; do : >"$ROOT/tmp/$f"; chown "$NOBODY" "$ROOT/tmp/$f"; chmod 0644 "$ROOT/tmp/$f"; done
+	touch -d '2001-01-01 00:00' "$ROOT/tmp/setuid.log"
+	before=$(stat -c '%s %Y %a %u' "$ROOT/tmp/setuid.log")
+	CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
+
+	# control: the same program without the setuid bit, run as nobody
+	env -i PATH=/usr/bin KIMG_LOG=/tmp/control.log KIMG_FORMAT=json \
+		"$CHROOT" --userspec=$NOBODY:$NOBODY "$ROOT" /usr/bin/plain /data/sm80.cubin axpy \
+		>"$TMP/control.out" 2>"$TMP/control.err"
+	echo $? >"$TMP/control.rc"
+	check "control (no setuid): not secure" grep -qx "secure: 0" "$TMP/control.out"
+	check "control: kimg, preloaded by /etc/ld.so.preload, writes the report to KIMG_LOG" \
+		grep -q '"code": *209' "$ROOT/tmp/control.log"
+	[ -s "$ROOT/tmp/control.log" ] || sed 's/^/   | /' "$TMP/control.out" "$TMP/control.err" | head -20
+
+	env -i PATH=/usr/bin KIMG_LOG=/tmp/setuid.log KIMG_FORMAT=json KIMG_ON_ERROR=exit:77 KIMG_VERBOSE=1 \
+		KIMG_AUDIT=1 KIMG_FALLBACK=ptx "$CHROOT" "$ROOT" /usr/bin/secure /data/sm80.cubin axpy \
+		>"$TMP/setuid.out" 2>"$TMP/setuid.err"
+	rc=$?
+	check "setuid program run by root: AT_SECURE is set, euid is $NOBODY" \
+		bash -c "grep -qx 'secure: 1' '$TMP/setuid.out' && grep -qx 'euid: $NOBODY' '$TMP/setuid.out'"
+	grep -qx 'secure: 1' "$TMP/setuid.out" || echo "   (setuid had no effect: a nosuid mount or no_new_privs?)"
+	check "... the program got the driver's 209 and exited 1 (KIMG_ON_ERROR=exit:77 ignored)" \
+		bash -c "grep -qx 'cuLibraryGetKernel: 209' '$TMP/setuid.out' && [ $rc = 1 ]"
+	check "... KIMG_LOG file untouched (size, mtime, mode, owner: $before)" \
+		test "$(stat -c '%s %Y %a %u' "$ROOT/tmp/setuid.log")" = "$before"
+	check "... no other file written in the root's /tmp" \
+		test "$(ls "$ROOT/tmp" | sort | tr '\n' ' ')" = "control.log setuid.log "
+	check "... nothing from kimg on stderr (no banner, no report, no warning)" \
+		bash -c "! grep -q kimg '$TMP/setuid.err'"
+	rm -rf "$ROOT"
+fi
+finish
