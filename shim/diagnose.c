@@ -20,6 +20,7 @@
 #include "cuda_errors.h"
 #include "diag.h"
 #include "fix.h"
+#include "link_fix.h"
 #include "input.h"
 #include "fatbin.h"
 #include "audit.h"
@@ -199,6 +200,19 @@ static void read_images(struct kimg_report *r, struct kimg_span bytes)
 static void load_module(struct kimg_report *r, const struct kimg_located *loc)
 {
 	r->module_origin = loc->how;
+	if (loc->image && loc->size) {
+		/* the caller said how long it is (a JIT link input): read exactly that */
+		if (kimg_readable_run(loc->image, loc->size) < loc->size) {
+			snprintf(r->module_note, sizeof r->module_note, "input at %p (%zu bytes) is not readable", loc->image,
+				 loc->size);
+			return;
+		}
+		bool off_known = false;
+		if (kimg_locate_file(loc->image, r->module_file, sizeof r->module_file, &r->module_offset, &off_known))
+			r->module_offset_known = off_known;
+		read_images(r, kimg_span_make(loc->image, loc->size));
+		return;
+	}
 	if (loc->image) {
 		const void *target = NULL;
 		uint64_t size = 0;
@@ -231,6 +245,53 @@ static void load_module(struct kimg_report *r, const struct kimg_located *loc)
 		r->images[i].options = kimg_span_make(NULL, 0);
 	}
 	kimg_unmap_path(&file);
+}
+
+/* ---- the JIT linker ---- */
+
+static const char *const link_types[] = { "cubin", "ptx", "fatbin", "object", "library", "nvvm" };
+
+static const char *link_type_name(int type)
+{
+	return type >= 0 && (size_t)type < sizeof link_types / sizeof link_types[0] ? link_types[type] : "?";
+}
+
+static void link_input(struct kimg_report_link_input *out, const struct kimg_link_input *in)
+{
+	snprintf(out->name, sizeof out->name, "%s", in->name);
+	out->type = link_type_name(in->type);
+}
+
+/* The driver's JIT error log, read no further than the buffer's
+ * capacity, its first NUL and the readable memory. */
+static void copy_jit_log(struct kimg_report *r, const char *log, size_t cap)
+{
+	if (!log || cap == 0)
+		return;
+	if (cap > sizeof r->jit_log - 1)
+		cap = sizeof r->jit_log - 1;
+	uint64_t run = kimg_readable_run(log, cap);
+	size_t n = strnlen(log, (size_t)run);
+	while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' '))
+		n--;
+	memcpy(r->jit_log, log, n);
+	r->jit_log[n] = '\0';
+}
+
+static void fill_link(struct kimg_report *r, const struct kimg_failure *f)
+{
+	const struct kimg_link_facts *lf = f->link;
+	copy_jit_log(r, lf->log, lf->log_size);
+	if (!lf->inputs)
+		return; /* cuModuleLoadDataEx: only the log */
+	struct kimg_report_link *l = &r->link;
+	l->present = true;
+	l->at_complete = lf->refused >= lf->n_inputs;
+	if (!l->at_complete)
+		link_input(&l->input, &lf->inputs[lf->refused]);
+	for (size_t i = 0; i < lf->n_inputs && l->input_count < KIMG_REPORT_MAX_LINK_INPUTS; i++)
+		link_input(&l->inputs[l->input_count++], &lf->inputs[i]);
+	l->inputs_dropped = lf->dropped;
 }
 
 /* ---- device ---- */
@@ -327,6 +388,9 @@ static void diagnose(const struct kimg_failure *f)
 	bool located = kimg_locate(f, &loc);
 	uint64_t module_key = mix(located ? (loc.image ? (uint64_t)(uintptr_t)loc.image : hash_str(loc.path))
 					  : (uint64_t)(uintptr_t)f->handle);
+	/* a program may reuse one buffer for several link inputs */
+	if (f->link && f->link->inputs && f->link->refused < f->link->n_inputs)
+		module_key = mix(module_key ^ hash_str(f->link->inputs[f->link->refused].name));
 	const char *kernel = located ? loc.kernel : f->kernel;
 	bool confirm = kimg_cuda_error_needs_confirmation(f->error);
 
@@ -353,8 +417,13 @@ static void diagnose(const struct kimg_failure *f)
 	r->kernel = kernel;
 	if (kernel)
 		kimg_demangle(kernel, r->kernel_demangled, sizeof r->kernel_demangled);
+	if (f->link)
+		fill_link(r, f);
 	if (located)
 		load_module(r, &loc);
+	else if (f->link && f->link->inputs)
+		snprintf(r->module_note, sizeof r->module_note,
+			 "no input of this link is in memory for kimg to read (added from files, or not remembered)");
 	else
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg did not see this handle being loaded (loaded before libkimg, or through an unhooked path)");
@@ -375,6 +444,9 @@ static void diagnose(const struct kimg_failure *f)
 			return;
 		}
 	}
+	if (cannot_run && r->link.present)
+		kimg_link_fix_for(&r->device, &r->verdict, r->images, r->image_count, r->link.advice,
+				  sizeof r->link.advice);
 	if (cannot_run)
 		r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
 	else if (r->verdict_known && !r->module_note[0])

@@ -32,6 +32,22 @@ static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enu
 	errno = saved;
 }
 
+/* cuModuleLoadDataEx with JIT options: the driver's error log joins the report. */
+static KIMG_COLD void fail_jit(const char *call, CUresult r, const void *image, unsigned n, int *opts, void **vals)
+{
+	int saved = errno;
+	kimg_shim_ensure_init();
+	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
+		struct kimg_link_facts lf = { 0 };
+		kimg_jit_log_option(n, opts, vals, &lf.log, &lf.log_size);
+		struct kimg_failure f = {
+			.call = call, .error = r, .handle_kind = KIMG_HANDLE_MODULE, .image = image, .link = &lf,
+		};
+		kimg_report_failure(&f);
+	}
+	errno = saved;
+}
+
 static void record(enum kimg_handle_kind kind, const void *handle, const void *image, const char *path,
 		   const void *parent, const char *name)
 {
@@ -159,7 +175,12 @@ CUresult kimg_w_cuModuleLoadDataEx(CUhandle *mod, const void *image, unsigned n,
 		if (module_intercept("cuModuleLoadDataEx", image, NULL, &a, mod, &r))
 			return r;
 	}
-	return loaded("cuModuleLoadDataEx", real(mod, image, n, opts, vals), KIMG_HANDLE_MODULE, mod, image, NULL);
+	r = real(mod, image, n, opts, vals);
+	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS) && n > 0) {
+		fail_jit("cuModuleLoadDataEx", r, image, n, opts, vals);
+		return r;
+	}
+	return loaded("cuModuleLoadDataEx", r, KIMG_HANDLE_MODULE, mod, image, NULL);
 }
 EXPORT_AS(cuModuleLoadDataEx, CUhandle *mod, const void *image, unsigned n, int *opts, void **vals);
 

@@ -55,6 +55,7 @@ bool kimg_locate(const struct kimg_failure *f, struct kimg_located *out)
 		out->image = f->image;
 		out->path = f->path;
 		out->how = f->call;
+		out->size = f->image_size;
 		return true;
 	}
 	enum kimg_handle_kind kind = f->handle_kind;

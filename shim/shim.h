@@ -82,6 +82,29 @@ KIMG_HIDDEN bool kimg_registry_find(enum kimg_handle_kind kind, const void *hand
 
 /* ---- failure reporting (diagnose.c): the one cold entry point ---- */
 
+/* A JIT link input (cuLinkAddData / cuLinkAddFile), remembered per link
+ * state by hook_link.c in a fixed table: no allocation. */
+#define KIMG_LINK_NAME 128
+#define KIMG_LINK_MAX_INPUTS 16
+struct kimg_link_input {
+	int type;                  /* CUjitInputType: 0 cubin, 1 PTX, 2 fatbin, 3 object, 4 library, 5 NVVM */
+	const void *data;          /* cuLinkAddData's bytes (may be gone after the call), or NULL */
+	size_t size;
+	char name[KIMG_LINK_NAME]; /* the name given, or cuLinkAddFile's path (cut) */
+};
+
+/* What a failed link call knows beyond the module: the state's inputs and
+ * the driver's JIT error log (CU_JIT_ERROR_LOG_BUFFER), when the program
+ * asked for one. */
+struct kimg_link_facts {
+	const struct kimg_link_input *inputs;
+	size_t n_inputs;           /* remembered, the refused one included */
+	size_t refused;            /* index of the input the driver refused; n_inputs: cuLinkComplete */
+	unsigned dropped;          /* inputs beyond KIMG_LINK_MAX_INPUTS, not remembered */
+	const char *log;           /* the program's log buffer, or NULL */
+	size_t log_size;           /* its capacity */
+};
+
 struct kimg_failure {
 	const char *call;          /* "cuLibraryGetKernel", "cudaLaunchKernel", ... */
 	int error;                 /* the code the real function returned */
@@ -90,6 +113,9 @@ struct kimg_failure {
 	const void *handle;        /* the module/library/function/kernel/stub involved, or NULL */
 	const void *image;         /* image passed to a failed load, or NULL */
 	const char *path;          /* file passed to a failed load, or NULL */
+	size_t image_size;         /* bytes at image when the caller said (cuLinkAddData); 0: find out */
+	const struct kimg_link_facts *link; /* JIT linker and cuModuleLoadDataEx facts, or NULL */
+	const void *caller;        /* return address into the code that made the call, or NULL */
 };
 
 /* Called by a hook when the real call returned an image-class error.
