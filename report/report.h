@@ -125,6 +125,7 @@ struct kimg_report {
 
 	enum kimg_escalation escalation;
 	int exit_status;              /* KIMG_ESCALATION_EXIT_STATUS: the status */
+	unsigned dispatch_modules;    /* modules of the file recorded (exit-status reports), 0 unknown */
 	char python_note[160];        /* why python_stack is empty although Python runs, "" otherwise */
 
 	struct kimg_report_process process;

@@ -296,8 +296,10 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 		kimg_json_key(&j, "dispatch");
 		kimg_json_begin_object(&j);
 		kimg_json_kv_string(&j, "reported_because", kimg_escalation_id(r->escalation));
-		if (r->escalation == KIMG_ESCALATION_EXIT_STATUS)
+		if (r->escalation == KIMG_ESCALATION_EXIT_STATUS) {
 			kimg_json_kv_int(&j, "exit_status", r->exit_status);
+			kimg_json_kv_uint(&j, "modules_recorded", r->dispatch_modules);
+		}
 		kimg_json_end_object(&j);
 	}
 	kimg_json_end_object(&j);

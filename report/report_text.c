@@ -225,9 +225,14 @@ static void write_block(const char *label, const char *text, FILE *out)
 int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 {
 	write_header(r, out);
-	if (r->escalation != KIMG_ESCALATION_NONE)
-		fprintf(out, P "  dispatch: recorded as an arch-dispatched failure (a module for other GPUs in a file "
-			"with code for this one), reported because %s\n", kimg_escalation_text(r->escalation));
+	if (r->escalation != KIMG_ESCALATION_NONE) {
+		fprintf(out, P "  dispatch: an arch-dispatched failure (a module for other GPUs in a file with code for "
+			"this one), reported because %s", kimg_escalation_text(r->escalation));
+		if (r->escalation == KIMG_ESCALATION_EXIT_STATUS)
+			fprintf(out, " (status %d; %u module%s of this file recorded)", r->exit_status, r->dispatch_modules,
+				r->dispatch_modules == 1 ? "" : "s");
+		fputc('\n', out);
+	}
 
 	write_device(r, out);
 	write_process(r, out);

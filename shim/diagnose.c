@@ -25,6 +25,7 @@
 #include "fatbin.h"
 #include "audit.h"
 #include "fallback.h"
+#include "dispatch_track.h"
 #include "locate.h"
 #include "ptx.h"
 #include "report.h"
@@ -394,9 +395,12 @@ static void diagnose(const struct kimg_failure *f)
 	const char *kernel = located ? loc.kernel : f->kernel;
 	bool confirm = kimg_cuda_error_needs_confirmation(f->error);
 
+	uint64_t report_key = mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL);
 	/* already reported: count the kernel, stay quiet (not for 500/98,
-	 * which count only once the rules confirm them) */
-	if (!confirm && !seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
+	 * which count only once the rules confirm them). Marked reported only
+	 * when written: a recorded dispatched failure must not hide the
+	 * launch failure that follows it. */
+	if (!confirm && seen_contains(&reported, report_key)) {
 		count_kernel(module_key, kernel);
 		/* the first report of this module may have been a load-time
 		 * event (shim/fallback.c) that left KIMG_ON_ERROR to this failure;
@@ -404,6 +408,12 @@ static void diagnose(const struct kimg_failure *f)
 		apply_on_error();
 		return;
 	}
+
+	/* a library probing the same module again: counted with its record */
+	if (!f->launch && !f->replay &&
+	    !kimg_dispatch_call_is_programs(f->caller, located ? loc.image : NULL, located ? loc.path : NULL) &&
+	    kimg_dispatch_repeat(module_key, f->error))
+		return;
 
 	memset(r, 0, sizeof *r);
 	r->device_known = query_device(&r->device);
@@ -439,11 +449,33 @@ static void diagnose(const struct kimg_failure *f)
 		/* 500 / 98 are image errors only when no image fits */
 		if (!cannot_run)
 			return;
-		if (!seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
+		if (seen_contains(&reported, report_key)) {
 			count_kernel(module_key, kernel);
 			return;
 		}
 	}
+	/* A module for other GPUs in a file with code for this one: recorded
+	 * unless the failure reaches the program (dispatch_track.h). */
+	if (cannot_run && f->replay) {
+		r->escalation = f->replay->escalation;
+		r->exit_status = f->replay->exit_status;
+		r->dispatch_modules = f->replay->modules;
+	} else if (cannot_run && f->launch && kimg_dispatch_escalate(module_key, r->module_file)) {
+		r->escalation = KIMG_ESCALATION_LAUNCH;
+	} else if (cannot_run && r->module_file[0] && !f->launch) {
+		struct kimg_dispatch_verdict dv;
+		kimg_dispatch_judge_module(r->module_file, r->images, r->image_count, &r->device,
+					   kimg_dispatch_file_runs_here(r->module_file, &r->device), &dv);
+		if (dv.dispatched) {
+			if (!kimg_dispatch_call_is_programs(f->caller, loc.image, loc.path)) {
+				kimg_dispatch_record(f, module_key, r, &dv);
+				return;
+			}
+			r->escalation = KIMG_ESCALATION_PROGRAM_CALL;
+			kimg_dispatch_escalate(module_key, r->module_file);
+		}
+	}
+	seen_insert(&reported, report_key);
 	if (cannot_run && r->link.present)
 		kimg_link_fix_for(&r->device, &r->verdict, r->images, r->image_count, r->link.advice,
 				  sizeof r->link.advice);
@@ -453,15 +485,30 @@ static void diagnose(const struct kimg_failure *f)
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg's rules expect this module to load on this device; the error may have another cause");
 
-	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
-	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	if (f->replay) {
+		/* the stacks of the failure, not of the exit */
+		r->stack_count = kimg_stack_format(f->replay->ips, f->replay->n_ips, r->stack, KIMG_REPORT_MAX_FRAMES);
+		for (size_t i = 0; i < f->replay->n_python && i < KIMG_REPORT_MAX_FRAMES; i++)
+			r->python[r->python_count++] = f->replay->python[i];
+	} else {
+		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
+		r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	}
 	fill_process(&r->process);
 
 	count_kernel(module_key, kernel);
 	if (seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
 	emit(r);
-	apply_on_error();
+	/* at exit the process is failing already: KIMG_ON_ERROR must not
+	 * change its status */
+	if (!f->replay)
+		apply_on_error();
+}
+
+void kimg_report_replay(const struct kimg_failure *f)
+{
+	kimg_report_failure(f);
 }
 
 void kimg_report_failure(const struct kimg_failure *f)
@@ -540,4 +587,5 @@ void kimg_report_summary(void)
 		kimg_log_write_human(line, n);
 	if ((n = kimg_audit_summary_line(line, sizeof line)) > 0)
 		kimg_log_write_human(line, n);
+	kimg_dispatch_summary();
 }

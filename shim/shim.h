@@ -105,6 +105,8 @@ struct kimg_link_facts {
 	size_t log_size;           /* its capacity */
 };
 
+struct kimg_replay; /* dispatch_track.h: a recorded failure, reported later */
+
 struct kimg_failure {
 	const char *call;          /* "cuLibraryGetKernel", "cudaLaunchKernel", ... */
 	int error;                 /* the code the real function returned */
@@ -116,6 +118,8 @@ struct kimg_failure {
 	size_t image_size;         /* bytes at image when the caller said (cuLinkAddData); 0: find out */
 	const struct kimg_link_facts *link; /* JIT linker and cuModuleLoadDataEx facts, or NULL */
 	const void *caller;        /* return address into the code that made the call, or NULL */
+	bool launch;               /* a launch: never taken for a library's probe (dispatch_track.h) */
+	const struct kimg_replay *replay; /* set only when a recorded failure is reported later */
 };
 
 /* Called by a hook when the real call returned an image-class error.

@@ -334,6 +334,30 @@ size_t kimg_stack_host(char (*frames)[KIMG_FRAME_TEXT], size_t max, bool skip_se
 	return out;
 }
 
+size_t kimg_stack_capture(void **ips, size_t max)
+{
+	void *raw[MAX_RAW];
+	int got = backtrace(raw, MAX_RAW);
+	const void *self = self_base();
+	size_t first = 0, n = 0;
+	while (first < (size_t)(got > 0 ? got : 0) && in_self((uintptr_t)raw[first], self))
+		first++;
+	for (size_t i = first; i < (size_t)got && n < max; i++)
+		ips[n++] = raw[i];
+	return n;
+}
+
+size_t kimg_stack_format(void *const *ips, size_t n, char (*frames)[KIMG_FRAME_TEXT], size_t max)
+{
+	struct symtab_cache cache;
+	size_t out = 0;
+	cache.n = 0;
+	for (size_t i = 0; i < n && out < max; i++, out++)
+		format_frame(frames[out], (uintptr_t)ips[i], false, NULL, 0, &cache);
+	symtab_release(&cache);
+	return out;
+}
+
 /* ---- Python frames ---- */
 
 struct py_api {

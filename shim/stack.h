@@ -28,6 +28,14 @@ enum kimg_unwinder {
  * hooked CUDA function. Returns the number of frames written (<= max). */
 size_t kimg_stack_host(char (*frames)[KIMG_FRAME_TEXT], size_t max, bool skip_self, enum kimg_unwinder how);
 
+/* Raw return addresses of the calling thread, innermost first, libkimg's
+ * own frames left out (glibc backtrace(): cheap, no names yet), for a
+ * failure whose report may come later (shim/dispatch_track.c). */
+size_t kimg_stack_capture(void **ips, size_t max);
+
+/* Name captured addresses as kimg_stack_host does. */
+size_t kimg_stack_format(void *const *ips, size_t n, char (*frames)[KIMG_FRAME_TEXT], size_t max);
+
 /* Which unwinder kimg_stack_host(.., KIMG_UNWIND_AUTO) uses: "libunwind"
  * or "backtrace". */
 const char *kimg_stack_unwinder_name(void);

@@ -18,8 +18,8 @@ TSAN_SHIM := $(BUILD)/tsan/libkimg.so
 # Test code is not the product: default visibility, gnu11 for pthread_barrier.
 SHIM_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 
-SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct link_dl rt no_cuda hello libwrap_puts.so \
-	threads)
+SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct link_dl disp_main rt no_cuda \
+	hello libwrap_puts.so threads)
 
 .PHONY: shim-tests
 shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
@@ -50,6 +50,11 @@ $(SHIM_TEST_DIR)/link_direct: tests/shim/progs/link.c $(SHIM_PROG_DEPS) $(FAKE_C
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -DDIRECT -o $@ $< -L$(FAKE_DIR) -lcuda -ldl
 $(SHIM_TEST_DIR)/link_dl: tests/shim/progs/link.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+# Dispatch tests: the program; its libraries (disp.c) are built by
+# tests/shim/dispatch.sh from fixtures.
+$(SHIM_TEST_DIR)/disp_main: tests/shim/progs/disp_main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
 $(SHIM_TEST_DIR)/rt: tests/shim/progs/rt.c $(SHIM_PROG_DEPS) $(FAKE_CUDART)
