@@ -150,16 +150,15 @@ static void write_header(const struct kimg_report *r, FILE *out)
 		fputc('\n', out);
 		return;
 	}
-	if (r->audit && r->audit_modules > 1)
-		fprintf(out, P "audit: %s loads a module that cannot run on this device: %d %s; %u modules of this file, same cause",
-			call, r->error, error_name(r), r->audit_modules);
-	else if (r->audit)
+	if (r->audit)
 		fprintf(out, P "audit: %s loads a module that cannot run on this device: %d %s", call, r->error,
 			error_name(r));
 	else
 		fprintf(out, P "%s returned %d %s", call, r->error, error_name(r));
 	if (text)
 		fprintf(out, " (%s)", text);
+	if (r->audit && r->audit_modules > 1)
+		fprintf(out, "; %u modules of this file, same cause: this report stands for all", r->audit_modules);
 	fputc('\n', out);
 }
 

@@ -515,6 +515,8 @@ void kimg_report_failure(const struct kimg_failure *f)
 {
 	if (!f || kimg_opts.disabled || kimg_in_diagnosis)
 		return;
+	/* a held audit report comes first, in load order */
+	kimg_audit_flush();
 	int saved_errno = errno;
 	kimg_in_diagnosis++;
 	pthread_mutex_lock(&report_lock);
@@ -557,8 +559,16 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 		if (r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN)
 			r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
 	}
-	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
-	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	r->audit_modules = e->audit_modules;
+	if (e->replay) {
+		/* stacks of the group's first module, taken when it was loaded */
+		r->stack_count = kimg_stack_format(e->replay->ips, e->replay->n_ips, r->stack, KIMG_REPORT_MAX_FRAMES);
+		for (size_t i = 0; i < e->replay->n_python && i < KIMG_REPORT_MAX_FRAMES; i++)
+			r->python[r->python_count++] = e->replay->python[i];
+	} else {
+		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
+		r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	}
 	fill_process(&r->process);
 	if (e->cannot_run && seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
@@ -573,9 +583,19 @@ out:
 	return written;
 }
 
+void kimg_report_mark_counted(const void *image, const char *path, int error)
+{
+	uint64_t module_key = mix(image ? (uint64_t)(uintptr_t)image : hash_str(path));
+	seen_insert(&reported, mix(module_key ^ (uint64_t)error * 0x9e3779b97f4a7c15ULL));
+	if (seen_insert(&failed_modules, module_key))
+		atomic_fetch_add(&n_failed_modules, 1);
+}
+
 void kimg_report_summary(void)
 {
-	char line[160];
+	char line[400];
+	if (!kimg_in_diagnosis)
+		kimg_audit_flush();
 	if (atomic_exchange(&summary_done, 1))
 		return;
 	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,
@@ -587,5 +607,6 @@ void kimg_report_summary(void)
 		kimg_log_write_human(line, n);
 	if ((n = kimg_audit_summary_line(line, sizeof line)) > 0)
 		kimg_log_write_human(line, n);
+	kimg_audit_group_lines();
 	kimg_dispatch_summary();
 }

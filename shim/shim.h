@@ -145,9 +145,15 @@ struct kimg_load_event {
 	 * reported, so its later failure is counted, not reported again;
 	 * KIMG_ON_ERROR applies now when audit is set, else at that failure. */
 	bool cannot_run;
+	unsigned audit_modules;    /* KIMG_AUDIT: modules of this file with this cause */
+	const struct kimg_replay *replay; /* stacks taken earlier (a held audit report), or NULL */
 };
 /* Returns false when (module, error) was already reported (nothing written). */
 KIMG_HIDDEN KIMG_COLD bool kimg_report_load_event(const struct kimg_load_event *e);
+
+/* A module KIMG_AUDIT counted with its (file, cause) group instead of
+ * reporting it: its later failure with `error` is counted, not reported. */
+KIMG_HIDDEN void kimg_report_mark_counted(const void *image, const char *path, int error);
 
 /* At exit: one summary line when anything failed. */
 KIMG_HIDDEN void kimg_report_summary(void);
