@@ -532,7 +532,7 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 		snprintf(held.path, sizeof held.path, "%s", m->path);
 	held.replay.escalation = KIMG_ESCALATION_NONE;
 	held.replay.n_ips = kimg_stack_capture(held.ips, AUDIT_FRAMES);
-	held.replay.n_python = kimg_stack_python(held.python, AUDIT_PY);
+	held.replay.n_python = kimg_stack_python_any(held.python, AUDIT_PY, NULL, 0);
 	pthread_mutex_unlock(&audit_lock);
 	return true;
 }

@@ -492,7 +492,7 @@ static void diagnose(const struct kimg_failure *f)
 			r->python[r->python_count++] = f->replay->python[i];
 	} else {
 		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
-		r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
 	fill_process(&r->process);
 
@@ -567,7 +567,7 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 			r->python[r->python_count++] = e->replay->python[i];
 	} else {
 		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
-		r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
 	fill_process(&r->process);
 	if (e->cannot_run && seen_insert(&failed_modules, module_key))

@@ -407,7 +407,7 @@ void kimg_dispatch_record(const struct kimg_failure *f, uint64_t module_key, con
 				e->f.path = e->load_path;
 			}
 			e->n_ips = kimg_stack_capture(e->ips, RAW_FRAMES);
-			e->n_python = kimg_stack_python(e->python, PY_FRAMES);
+			e->n_python = kimg_stack_python_any(e->python, PY_FRAMES, NULL, 0);
 		}
 	}
 	render_signal_text();

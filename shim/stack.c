@@ -23,6 +23,7 @@
 #include "elf_symbols.h"
 #include "hooks.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
 #include "locate.h"
+#include "pyframes.h"
 #include "stack.h"
 
 #ifdef KIMG_GLIBC_BASE
@@ -453,4 +454,20 @@ size_t kimg_stack_python(struct kimg_python_frame *frames, size_t max)
 		api->decref(frame);
 	api->err_restore(et, ev, etb);
 	return n;
+}
+
+size_t kimg_stack_python_any(struct kimg_python_frame *frames, size_t max, char *note, size_t note_size)
+{
+	struct py_api api;
+	char scratch[8];
+	if (!note) {
+		note = scratch;
+		note_size = sizeof scratch;
+	}
+	note[0] = '\0';
+	if (!py_resolve(&api) || !api.is_initialized())
+		return 0;
+	if (api.gil_check())
+		return kimg_stack_python(frames, max);
+	return kimg_python_frames_nogil(frames, max, note, note_size);
 }
