@@ -116,6 +116,16 @@ PY
 		'[ "$(echo "$o" | sed -n 1,3p | tr "\n" " ")" = "<stdin>:5:inner <stdin>:8:outer <stdin>:9:<module> " ]' ||
 		echo "$o" | sed 's/^/  /'
 done
+# ---- a CPython kimg does not know: said, not guessed ----
+for ver in 0x030f00f0:3.15 0x030900f0:3.9; do
+	hex=${ver%%:*} name=${ver#*:}
+	gcc $CFLAGS -rdynamic -DFAKE_PY_VERSION=$hex -o "$out/fake_python" tests/shim/fake_python.c $STACK_SRC "$CORE" -ldl -lpthread ||
+		{ echo "FAIL build fake_python"; fail=1; continue; }
+	o=$("$out/fake_python")
+	check "python $name (GIL released): no frames, the note says the layout is unknown" \
+		'[ "$o" = "frames 0
+note CPython $name: frame layout unknown to kimg (it reads 3.10 to 3.14 without the GIL); no Python frames" ]'
+done
 # ---- libkimg.so without libunwind: names from .symtab ----
 FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
 LIB=$PWD/$BUILD/libkimg.so
