@@ -214,7 +214,7 @@ static void write_block(const char *label, const char *text, FILE *out)
 		size_t n = strcspn(text, "\n");
 		if (n > 0)
 			fprintf(out, P "  %s%.*s\n", lead, (int)n, text);
-		lead = "          ";
+		lead = "         "; /* under the value, past "jit log: " */
 		text += n;
 		if (*text)
 			text++;
