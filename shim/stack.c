@@ -467,7 +467,16 @@ size_t kimg_stack_python_any(struct kimg_python_frame *frames, size_t max, char 
 	note[0] = '\0';
 	if (!py_resolve(&api) || !api.is_initialized())
 		return 0;
-	if (api.gil_check())
+	/* This thread holds the GIL when the interpreter's current thread
+	 * state is this thread's own: PyGILState_Check alone answers 1 when
+	 * its check is disabled (sub-interpreters). */
+	void *(*current)(void) = NULL, *(*mine)(void) = NULL;
+	*(void **)&current = sym(RTLD_DEFAULT, "PyThreadState_GetUnchecked");
+	if (!current)
+		*(void **)&current = sym(RTLD_DEFAULT, "_PyThreadState_UncheckedGet");
+	*(void **)&mine = sym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+	bool holds = api.gil_check() && (!current || !mine || (current() && current() == mine()));
+	if (holds)
 		return kimg_stack_python(frames, max);
 	return kimg_python_frames_nogil(frames, max, note, note_size);
 }
