@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 BUILD, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -60,9 +61,21 @@ def kimg_lines(err):
     return [line for line in err.splitlines() if line.startswith("kimg")]
 
 
-def silent(name, cmd, expect, extra_env=None):
-    """A healthy workload: exit 0, its own success line, no report, no kimg line on stderr."""
+def timed(cmd, env):
+    t = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    return time.monotonic() - t, r.returncode
+
+
+def silent(name, cmd, expect, extra_env=None, baseline=False):
+    """A healthy workload: exit 0, its own success line, no report, no kimg line on stderr.
+    baseline: also time it once without and once with libkimg (informative)."""
     rc, out, err, reps = run_kimg(name, cmd, extra_env)
+    if baseline:
+        env = dict(os.environ, **(extra_env or {}))
+        without, _ = timed(cmd, env)
+        with_kimg, _ = timed(cmd, dict(env, LD_PRELOAD=LIB, KIMG_LOG=os.path.join(WORK, name + ".timed.jsonl")))
+        print(f"   ({name}: {without:.2f} s without libkimg, {with_kimg:.2f} s with, ratio {with_kimg / without:.2f})")
     check(f"{name}: runs (rc 0, '{expect}')", rc == 0 and expect in out, f"rc={rc} {out[-300:]} {err[-600:]}")
     check(f"{name}: kimg reports nothing", not reps and not kimg_lines(err),
           f"{len(reps)} reports {[(r['call'], r['error']['code'], r['module'].get('file')) for r in reps][:6]} "
@@ -93,7 +106,8 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     py = sys.executable
     # ---- 1. healthy workloads print nothing ----
-    silent("nccl_one_process", [py, os.path.join(SRC, "nccl_allreduce.py")], "allreduce ok rank 0 of 1")
+    silent("nccl_one_process", [py, os.path.join(SRC, "nccl_allreduce.py")], "allreduce ok rank 0 of 1",
+           baseline=True)
     rc, out, err, reps = run_kimg("nccl_one_process_verbose", [py, os.path.join(SRC, "nccl_allreduce.py")],
                                   {"KIMG_VERBOSE": "1", "KIMG_LOG": ""})
     disp = [line for line in err.splitlines() if line.startswith("kimg: dispatch: ")]
@@ -107,7 +121,8 @@ def main():
     else:
         not_run.append("nccl_torchrun_two: needs 2 GPUs (NCCL puts one rank per GPU); run on nvidia-h200-x2")
         print("NOT RUN " + not_run[-1])
-    silent("mixed_eager", [py, os.path.join(SRC, "mixed_eager.py")], "mixed ok", {"CUDA_MODULE_LOADING": "EAGER"})
+    silent("mixed_eager", [py, os.path.join(SRC, "mixed_eager.py")], "mixed ok", {"CUDA_MODULE_LOADING": "EAGER"},
+           baseline=True)
     silent("mixed_lazy", [py, os.path.join(SRC, "mixed_eager.py")], "mixed ok")
     if have("jax"):
         silent("jax", [py, os.path.join(SRC, "jax_ops.py")], "jax ok")

@@ -28,6 +28,10 @@ check "KIMG_VERBOSE=1: one dispatch line for the file at exit, naming the arch a
 	eval '[ "$(grep -c "^kimg: dispatch: " "$TMP/verbose.err")" = 1 ] &&
 		grep -q "^kimg: dispatch: $D: 1 module for other GPUs failed 1 time .*\[F1\]; first: sm_100f); not reported$" "$TMP/verbose.err"'
 
+run onerr KIMG_ON_ERROR=exit:7 -- "$MAIN" "$D" probe
+check "KIMG_ON_ERROR=exit:7 does not fire for a recorded failure: the program ends normally (0)" \
+	eval '[ "$(cat "$TMP/onerr.rc")" = 0 ] && has onerr "disp_run: 0" && report onerr "R == []"'
+
 run exitfail -- "$MAIN" "$D" probe fail
 check "then the process exits 3: one full report, status unchanged" \
 	eval '[ "$(cat "$TMP/exitfail.rc")" = 3 ] && report exitfail "len(R) == 1"'
