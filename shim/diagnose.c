@@ -460,8 +460,9 @@ static void diagnose(const struct kimg_failure *f)
 		r->escalation = f->replay->escalation;
 		r->exit_status = f->replay->exit_status;
 		r->dispatch_modules = f->replay->modules;
-	} else if (cannot_run && f->launch && kimg_dispatch_escalate(module_key, r->module_file)) {
-		r->escalation = KIMG_ESCALATION_LAUNCH;
+	} else if (cannot_run && f->launch) {
+		if (kimg_dispatch_escalate(module_key, r->module_file))
+			r->escalation = KIMG_ESCALATION_LAUNCH;
 	} else if (cannot_run && r->module_file[0] && !f->launch) {
 		struct kimg_dispatch_verdict dv;
 		kimg_dispatch_judge_module(r->module_file, r->images, r->image_count, &r->device,

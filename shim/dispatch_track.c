@@ -429,14 +429,14 @@ bool kimg_dispatch_repeat(uint64_t module_key, int error)
 
 bool kimg_dispatch_escalate(uint64_t module_key, const char *module_file)
 {
-	if (!set_contains(pair_key(module_key, 0)))
-		return false;
+	/* a full report of any module of the file stands for its records at
+	 * exit too (the runtime may name one module by two handles) */
 	pthread_mutex_lock(&track_lock);
 	struct file_entry *e = module_file && module_file[0] ? file_of(module_file, false) : NULL;
 	if (e)
 		e->escalated = true;
 	pthread_mutex_unlock(&track_lock);
-	return true;
+	return set_contains(pair_key(module_key, 0));
 }
 
 void kimg_dispatch_summary(void)

@@ -54,9 +54,10 @@ void kimg_dispatch_record(const struct kimg_failure *f, uint64_t module_key, con
 /* Was (module_key, error) recorded already? Counts the repeat. */
 bool kimg_dispatch_repeat(uint64_t module_key, int error);
 
-/* A failure of module_key is being reported in full now: true when it had
- * been recorded (the report says why it comes after all), and the file's
- * recorded failure is then not reported again at exit. */
+/* A failure of module_key (in module_file) is being reported in full
+ * now: true when that module had been recorded (the report says why it
+ * comes after all). Either way the file's records are not reported again
+ * at exit. */
 bool kimg_dispatch_escalate(uint64_t module_key, const char *module_file);
 
 /* KIMG_VERBOSE: one line per file with recorded failures. Not locked
