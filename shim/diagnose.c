@@ -465,8 +465,10 @@ static void diagnose(const struct kimg_failure *f)
 			r->escalation = KIMG_ESCALATION_LAUNCH;
 	} else if (cannot_run && r->module_file[0] && !f->launch) {
 		struct kimg_dispatch_verdict dv;
-		kimg_dispatch_judge_module(r->module_file, r->images, r->image_count, &r->device,
-					   kimg_dispatch_file_runs_here(r->module_file, &r->device), &dv);
+		/* F1 needs every image: a truncated list leaves only the table (F2) */
+		bool all_images = r->image_total == r->image_count;
+		kimg_dispatch_judge_module(r->module_file, all_images ? r->images : NULL, all_images ? r->image_count : 0,
+					   &r->device, kimg_dispatch_file_runs_here(r->module_file, &r->device), &dv);
 		if (dv.dispatched) {
 			if (!kimg_dispatch_call_is_programs(f->caller, loc.image, loc.path)) {
 				kimg_dispatch_record(f, module_key, r, &dv);
