@@ -37,3 +37,22 @@ size_t kimg_report_summary_line(unsigned kernels, unsigned modules, char *buf, s
 		return 0;
 	return (size_t)n < size ? (size_t)n : size - 1;
 }
+
+static const struct {
+	const char *id, *text;
+} escalations[KIMG_ESCALATION_COUNT] = {
+	[KIMG_ESCALATION_NONE] = { NULL, NULL },
+	[KIMG_ESCALATION_LAUNCH] = { "launch", "a launch of a kernel of this module failed afterwards" },
+	[KIMG_ESCALATION_PROGRAM_CALL] = { "program_call", "the failing call came from the program itself" },
+	[KIMG_ESCALATION_EXIT_STATUS] = { "exit_status", "the process exited with a failure status afterwards" },
+};
+
+const char *kimg_escalation_text(enum kimg_escalation e)
+{
+	return (unsigned)e < KIMG_ESCALATION_COUNT ? escalations[e].text : NULL;
+}
+
+const char *kimg_escalation_id(enum kimg_escalation e)
+{
+	return (unsigned)e < KIMG_ESCALATION_COUNT ? escalations[e].id : NULL;
+}

@@ -54,6 +54,34 @@ struct kimg_report_process {
 	char program[64];  /* basename of the executable */
 };
 
+/* A refusal by the driver's JIT linker (cuLinkAddData, cuLinkAddFile,
+ * cuLinkComplete): which input, and what else the link state holds. */
+#define KIMG_REPORT_MAX_LINK_INPUTS 16
+struct kimg_report_link_input {
+	char name[128];
+	const char *type;         /* "ptx", "cubin", "fatbin", "object", "library", "nvvm", "?" */
+};
+struct kimg_report_link {
+	bool present;
+	bool at_complete;         /* refused by cuLinkComplete: no single input named */
+	struct kimg_report_link_input input;  /* the refused input */
+	struct kimg_report_link_input inputs[KIMG_REPORT_MAX_LINK_INPUTS]; /* the state's, in order */
+	size_t input_count;       /* entries in inputs[] */
+	unsigned inputs_dropped;  /* more inputs than kimg remembers */
+	char advice[512];         /* what to change in the PTX or the driver, "" when the fix says it */
+};
+
+/* Why a failure of an arch-dispatched module (a module for other GPUs in
+ * a file that has code for this one: shim/dispatch_track.c) is reported
+ * after all; such failures are recorded, not printed, until one of these. */
+enum kimg_escalation {
+	KIMG_ESCALATION_NONE = 0,       /* reported at once, as every other failure */
+	KIMG_ESCALATION_LAUNCH,         /* a launch of the same module failed where kimg sees it */
+	KIMG_ESCALATION_PROGRAM_CALL,   /* the failing call came from the program, not a runtime or the library */
+	KIMG_ESCALATION_EXIT_STATUS,    /* the process exited with a failure status after it */
+	KIMG_ESCALATION_COUNT
+};
+
 struct kimg_report {
 	/* the failing call */
 	const char *call;             /* "cuLibraryGetKernel" */
@@ -90,6 +118,15 @@ struct kimg_report {
 
 	struct kimg_report_fallback fallback;
 	bool audit;                   /* found by KIMG_AUDIT at load, before any kernel ran */
+	unsigned audit_modules;       /* KIMG_AUDIT: modules of this file with this cause (this one included) */
+
+	struct kimg_report_link link; /* JIT linker facts, when present */
+	char jit_log[1024];           /* the driver's JIT error log (CU_JIT_ERROR_LOG_BUFFER), "" when none */
+
+	enum kimg_escalation escalation;
+	int exit_status;              /* KIMG_ESCALATION_EXIT_STATUS: the status */
+	unsigned dispatch_modules;    /* modules of the file recorded (exit-status reports), 0 unknown */
+	char python_note[160];        /* why python_stack is empty although Python runs, "" otherwise */
 
 	struct kimg_report_process process;
 };
@@ -113,5 +150,9 @@ size_t kimg_report_summary_line(unsigned kernels, unsigned modules, char *buf, s
 void kimg_report_format_driver(int driver_version, char *buf, size_t size);
 /* "9.0" from 900; "" for 0. */
 void kimg_report_format_isa(uint16_t isa, char *buf, size_t size);
+/* "a launch of the same module failed", ...; NULL for NONE. */
+const char *kimg_escalation_text(enum kimg_escalation e);
+/* "launch", "program_call", "exit_status"; NULL for NONE. */
+const char *kimg_escalation_id(enum kimg_escalation e);
 
 #endif

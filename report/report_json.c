@@ -170,6 +170,36 @@ static void write_stacks(struct kimg_json *j, const struct kimg_report *r)
 		kimg_json_end_object(j);
 	}
 	kimg_json_end_array(j);
+	if (r->python_note[0])
+		kimg_json_kv_string(j, "python_note", r->python_note);
+}
+
+static void write_link_input(struct kimg_json *j, const struct kimg_report_link_input *in)
+{
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "name", in->name);
+	kimg_json_kv_string(j, "type", in->type);
+	kimg_json_end_object(j);
+}
+
+/* The JIT linker's section (docs/report-json.md). */
+static void write_link(struct kimg_json *j, const struct kimg_report_link *l)
+{
+	kimg_json_key(j, "link");
+	kimg_json_begin_object(j);
+	kimg_json_key(j, "input");
+	if (l->at_complete)
+		kimg_json_null(j);
+	else
+		write_link_input(j, &l->input);
+	kimg_json_key(j, "inputs");
+	kimg_json_begin_array(j);
+	for (size_t i = 0; i < l->input_count; i++)
+		write_link_input(j, &l->inputs[i]);
+	kimg_json_end_array(j);
+	kimg_json_kv_uint(j, "inputs_not_remembered", l->inputs_dropped);
+	kimg_json_kv_string(j, "advice", l->advice[0] ? l->advice : NULL);
+	kimg_json_end_object(j);
 }
 
 /* -1 means unknown: null, so a consumer never mistakes it for rank -1. */
@@ -254,8 +284,24 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 	write_process(&j, r);
 	if (r->fallback.present)
 		write_fallback(&j, &r->fallback);
-	if (r->audit)
+	if (r->audit) {
 		kimg_json_kv_bool(&j, "audit", true);
+		kimg_json_kv_uint(&j, "audit_modules", r->audit_modules ? r->audit_modules : 1);
+	}
+	if (r->link.present)
+		write_link(&j, &r->link);
+	if (r->jit_log[0])
+		kimg_json_kv_string(&j, "jit_log", r->jit_log);
+	if (r->escalation != KIMG_ESCALATION_NONE) {
+		kimg_json_key(&j, "dispatch");
+		kimg_json_begin_object(&j);
+		kimg_json_kv_string(&j, "reported_because", kimg_escalation_id(r->escalation));
+		if (r->escalation == KIMG_ESCALATION_EXIT_STATUS) {
+			kimg_json_kv_int(&j, "exit_status", r->exit_status);
+			kimg_json_kv_uint(&j, "modules_recorded", r->dispatch_modules);
+		}
+		kimg_json_end_object(&j);
+	}
 	kimg_json_end_object(&j);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;

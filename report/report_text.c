@@ -160,6 +160,8 @@ static void write_header(const struct kimg_report *r, FILE *out)
 		fprintf(out, P "%s returned %d %s", call, r->error, error_name(r));
 	if (text)
 		fprintf(out, " (%s)", text);
+	if (r->audit && r->audit_modules > 1)
+		fprintf(out, "; %u modules of this file, same cause: this report stands for all", r->audit_modules);
 	fputc('\n', out);
 }
 
@@ -191,9 +193,48 @@ static void write_fallback(const struct kimg_report_fallback *f, FILE *out)
 		fprintf(out, P "            warning: %s\n", f->warning);
 }
 
+/* The JIT linker's inputs: "link: input NAME (ptx), refused; 2 inputs: ..." */
+static void write_link(const struct kimg_report_link *l, FILE *out)
+{
+	if (l->at_complete)
+		fprintf(out, P "  link:   cuLinkComplete refused the link of %zu input%s\n", l->input_count,
+			l->input_count == 1 ? "" : "s");
+	else
+		fprintf(out, P "  link:   input \"%s\" (%s) refused\n", l->input.name[0] ? l->input.name : "(no name)",
+			l->input.type);
+	for (size_t i = 0; i < l->input_count; i++)
+		fprintf(out, P "          #%zu %s (%s)\n", i, l->inputs[i].name[0] ? l->inputs[i].name : "(no name)",
+			l->inputs[i].type);
+	if (l->inputs_dropped)
+		fprintf(out, P "          ... %u more inputs not remembered\n", l->inputs_dropped);
+}
+
+/* Multi-line text (the JIT log) as continuation lines. */
+static void write_block(const char *label, const char *text, FILE *out)
+{
+	const char *lead = label;
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		if (n > 0)
+			fprintf(out, P "  %s%.*s\n", lead, (int)n, text);
+		lead = "         "; /* under the value, past "jit log: " */
+		text += n;
+		if (*text)
+			text++;
+	}
+}
+
 int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 {
 	write_header(r, out);
+	if (r->escalation != KIMG_ESCALATION_NONE) {
+		fprintf(out, P "  dispatch: an arch-dispatched failure (a module for other GPUs in a file with code for "
+			"this one), reported because %s", kimg_escalation_text(r->escalation));
+		if (r->escalation == KIMG_ESCALATION_EXIT_STATUS)
+			fprintf(out, " (status %d; %u module%s of this file recorded)", r->exit_status, r->dispatch_modules,
+				r->dispatch_modules == 1 ? "" : "s");
+		fputc('\n', out);
+	}
 
 	write_device(r, out);
 	write_process(r, out);
@@ -210,6 +251,8 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	if (r->link.present)
+		write_link(&r->link, out);
 	fputs(P "  module: ", out);
 	if (r->module_file[0])
 		kimg_text_fputs(r->module_file, out);
@@ -234,8 +277,12 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 	const char *cause = kimg_cuda_error_cause(r->error);
 	if (cause && (!r->verdict_known || r->verdict.outcome != KIMG_OUTCOME_CANNOT_RUN))
 		fprintf(out, P "  cause:  %s\n", cause);
+	if (r->link.present && r->link.advice[0])
+		fprintf(out, P "  link fix: %s\n", r->link.advice);
 	if (r->fix_known)
 		write_fix(r, out);
+	if (r->jit_log[0])
+		write_block("jit log: ", r->jit_log, out);
 	if (r->fallback.present)
 		write_fallback(&r->fallback, out);
 
@@ -250,6 +297,8 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	else if (r->python_note[0])
+		fprintf(out, P "  python stack: %s\n", r->python_note);
 	if (r->stack_count > 0) {
 		fprintf(out, P "  stack:\n");
 		for (size_t i = 0; i < r->stack_count; i++)

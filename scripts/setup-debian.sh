@@ -15,9 +15,11 @@ export DEBIAN_FRONTEND=noninteractive
 #   libunwind8                        the shim's host stacks (dlopen()ed; backtrace() otherwise)
 #   clang libclang-rt-dev             the libFuzzer targets (make fuzz)
 #   python3 binutils file zip         test scripts: wheels, objdump/readelf/nm checks, file types
+#   python3-dev                       Python.h for the C extension tests/shim/python.sh builds (frames read
+#                                     with the GIL released)
 #   groff-base man-db bsdextrautils   the man-page tests (groff, man -l, col)
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
-clang libclang-rt-dev python3 binutils file zip groff-base man-db bsdextrautils"
+clang libclang-rt-dev python3 python3-dev binutils file zip groff-base man-db bsdextrautils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

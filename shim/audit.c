@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "audit.h"
+#include "dispatch_track.h"
+#include "stack.h"
 #include "cubin.h"
 #include "diag.h"
 #include "fatbin.h"
@@ -366,9 +368,105 @@ bool kimg_load_device(struct kimg_device *d)
 	return true;
 }
 
-/* ---- KIMG_AUDIT ---- */
+/* ---- KIMG_AUDIT ----
+ * One report per (file, cause), never one per module: libtorch_cuda.so
+ * registers hundreds of fatbins in one burst at import, all failing for
+ * the same reason under CUDA_FORCE_PTX_JIT. The first module of a group
+ * is held (its facts and stacks) while more of the same group arrive,
+ * and written with the group's count when another group starts, when a
+ * failure is reported, at exit, or at once when KIMG_ON_ERROR stops the
+ * process. Modules for other GPUs in files with code for this one are
+ * arch-dispatched (core/dispatch.h): counted, not reported. */
 
-static _Atomic unsigned n_checked, n_cannot_run, n_unknown;
+#define AUDIT_GROUPS 64
+#define AUDIT_FRAMES 32
+#define AUDIT_PY 8
+
+struct audit_group {
+	uint64_t key;          /* hash(file) ^ cause */
+	char file[512];
+	unsigned modules;
+	int error;
+	enum kimg_reason reason;
+	const char *rule;
+	const void *first_image;  /* the representative, which the runtime may load again */
+};
+
+static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct audit_group groups[AUDIT_GROUPS];
+static unsigned n_groups;
+static _Atomic unsigned n_checked, n_cannot_run, n_unknown, n_dispatched, n_reports;
+
+/* The held first module of the current group. */
+static struct {
+	bool present;
+	struct audit_group *group;
+	struct kimg_load_event e;
+	struct kimg_device d;
+	char path[512];
+	void *ips[AUDIT_FRAMES];
+	struct kimg_python_frame python[AUDIT_PY];
+	struct kimg_replay replay;
+} held;
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Take the held report out (under audit_lock) and write it (without). */
+void kimg_audit_flush(void)
+{
+	struct kimg_load_event e;
+	struct kimg_device d;
+	struct kimg_replay rp;
+	char path[512];
+	void *ips[AUDIT_FRAMES];
+	struct kimg_python_frame python[AUDIT_PY];
+	pthread_mutex_lock(&audit_lock);
+	if (!held.present) {
+		pthread_mutex_unlock(&audit_lock);
+		return;
+	}
+	e = held.e;
+	d = held.d;
+	rp = held.replay;
+	memcpy(path, held.path, sizeof path);
+	memcpy(ips, held.ips, sizeof ips);
+	memcpy(python, held.python, sizeof python);
+	e.audit_modules = held.group ? held.group->modules : 1;
+	held.present = false;
+	pthread_mutex_unlock(&audit_lock);
+	e.device = &d;
+	if (e.path)
+		e.path = path;
+	rp.ips = ips;
+	rp.python = python;
+	e.replay = &rp;
+	if (kimg_report_load_event(&e))
+		atomic_fetch_add_explicit(&n_reports, 1, memory_order_relaxed);
+}
+
+static struct audit_group *group_of(const char *file, const struct kimg_module_verdict *v)
+{
+	uint64_t key = str_hash(file) ^ ((uint64_t)(unsigned)v->expected_error << 40) ^ ((uint64_t)v->reason << 32);
+	for (unsigned i = 0; i < n_groups; i++)
+		if (groups[i].key == key)
+			return &groups[i];
+	if (n_groups == AUDIT_GROUPS)
+		return NULL;
+	struct audit_group *g = &groups[n_groups++];
+	memset(g, 0, sizeof *g);
+	g->key = key;
+	snprintf(g->file, sizeof g->file, "%s", file);
+	g->error = v->expected_error;
+	g->reason = v->reason;
+	g->rule = v->rule;
+	return g;
+}
 
 bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device *d)
 {
@@ -377,15 +475,65 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 	kimg_rules_check_module(m->imgs, m->n, d, NULL, &v);
 	if (KIMG_LIKELY(v.outcome != KIMG_OUTCOME_CANNOT_RUN))
 		return false;
+
+	char file[512] = "";
+	uint64_t off = 0;
+	bool off_known = false;
+	if (m->path)
+		snprintf(file, sizeof file, "%s", m->path);
+	else if (m->image)
+		kimg_locate_file(m->image, file, sizeof file, &off, &off_known);
+	if (file[0] && !m->path) {
+		struct kimg_dispatch_verdict dv;
+		kimg_dispatch_judge_module(file, m->imgs, m->n, d, kimg_dispatch_file_runs_here(file, d), &dv);
+		if (dv.dispatched) {
+			atomic_fetch_add_explicit(&n_dispatched, 1, memory_order_relaxed);
+			return true;
+		}
+	}
+	atomic_fetch_add_explicit(&n_cannot_run, 1, memory_order_relaxed);
+
+	pthread_mutex_lock(&audit_lock);
+	struct audit_group *g = file[0] ? group_of(file, &v) : NULL;
+	if (g && g->modules > 0 && m->image && m->image == g->first_image) {
+		/* the same module again (registration, then the runtime's own load) */
+		pthread_mutex_unlock(&audit_lock);
+		atomic_fetch_sub_explicit(&n_cannot_run, 1, memory_order_relaxed);
+		return true;
+	}
+	if (g && g->modules == 0)
+		g->first_image = m->image;
+	if (g && g->modules++ > 0) {
+		pthread_mutex_unlock(&audit_lock);
+		kimg_report_mark_counted(m->image, m->path, v.expected_error);
+		return true; /* counted with its group */
+	}
+	bool flush_first = held.present;
+	pthread_mutex_unlock(&audit_lock);
+	if (flush_first)
+		kimg_audit_flush();
+
 	struct kimg_load_event e = {
 		.call = m->call, .error = v.expected_error, .image = m->image, .path = m->path,
-		.device = d, .audit = true, .cannot_run = true,
+		.device = d, .audit = true, .cannot_run = true, .audit_modules = 1,
 	};
-	/* counted once per module, however often it is loaded; before the
-	 * report, since KIMG_ON_ERROR=exit prints the summary from inside it */
-	atomic_fetch_add_explicit(&n_cannot_run, 1, memory_order_relaxed);
-	if (!kimg_report_load_event(&e))
-		atomic_fetch_sub_explicit(&n_cannot_run, 1, memory_order_relaxed);
+	if (!g || kimg_opts.on_error != KIMG_ON_ERROR_CONTINUE) {
+		/* no group (table full, file unknown) or the process stops here */
+		if (kimg_report_load_event(&e))
+			atomic_fetch_add_explicit(&n_reports, 1, memory_order_relaxed);
+		return true;
+	}
+	pthread_mutex_lock(&audit_lock);
+	held.present = true;
+	held.group = g;
+	held.e = e;
+	held.d = *d;
+	if (m->path)
+		snprintf(held.path, sizeof held.path, "%s", m->path);
+	held.replay.escalation = KIMG_ESCALATION_NONE;
+	held.replay.n_ips = kimg_stack_capture(held.ips, AUDIT_FRAMES);
+	held.replay.n_python = kimg_stack_python_any(held.python, AUDIT_PY, NULL, 0);
+	pthread_mutex_unlock(&audit_lock);
 	return true;
 }
 
@@ -407,14 +555,40 @@ void kimg_audit_registration(const void *wrapper)
 size_t kimg_audit_summary_line(char *buf, size_t size)
 {
 	unsigned checked = atomic_load(&n_checked), bad = atomic_load(&n_cannot_run), unknown = atomic_load(&n_unknown);
+	unsigned dispatched = atomic_load(&n_dispatched), reports = atomic_load(&n_reports);
 	if (!kimg_opts.audit || size == 0 || (checked == 0 && unknown == 0))
 		return 0;
-	char extra[96] = "";
+	char extra[160] = "", see[64] = "", disp[128] = "";
 	if (unknown)
 		snprintf(extra, sizeof extra, "; %u registered before the device could be asked, not checked", unknown);
-	int n = snprintf(buf, size, "kimg: audit: %u module load%s checked, %u cannot run on this device%s%s\n", checked,
-			 checked == 1 ? "" : "s", bad, bad ? " (see above)" : "", extra);
+	if (bad && reports && reports < bad)
+		snprintf(see, sizeof see, " (see above: %u report%s)", reports, reports == 1 ? "" : "s");
+	else if (bad)
+		snprintf(see, sizeof see, " (see above)");
+	if (dispatched)
+		snprintf(disp, sizeof disp, "; %u arch-dispatched (for other GPUs, in files with code for this one), not reported",
+			 dispatched);
+	int n = snprintf(buf, size, "kimg: audit: %u module load%s checked, %u cannot run on this device%s%s%s\n", checked,
+			 checked == 1 ? "" : "s", bad, see, disp, extra);
 	if (n < 0)
 		return 0;
 	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+/* "kimg: audit: FILE: 445 modules cannot run (why [rule], error 209)" per
+ * group of more than one module, for the exit summary. */
+void kimg_audit_group_lines(void)
+{
+	if (!kimg_opts.audit)
+		return;
+	for (unsigned i = 0; i < n_groups; i++) {
+		const struct audit_group *g = &groups[i];
+		char line[800];
+		if (g->modules < 2)
+			continue;
+		int n = snprintf(line, sizeof line, "kimg: audit:   %s: %u modules cannot run (%s [%s], error %d), one report\n",
+				 g->file, g->modules, kimg_reason_text(g->reason), g->rule ? g->rule : "?", g->error);
+		if (n > 0)
+			kimg_log_write_human(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	}
 }

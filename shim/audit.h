@@ -52,6 +52,14 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
  * reads the wrapper, asks for the device, checks. Cold; never faults. */
 KIMG_COLD void kimg_audit_registration(const void *wrapper);
 
+/* Write the held first report of the current (file, cause) group, with
+ * its module count (see audit.c); called before any other report and at
+ * exit. */
+void kimg_audit_flush(void);
+
+/* At exit: one line per (file, cause) group of several modules. */
+void kimg_audit_group_lines(void);
+
 /* "kimg: audit: 12 module loads checked, 1 cannot run on this device (see above)\n"
  * when KIMG_AUDIT is on and anything was checked; 0 otherwise. */
 size_t kimg_audit_summary_line(char *buf, size_t size);

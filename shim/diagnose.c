@@ -21,10 +21,12 @@
 #include "cuda_errors.h"
 #include "diag.h"
 #include "fix.h"
+#include "link_fix.h"
 #include "input.h"
 #include "fatbin.h"
 #include "audit.h"
 #include "fallback.h"
+#include "dispatch_track.h"
 #include "locate.h"
 #include "ptx.h"
 #include "report.h"
@@ -222,6 +224,19 @@ static void read_images(struct kimg_report *r, struct kimg_span bytes)
 static void load_module(struct kimg_report *r, const struct kimg_located *loc)
 {
 	r->module_origin = loc->how;
+	if (loc->image && loc->size) {
+		/* the caller said how long it is (a JIT link input): read exactly that */
+		if (kimg_readable_run(loc->image, loc->size) < loc->size) {
+			snprintf(r->module_note, sizeof r->module_note, "input at %p (%zu bytes) is not readable", loc->image,
+				 loc->size);
+			return;
+		}
+		bool off_known = false;
+		if (kimg_locate_file(loc->image, r->module_file, sizeof r->module_file, &r->module_offset, &off_known))
+			r->module_offset_known = off_known;
+		read_images(r, kimg_span_make(loc->image, loc->size));
+		return;
+	}
 	if (loc->image) {
 		const void *target = NULL;
 		uint64_t size = 0;
@@ -254,6 +269,53 @@ static void load_module(struct kimg_report *r, const struct kimg_located *loc)
 		r->images[i].options = kimg_span_make(NULL, 0);
 	}
 	kimg_unmap_path(&file);
+}
+
+/* ---- the JIT linker ---- */
+
+static const char *const link_types[] = { "cubin", "ptx", "fatbin", "object", "library", "nvvm" };
+
+static const char *link_type_name(int type)
+{
+	return type >= 0 && (size_t)type < sizeof link_types / sizeof link_types[0] ? link_types[type] : "?";
+}
+
+static void link_input(struct kimg_report_link_input *out, const struct kimg_link_input *in)
+{
+	snprintf(out->name, sizeof out->name, "%s", in->name);
+	out->type = link_type_name(in->type);
+}
+
+/* The driver's JIT error log, read no further than the buffer's
+ * capacity, its first NUL and the readable memory. */
+static void copy_jit_log(struct kimg_report *r, const char *log, size_t cap)
+{
+	if (!log || cap == 0)
+		return;
+	if (cap > sizeof r->jit_log - 1)
+		cap = sizeof r->jit_log - 1;
+	uint64_t run = kimg_readable_run(log, cap);
+	size_t n = strnlen(log, (size_t)run);
+	while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' '))
+		n--;
+	memcpy(r->jit_log, log, n);
+	r->jit_log[n] = '\0';
+}
+
+static void fill_link(struct kimg_report *r, const struct kimg_failure *f)
+{
+	const struct kimg_link_facts *lf = f->link;
+	copy_jit_log(r, lf->log, lf->log_size);
+	if (!lf->inputs)
+		return; /* cuModuleLoadDataEx: only the log */
+	struct kimg_report_link *l = &r->link;
+	l->present = true;
+	l->at_complete = lf->refused >= lf->n_inputs;
+	if (!l->at_complete)
+		link_input(&l->input, &lf->inputs[lf->refused]);
+	for (size_t i = 0; i < lf->n_inputs && l->input_count < KIMG_REPORT_MAX_LINK_INPUTS; i++)
+		link_input(&l->inputs[l->input_count++], &lf->inputs[i]);
+	l->inputs_dropped = lf->dropped;
 }
 
 /* ---- device ---- */
@@ -377,12 +439,18 @@ static void diagnose(const struct kimg_failure *f)
 	bool located = kimg_locate(f, &loc);
 	uint64_t module_key = mix(located ? (loc.image ? (uint64_t)(uintptr_t)loc.image : hash_str(loc.path))
 					  : (uint64_t)(uintptr_t)f->handle);
+	/* a program may reuse one buffer for several link inputs */
+	if (f->link && f->link->inputs && f->link->refused < f->link->n_inputs)
+		module_key = mix(module_key ^ hash_str(f->link->inputs[f->link->refused].name));
 	const char *kernel = located ? loc.kernel : f->kernel;
 	bool confirm = kimg_cuda_error_needs_confirmation(f->error);
 
+	uint64_t report_key = mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL);
 	/* already reported: count the kernel, stay quiet (not for 500/98,
-	 * which count only once the rules confirm them) */
-	if (!confirm && !seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
+	 * which count only once the rules confirm them). Marked reported only
+	 * when written: a recorded dispatched failure must not hide the
+	 * launch failure that follows it. */
+	if (!confirm && seen_contains(&reported, report_key)) {
 		count_kernel(module_key, kernel);
 		/* the first report of this module may have been a load-time
 		 * event (shim/fallback.c) that left KIMG_ON_ERROR to this failure;
@@ -390,6 +458,12 @@ static void diagnose(const struct kimg_failure *f)
 		apply_on_error();
 		return;
 	}
+
+	/* a library probing the same module again: counted with its record */
+	if (!f->launch && !f->replay &&
+	    !kimg_dispatch_call_is_programs(f->caller, located ? loc.image : NULL, located ? loc.path : NULL) &&
+	    kimg_dispatch_repeat(module_key, f->error))
+		return;
 
 	memset(r, 0, sizeof *r);
 	r->device_known = query_device(&r->device);
@@ -403,8 +477,13 @@ static void diagnose(const struct kimg_failure *f)
 	r->kernel = kernel;
 	if (kernel)
 		kimg_demangle(kernel, r->kernel_demangled, sizeof r->kernel_demangled);
+	if (f->link)
+		fill_link(r, f);
 	if (located)
 		load_module(r, &loc);
+	else if (f->link && f->link->inputs)
+		snprintf(r->module_note, sizeof r->module_note,
+			 "no input of this link is in memory for kimg to read (added from files, or not remembered)");
 	else
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg did not see this handle being loaded (loaded before libkimg, or through an unhooked path)");
@@ -420,32 +499,77 @@ static void diagnose(const struct kimg_failure *f)
 		/* 500 / 98 are image errors only when no image fits */
 		if (!cannot_run)
 			return;
-		if (!seen_insert(&reported, mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL))) {
+		if (seen_contains(&reported, report_key)) {
 			count_kernel(module_key, kernel);
 			return;
 		}
 	}
+	/* A module for other GPUs in a file with code for this one: recorded
+	 * unless the failure reaches the program (dispatch_track.h). */
+	if (cannot_run && f->replay) {
+		r->escalation = f->replay->escalation;
+		r->exit_status = f->replay->exit_status;
+		r->dispatch_modules = f->replay->modules;
+	} else if (cannot_run && f->launch) {
+		if (kimg_dispatch_escalate(module_key, r->module_file))
+			r->escalation = KIMG_ESCALATION_LAUNCH;
+	} else if (cannot_run && r->module_file[0] && !f->launch) {
+		struct kimg_dispatch_verdict dv;
+		/* F1 needs every image: a truncated list leaves only the table (F2) */
+		bool all_images = r->image_total == r->image_count;
+		kimg_dispatch_judge_module(r->module_file, all_images ? r->images : NULL, all_images ? r->image_count : 0,
+					   &r->device, kimg_dispatch_file_runs_here(r->module_file, &r->device), &dv);
+		if (dv.dispatched) {
+			if (!kimg_dispatch_call_is_programs(f->caller, loc.image, loc.path)) {
+				kimg_dispatch_record(f, module_key, r, &dv);
+				return;
+			}
+			r->escalation = KIMG_ESCALATION_PROGRAM_CALL;
+			kimg_dispatch_escalate(module_key, r->module_file);
+		}
+	}
+	seen_insert(&reported, report_key);
+	if (cannot_run && r->link.present)
+		kimg_link_fix_for(&r->device, &r->verdict, r->images, r->image_count, r->link.advice,
+				  sizeof r->link.advice);
 	if (cannot_run)
 		r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
 	else if (r->verdict_known && !r->module_note[0])
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg's rules expect this module to load on this device; the error may have another cause");
 
-	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
-	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	if (f->replay) {
+		/* the stacks of the failure, not of the exit */
+		r->stack_count = kimg_stack_format(f->replay->ips, f->replay->n_ips, r->stack, KIMG_REPORT_MAX_FRAMES);
+		for (size_t i = 0; i < f->replay->n_python && i < KIMG_REPORT_MAX_FRAMES; i++)
+			r->python[r->python_count++] = f->replay->python[i];
+	} else {
+		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
+		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
+	}
 	fill_process(&r->process);
 
 	count_kernel(module_key, kernel);
 	if (seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
 	emit(r);
-	apply_on_error();
+	/* at exit the process is failing already: KIMG_ON_ERROR must not
+	 * change its status */
+	if (!f->replay)
+		apply_on_error();
+}
+
+void kimg_report_replay(const struct kimg_failure *f)
+{
+	kimg_report_failure(f);
 }
 
 void kimg_report_failure(const struct kimg_failure *f)
 {
 	if (!f || kimg_opts.disabled || kimg_in_diagnosis)
 		return;
+	/* a held audit report comes first, in load order */
+	kimg_audit_flush();
 	int saved_errno = errno;
 	kimg_in_diagnosis++;
 	lock_reports();
@@ -490,8 +614,16 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 		if (r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN)
 			r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
 	}
-	r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
-	r->python_count = kimg_stack_python(r->python, KIMG_REPORT_MAX_FRAMES);
+	r->audit_modules = e->audit_modules;
+	if (e->replay) {
+		/* stacks of the group's first module, taken when it was loaded */
+		r->stack_count = kimg_stack_format(e->replay->ips, e->replay->n_ips, r->stack, KIMG_REPORT_MAX_FRAMES);
+		for (size_t i = 0; i < e->replay->n_python && i < KIMG_REPORT_MAX_FRAMES; i++)
+			r->python[r->python_count++] = e->replay->python[i];
+	} else {
+		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
+		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
+	}
 	fill_process(&r->process);
 	if (e->cannot_run && seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
@@ -506,13 +638,23 @@ out:
 	return written;
 }
 
+void kimg_report_mark_counted(const void *image, const char *path, int error)
+{
+	uint64_t module_key = mix(image ? (uint64_t)(uintptr_t)image : hash_str(path));
+	seen_insert(&reported, mix(module_key ^ (uint64_t)error * 0x9e3779b97f4a7c15ULL));
+	if (seen_insert(&failed_modules, module_key))
+		atomic_fetch_add(&n_failed_modules, 1);
+}
+
 void kimg_report_summary(void)
 {
-	char line[160];
+	char line[400];
 	long owner = atomic_load(&sets_pid);
 	/* a forked child that reported nothing: the counts are its parent's */
 	if (owner != 0 && owner != (long)getpid())
 		return;
+	if (!kimg_in_diagnosis)
+		kimg_audit_flush();
 	if (atomic_exchange(&summary_done, 1))
 		return;
 	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,
@@ -524,4 +666,6 @@ void kimg_report_summary(void)
 		kimg_log_write_human(line, n);
 	if ((n = kimg_audit_summary_line(line, sizeof line)) > 0)
 		kimg_log_write_human(line, n);
+	kimg_audit_group_lines();
+	kimg_dispatch_summary();
 }

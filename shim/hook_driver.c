@@ -15,8 +15,10 @@
 
 /* ---- cold paths ---- */
 
+/* caller: the wrapper's return address (whose call it was, for
+ * dispatch_track.h); launch: a launch, never a library's probe. */
 static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enum kimg_handle_kind kind,
-			   const void *handle, const void *image, const char *path)
+			   const void *handle, const void *image, const char *path, const void *caller, bool launch)
 {
 	int saved = errno;
 	kimg_shim_ensure_init();
@@ -25,9 +27,25 @@ static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enu
 	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
 		struct kimg_failure f = {
 			.call = call, .error = r, .kernel = kernel, .handle_kind = kind,
-			.handle = handle, .image = image, .path = path,
+			.handle = handle, .image = image, .path = path, .caller = caller, .launch = launch,
 		};
 		kimg_report_failure(&f); /* sets kimg_in_diagnosis itself */
+	}
+	errno = saved;
+}
+
+/* cuModuleLoadDataEx with JIT options: the driver's error log joins the report. */
+static KIMG_COLD void fail_jit(const char *call, CUresult r, const void *image, unsigned n, int *opts, void **vals)
+{
+	int saved = errno;
+	kimg_shim_ensure_init();
+	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
+		struct kimg_link_facts lf = { 0 };
+		kimg_jit_log_option(n, opts, vals, &lf.log, &lf.log_size);
+		struct kimg_failure f = {
+			.call = call, .error = r, .handle_kind = KIMG_HANDLE_MODULE, .image = image, .link = &lf,
+		};
+		kimg_report_failure(&f);
 	}
 	errno = saved;
 }
@@ -115,12 +133,12 @@ static KIMG_COLD bool library_intercept(const char *call, const void *code, cons
 /* The common end of every load wrapper: remember where a loaded handle's
  * code came from, or hand a failed load to the diagnosis. */
 static CUresult loaded(const char *call, CUresult r, enum kimg_handle_kind kind, CUhandle *h, const void *image,
-		       const char *path)
+		       const char *path, const void *caller)
 {
 	if (r == KIMG_CUDA_SUCCESS)
 		record(kind, h ? *h : NULL, image, path, NULL, NULL);
 	else
-		fail(call, r, NULL, kind, NULL, image, path);
+		fail(call, r, NULL, kind, NULL, image, path, caller, false);
 	return r;
 }
 
@@ -133,7 +151,8 @@ CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname)
 		if (module_intercept("cuModuleLoad", NULL, fname, &a, mod, &r))
 			return r;
 	}
-	return loaded("cuModuleLoad", real(mod, fname), KIMG_HANDLE_MODULE, mod, NULL, fname);
+	return loaded("cuModuleLoad", real(mod, fname), KIMG_HANDLE_MODULE, mod, NULL, fname,
+		      __builtin_return_address(0));
 }
 EXPORT_AS(cuModuleLoad, CUhandle *mod, const char *fname);
 
@@ -146,7 +165,8 @@ CUresult kimg_w_cuModuleLoadData(CUhandle *mod, const void *image)
 		if (module_intercept("cuModuleLoadData", image, NULL, &a, mod, &r))
 			return r;
 	}
-	return loaded("cuModuleLoadData", real(mod, image), KIMG_HANDLE_MODULE, mod, image, NULL);
+	return loaded("cuModuleLoadData", real(mod, image), KIMG_HANDLE_MODULE, mod, image, NULL,
+		      __builtin_return_address(0));
 }
 EXPORT_AS(cuModuleLoadData, CUhandle *mod, const void *image);
 
@@ -159,7 +179,13 @@ CUresult kimg_w_cuModuleLoadDataEx(CUhandle *mod, const void *image, unsigned n,
 		if (module_intercept("cuModuleLoadDataEx", image, NULL, &a, mod, &r))
 			return r;
 	}
-	return loaded("cuModuleLoadDataEx", real(mod, image, n, opts, vals), KIMG_HANDLE_MODULE, mod, image, NULL);
+	r = real(mod, image, n, opts, vals);
+	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS) && n > 0) {
+		fail_jit("cuModuleLoadDataEx", r, image, n, opts, vals);
+		return r;
+	}
+	return loaded("cuModuleLoadDataEx", r, KIMG_HANDLE_MODULE, mod, image, NULL,
+		      __builtin_return_address(0));
 }
 EXPORT_AS(cuModuleLoadDataEx, CUhandle *mod, const void *image, unsigned n, int *opts, void **vals);
 
@@ -172,7 +198,8 @@ CUresult kimg_w_cuModuleLoadFatBinary(CUhandle *mod, const void *fat_cubin)
 		if (module_intercept("cuModuleLoadFatBinary", fat_cubin, NULL, &a, mod, &r))
 			return r;
 	}
-	return loaded("cuModuleLoadFatBinary", real(mod, fat_cubin), KIMG_HANDLE_MODULE, mod, fat_cubin, NULL);
+	return loaded("cuModuleLoadFatBinary", real(mod, fat_cubin), KIMG_HANDLE_MODULE, mod, fat_cubin, NULL,
+		      __builtin_return_address(0));
 }
 EXPORT_AS(cuModuleLoadFatBinary, CUhandle *mod, const void *fat_cubin);
 
@@ -189,7 +216,8 @@ CUresult kimg_w_cuLibraryLoadData(CUhandle *lib, const void *code, KIMG_LIB_OPTS
 		if (library_intercept("cuLibraryLoadData", code, NULL, &a, lib, &r))
 			return r;
 	}
-	return loaded("cuLibraryLoadData", real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib), KIMG_HANDLE_LIBRARY, lib, code, NULL);
+	return loaded("cuLibraryLoadData", real(lib, code, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib), KIMG_HANDLE_LIBRARY, lib, code, NULL,
+		      __builtin_return_address(0));
 }
 EXPORT_AS(cuLibraryLoadData, CUhandle *lib, const void *code, KIMG_LIB_OPTS);
 
@@ -204,7 +232,8 @@ CUresult kimg_w_cuLibraryLoadFromFile(CUhandle *lib, const char *file, KIMG_LIB_
 		if (library_intercept("cuLibraryLoadFromFile", NULL, file, &a, lib, &r))
 			return r;
 	}
-	return loaded("cuLibraryLoadFromFile", real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib), KIMG_HANDLE_LIBRARY, lib, NULL, file);
+	return loaded("cuLibraryLoadFromFile", real(lib, file, jit_opts, jit_vals, n_jit, lib_opts, lib_vals, n_lib), KIMG_HANDLE_LIBRARY, lib, NULL, file,
+		      __builtin_return_address(0));
 }
 EXPORT_AS(cuLibraryLoadFromFile, CUhandle *lib, const char *file, KIMG_LIB_OPTS);
 
@@ -217,7 +246,8 @@ CUresult kimg_w_cuModuleGetFunction(CUhandle *fn, CUhandle mod, const char *name
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_FUNCTION, fn ? *fn : NULL, NULL, NULL, mod, name);
 	else
-		fail("cuModuleGetFunction", r, name, KIMG_HANDLE_MODULE, mod, NULL, NULL);
+		fail("cuModuleGetFunction", r, name, KIMG_HANDLE_MODULE, mod, NULL, NULL, __builtin_return_address(0),
+		     false);
 	return r;
 }
 EXPORT_AS(cuModuleGetFunction, CUhandle *fn, CUhandle mod, const char *name);
@@ -229,7 +259,8 @@ CUresult kimg_w_cuLibraryGetKernel(CUhandle *kernel, CUhandle lib, const char *n
 	if (r == KIMG_CUDA_SUCCESS)
 		record(KIMG_HANDLE_KERNEL, kernel ? *kernel : NULL, NULL, NULL, lib, name);
 	else
-		fail("cuLibraryGetKernel", r, name, KIMG_HANDLE_LIBRARY, lib, NULL, NULL);
+		fail("cuLibraryGetKernel", r, name, KIMG_HANDLE_LIBRARY, lib, NULL, NULL, __builtin_return_address(0),
+		     false);
 	return r;
 }
 EXPORT_AS(cuLibraryGetKernel, CUhandle *kernel, CUhandle lib, const char *name);
@@ -246,7 +277,8 @@ CUresult kimg_w_cuLibraryGetModule(CUhandle *mod, CUhandle lib)
 		if (kimg_hooks_active() && kimg_registry_find(KIMG_HANDLE_LIBRARY, lib, &o))
 			record(KIMG_HANDLE_MODULE, mod ? *mod : NULL, o.image, o.path, lib, NULL);
 	} else {
-		fail("cuLibraryGetModule", r, NULL, KIMG_HANDLE_LIBRARY, lib, NULL, NULL);
+		fail("cuLibraryGetModule", r, NULL, KIMG_HANDLE_LIBRARY, lib, NULL, NULL, __builtin_return_address(0),
+		     false);
 	}
 	return r;
 }
@@ -262,7 +294,8 @@ CUresult kimg_w_cuKernelGetFunction(CUhandle *fn, CUhandle kernel)
 		if (fn && *fn != kernel)
 			record(KIMG_HANDLE_FUNCTION, *fn, NULL, NULL, kernel, NULL);
 	} else {
-		fail("cuKernelGetFunction", r, NULL, KIMG_HANDLE_KERNEL, kernel, NULL, NULL);
+		fail("cuKernelGetFunction", r, NULL, KIMG_HANDLE_KERNEL, kernel, NULL, NULL, __builtin_return_address(0),
+		     false);
 	}
 	return r;
 }
@@ -282,7 +315,7 @@ typedef CUresult (*launch_coop_fn)(CUhandle, KIMG_LAUNCH_DIMS, unsigned, CUhandl
 		REAL(name, launch_fn);                                                                       \
 		CUresult r = real(LAUNCH_ARGS, params, extra);                                               \
 		if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))                                                   \
-			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL);                           \
+			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL, NULL, true);               \
 		return r;                                                                                    \
 	}                                                                                                    \
 	EXPORT_AS(name, CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream, void **params, void **extra)
@@ -293,7 +326,7 @@ typedef CUresult (*launch_coop_fn)(CUhandle, KIMG_LAUNCH_DIMS, unsigned, CUhandl
 		REAL(name, launch_ex_fn);                                                            \
 		CUresult r = real(config, f, params, extra);                                         \
 		if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))                                           \
-			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL);                   \
+			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL, NULL, true);       \
 		return r;                                                                            \
 	}                                                                                            \
 	EXPORT_AS(name, const void *config, CUhandle f, void **params, void **extra)
@@ -304,7 +337,7 @@ typedef CUresult (*launch_coop_fn)(CUhandle, KIMG_LAUNCH_DIMS, unsigned, CUhandl
 		REAL(name, launch_coop_fn);                                                                  \
 		CUresult r = real(LAUNCH_ARGS, params);                                                      \
 		if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))                                                   \
-			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL);                           \
+			fail(#name, r, NULL, KIMG_HANDLE_FUNCTION, f, NULL, NULL, NULL, true);               \
 		return r;                                                                                    \
 	}                                                                                                    \
 	EXPORT_AS(name, CUhandle f, KIMG_LAUNCH_DIMS, unsigned shmem, CUhandle stream, void **params)

@@ -137,13 +137,15 @@ _Static_assert(CUDART_VERSION_COUNT == 3, "RT_HOOK expands one RT_VERSIONED per 
 
 /* ---- reporting (cold) ---- */
 
-static KIMG_COLD void fail(const char *call, cudaError_t r, const void *stub)
+/* caller: whose call it was (dispatch_track.h); launch: never a probe */
+static KIMG_COLD void fail(const char *call, cudaError_t r, const void *stub, const void *caller, bool launch)
 {
 	int saved = errno;
 	kimg_shim_ensure_init();
 	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
 		struct kimg_failure f = {
 			.call = call, .error = r, .handle_kind = KIMG_HANDLE_HOST_STUB, .handle = stub,
+			.caller = caller, .launch = launch,
 		};
 		kimg_report_failure(&f); /* sets kimg_in_diagnosis itself */
 	}
@@ -201,7 +203,7 @@ static inline cudaError_t launch(const char *call, void *real, const void *func,
 		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
 	cudaError_t r = ((rt_launch_fn)real)(func, grid, block, args, shmem, stream);
 	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))
-		fail(call, r, func);
+		fail(call, r, func, NULL, true);
 	return r;
 }
 
@@ -211,30 +213,30 @@ static inline cudaError_t launch_ex(const char *call, void *real, const void *co
 		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
 	cudaError_t r = ((rt_launch_ex_fn)real)(config, func, args);
 	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))
-		fail(call, r, func);
+		fail(call, r, func, NULL, true);
 	return r;
 }
 
 /* [V] cudaFuncGetAttributes returns 209 for a kernel with no usable image
  * (cuda-loading.md section 4, step 4). */
-static inline cudaError_t func_attributes(void *real, void *attr, const void *func)
+static inline cudaError_t func_attributes(void *real, void *attr, const void *func, const void *caller)
 {
 	if (KIMG_UNLIKELY(!real))
 		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
 	cudaError_t r = ((cudaError_t(*)(void *, const void *))real)(attr, func);
 	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))
-		fail("cudaFuncGetAttributes", r, func);
+		fail("cudaFuncGetAttributes", r, func, caller, false);
 	return r;
 }
 
 /* The XLA/JAX failure point (jax-ml/jax#40487). */
-static inline cudaError_t func_by_symbol(void *real, void **fn, const void *symbol)
+static inline cudaError_t func_by_symbol(void *real, void **fn, const void *symbol, const void *caller)
 {
 	if (KIMG_UNLIKELY(!real))
 		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
 	cudaError_t r = ((cudaError_t(*)(void **, const void *))real)(fn, symbol);
 	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))
-		fail("cudaGetFuncBySymbol", r, symbol);
+		fail("cudaGetFuncBySymbol", r, symbol, caller, false);
 	return r;
 }
 
@@ -306,9 +308,11 @@ static cudaError_t entry_by_version(void *real, bool ptsz, const char *sym, void
 	cudaError_t, name, P_LAUNCH, return, launch(#name, real, func, grid, block, args, shmem, stream)
 #define ROW_LAUNCH_EX(name) cudaError_t, name, P_LAUNCH_EX, return, launch_ex(#name, real, config, func, args)
 #define ROW_ATTRIBUTES(name) \
-	cudaError_t, name, (void *attr, const void *func), return, func_attributes(real, attr, func)
+	cudaError_t, name, (void *attr, const void *func), return, \
+	func_attributes(real, attr, func, __builtin_return_address(0))
 #define ROW_BY_SYMBOL(name) \
-	cudaError_t, name, (void **fn, const void *symbol), return, func_by_symbol(real, fn, symbol)
+	cudaError_t, name, (void **fn, const void *symbol), return, \
+	func_by_symbol(real, fn, symbol, __builtin_return_address(0))
 #define ROW_ENTRY(name, ptsz) cudaError_t, name, P_ENTRY, return, entry(real, ptsz, sym, pfn, flags, status)
 #define ROW_ENTRY_VER(name, ptsz) \
 	cudaError_t, name, P_ENTRY_VER, return, entry_by_version(real, ptsz, sym, pfn, version, flags, status)

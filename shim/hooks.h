@@ -43,6 +43,7 @@ typedef int cudaError_t;
 #define KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER 35 /* runtime wrapper with no runtime behind it */
 #define KIMG_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2
 #define KIMG_GET_PROC_ADDRESS_V2_VERSION 12000 /* "cuGetProcAddress" >= this is the 5-arg _v2 */
+#define KIMG_LINK_V2_VERSION 6050 /* cuLink{Create,AddData,AddFile}_v2 since CUDA 6.5 (same ABI) */
 
 struct kimg_dim3 { unsigned x, y, z; };
 
@@ -66,6 +67,15 @@ enum kimg_hook_id {
 	KIMG_HOOK_cuLaunchCooperativeKernel_ptsz,
 	KIMG_HOOK_cuGetProcAddress,     /* 4 arguments, requested version < 12000 */
 	KIMG_HOOK_cuGetProcAddress_v2,  /* 5 arguments, requested version >= 12000 */
+	/* the JIT linker (hook_link.c); cuda.h maps the plain names to _v2 */
+	KIMG_HOOK_cuLinkCreate,
+	KIMG_HOOK_cuLinkCreate_v2,
+	KIMG_HOOK_cuLinkAddData,
+	KIMG_HOOK_cuLinkAddData_v2,
+	KIMG_HOOK_cuLinkAddFile,
+	KIMG_HOOK_cuLinkAddFile_v2,
+	KIMG_HOOK_cuLinkComplete,
+	KIMG_HOOK_cuLinkDestroy,
 	/* shared cudart (hook_runtime.c) */
 	KIMG_HOOK___cudaRegisterFatBinary,
 	KIMG_HOOK___cudaRegisterFunction,
@@ -125,6 +135,17 @@ KIMG_HIDDEN CUresult kimg_w_cuLaunchCooperativeKernel_ptsz(CUhandle f, KIMG_LAUN
 KIMG_HIDDEN CUresult kimg_w_cuGetProcAddress(const char *sym, void **pfn, int version, unsigned long long flags);
 KIMG_HIDDEN CUresult kimg_w_cuGetProcAddress_v2(const char *sym, void **pfn, int version, unsigned long long flags,
 						int *status);
+#define KIMG_LINK_ADD_DATA_ARGS CUhandle state, int type, void *data, size_t size, const char *name, \
+	unsigned n, int *opts, void **vals
+#define KIMG_LINK_ADD_FILE_ARGS CUhandle state, int type, const char *path, unsigned n, int *opts, void **vals
+KIMG_HIDDEN CUresult kimg_w_cuLinkCreate(unsigned n, int *opts, void **vals, CUhandle *state);
+KIMG_HIDDEN CUresult kimg_w_cuLinkCreate_v2(unsigned n, int *opts, void **vals, CUhandle *state);
+KIMG_HIDDEN CUresult kimg_w_cuLinkAddData(KIMG_LINK_ADD_DATA_ARGS);
+KIMG_HIDDEN CUresult kimg_w_cuLinkAddData_v2(KIMG_LINK_ADD_DATA_ARGS);
+KIMG_HIDDEN CUresult kimg_w_cuLinkAddFile(KIMG_LINK_ADD_FILE_ARGS);
+KIMG_HIDDEN CUresult kimg_w_cuLinkAddFile_v2(KIMG_LINK_ADD_FILE_ARGS);
+KIMG_HIDDEN CUresult kimg_w_cuLinkComplete(CUhandle state, void **cubin, size_t *size);
+KIMG_HIDDEN CUresult kimg_w_cuLinkDestroy(CUhandle state);
 KIMG_HIDDEN void **kimg_w___cudaRegisterFatBinary(void *fat_cubin);
 KIMG_HIDDEN void kimg_w___cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun,
 					       const char *device_name, int thread_limit, void *tid, void *bid,
@@ -152,6 +173,10 @@ KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion(const char *sym,
 								unsigned long long flags, int *status);
 KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion_ptsz(const char *sym, void **pfn, unsigned version,
 								     unsigned long long flags, int *status);
+
+/* The CU_JIT_ERROR_LOG_BUFFER / _SIZE_BYTES pair among JIT options
+ * (hook_link.c): *log NULL and *size 0 when the program gave none. */
+KIMG_HIDDEN void kimg_jit_log_option(unsigned n, const int *opts, void *const *vals, const char **log, size_t *size);
 
 /* ---- real.c ---- */
 

@@ -55,6 +55,7 @@ bool kimg_locate(const struct kimg_failure *f, struct kimg_located *out)
 		out->image = f->image;
 		out->path = f->path;
 		out->how = f->call;
+		out->size = f->image_size;
 		return true;
 	}
 	enum kimg_handle_kind kind = f->handle_kind;
@@ -62,8 +63,13 @@ bool kimg_locate(const struct kimg_failure *f, struct kimg_located *out)
 	/* each hop moves up one level; 4 hops reach the top from any kind */
 	for (int hop = 0; hop < 4 && h && (unsigned)kind < KIMG_HANDLE_KIND_COUNT; hop++) {
 		struct kimg_origin o;
-		if (!kimg_registry_find(kind, h, &o))
-			return false;
+		/* [V] under CUDA 13 a kernel handle is also its CUfunction, and
+		 * runtimes launch it as one */
+		if (!kimg_registry_find(kind, h, &o)) {
+			if (kind != KIMG_HANDLE_FUNCTION || !kimg_registry_find(KIMG_HANDLE_KERNEL, h, &o))
+				return false;
+			kind = KIMG_HANDLE_KERNEL;
+		}
 		if (!out->kernel && o.name)
 			out->kernel = o.name;
 		if (o.image || o.path) {

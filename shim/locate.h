@@ -14,6 +14,7 @@ struct kimg_located {
 	const char *path;    /* file it was loaded from, or NULL */
 	const char *kernel;  /* the call's kernel name, else the registry's */
 	const char *how;     /* "cuLibraryLoadData", "__cudaRegisterFatBinary", the failed call ... */
+	size_t size;         /* bytes at image when the caller said so (cuLinkAddData), else 0 */
 };
 
 /* Resolve f to an image or a path: directly for a failed load, else by

@@ -84,6 +84,31 @@ KIMG_HIDDEN bool kimg_registry_find(enum kimg_handle_kind kind, const void *hand
 
 /* ---- failure reporting (diagnose.c): the one cold entry point ---- */
 
+/* A JIT link input (cuLinkAddData / cuLinkAddFile), remembered per link
+ * state by hook_link.c in a fixed table: no allocation. */
+#define KIMG_LINK_NAME 128
+#define KIMG_LINK_MAX_INPUTS 16
+struct kimg_link_input {
+	int type;                  /* CUjitInputType: 0 cubin, 1 PTX, 2 fatbin, 3 object, 4 library, 5 NVVM */
+	const void *data;          /* cuLinkAddData's bytes (may be gone after the call), or NULL */
+	size_t size;
+	char name[KIMG_LINK_NAME]; /* the name given, or cuLinkAddFile's path (cut) */
+};
+
+/* What a failed link call knows beyond the module: the state's inputs and
+ * the driver's JIT error log (CU_JIT_ERROR_LOG_BUFFER), when the program
+ * asked for one. */
+struct kimg_link_facts {
+	const struct kimg_link_input *inputs;
+	size_t n_inputs;           /* remembered, the refused one included */
+	size_t refused;            /* index of the input the driver refused; n_inputs: cuLinkComplete */
+	unsigned dropped;          /* inputs beyond KIMG_LINK_MAX_INPUTS, not remembered */
+	const char *log;           /* the program's log buffer, or NULL */
+	size_t log_size;           /* its capacity */
+};
+
+struct kimg_replay; /* dispatch_track.h: a recorded failure, reported later */
+
 struct kimg_failure {
 	const char *call;          /* "cuLibraryGetKernel", "cudaLaunchKernel", ... */
 	int error;                 /* the code the real function returned */
@@ -92,6 +117,11 @@ struct kimg_failure {
 	const void *handle;        /* the module/library/function/kernel/stub involved, or NULL */
 	const void *image;         /* image passed to a failed load, or NULL */
 	const char *path;          /* file passed to a failed load, or NULL */
+	size_t image_size;         /* bytes at image when the caller said (cuLinkAddData); 0: find out */
+	const struct kimg_link_facts *link; /* JIT linker and cuModuleLoadDataEx facts, or NULL */
+	const void *caller;        /* return address into the code that made the call, or NULL */
+	bool launch;               /* a launch: never taken for a library's probe (dispatch_track.h) */
+	const struct kimg_replay *replay; /* set only when a recorded failure is reported later */
 };
 
 /* Called by a hook when the real call returned an image-class error.
@@ -117,9 +147,15 @@ struct kimg_load_event {
 	 * reported, so its later failure is counted, not reported again;
 	 * KIMG_ON_ERROR applies now when audit is set, else at that failure. */
 	bool cannot_run;
+	unsigned audit_modules;    /* KIMG_AUDIT: modules of this file with this cause */
+	const struct kimg_replay *replay; /* stacks taken earlier (a held audit report), or NULL */
 };
 /* Returns false when (module, error) was already reported (nothing written). */
 KIMG_HIDDEN KIMG_COLD bool kimg_report_load_event(const struct kimg_load_event *e);
+
+/* A module KIMG_AUDIT counted with its (file, cause) group instead of
+ * reporting it: its later failure with `error` is counted, not reported. */
+KIMG_HIDDEN void kimg_report_mark_counted(const void *image, const char *path, int error);
 
 /* At exit: one summary line when anything failed. */
 KIMG_HIDDEN void kimg_report_summary(void);

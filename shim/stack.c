@@ -23,6 +23,7 @@
 #include "elf_symbols.h"
 #include "hooks.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
 #include "locate.h"
+#include "pyframes.h"
 #include "stack.h"
 
 #ifdef KIMG_GLIBC_BASE
@@ -334,6 +335,30 @@ size_t kimg_stack_host(char (*frames)[KIMG_FRAME_TEXT], size_t max, bool skip_se
 	return out;
 }
 
+size_t kimg_stack_capture(void **ips, size_t max)
+{
+	void *raw[MAX_RAW];
+	int got = backtrace(raw, MAX_RAW);
+	const void *self = self_base();
+	size_t first = 0, n = 0;
+	while (first < (size_t)(got > 0 ? got : 0) && in_self((uintptr_t)raw[first], self))
+		first++;
+	for (size_t i = first; i < (size_t)got && n < max; i++)
+		ips[n++] = raw[i];
+	return n;
+}
+
+size_t kimg_stack_format(void *const *ips, size_t n, char (*frames)[KIMG_FRAME_TEXT], size_t max)
+{
+	struct symtab_cache cache;
+	size_t out = 0;
+	cache.n = 0;
+	for (size_t i = 0; i < n && out < max; i++, out++)
+		format_frame(frames[out], (uintptr_t)ips[i], false, NULL, 0, &cache);
+	symtab_release(&cache);
+	return out;
+}
+
 /* ---- Python frames ---- */
 
 struct py_api {
@@ -429,4 +454,29 @@ size_t kimg_stack_python(struct kimg_python_frame *frames, size_t max)
 		api->decref(frame);
 	api->err_restore(et, ev, etb);
 	return n;
+}
+
+size_t kimg_stack_python_any(struct kimg_python_frame *frames, size_t max, char *note, size_t note_size)
+{
+	struct py_api api;
+	char scratch[8];
+	if (!note) {
+		note = scratch;
+		note_size = sizeof scratch;
+	}
+	note[0] = '\0';
+	if (!py_resolve(&api) || !api.is_initialized())
+		return 0;
+	/* This thread holds the GIL when the interpreter's current thread
+	 * state is this thread's own: PyGILState_Check alone answers 1 when
+	 * its check is disabled (sub-interpreters). */
+	void *(*current)(void) = NULL, *(*mine)(void) = NULL;
+	*(void **)&current = sym(RTLD_DEFAULT, "PyThreadState_GetUnchecked");
+	if (!current)
+		*(void **)&current = sym(RTLD_DEFAULT, "_PyThreadState_UncheckedGet");
+	*(void **)&mine = sym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+	bool holds = api.gil_check() && (!current || !mine || (current() && current() == mine()));
+	if (holds)
+		return kimg_stack_python(frames, max);
+	return kimg_python_frames_nogil(frames, max, note, note_size);
 }

@@ -386,7 +386,19 @@ FAKE_API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, 
 	const uint8_t *code;
 	uint64_t size;
 	int rc = span_of_memory(image, &code, &size);
-	return rc ? rc : module_from(mod, code, size, NULL);
+	rc = rc ? rc : module_from(mod, code, size, NULL);
+	/* CU_JIT_ERROR_LOG_BUFFER (5) / _SIZE_BYTES (6), as for cuLinkCreate */
+	char *log = NULL;
+	size_t log_size = 0;
+	for (unsigned i = 0; rc && opts && vals && i < n; i++) {
+		if (opts[i] == 5)
+			log = vals[i];
+		else if (opts[i] == 6)
+			log_size = (size_t)(uintptr_t)vals[i];
+	}
+	if (log && log_size)
+		snprintf(log, log_size, "ptxas fatal   : module load refused with %d\n", rc);
+	return rc;
 }
 
 FAKE_API CUresult cuModuleLoadFatBinary(void **mod, const void *fat)
@@ -564,6 +576,153 @@ FAKE_API CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_PARAMS, void **params)
 	return launch(f);
 }
 
+/* ---- the JIT linker (cuLink*) ----
+ * Each input is decided like a module (PTX through the fake JIT, cubins
+ * and fatbins by the rules) when it is added, as the driver compiles PTX
+ * at cuLinkAddData; libraries and objects are accepted unread. A refusal
+ * writes a ptxas-like line into CU_JIT_ERROR_LOG_BUFFER (option 5, size
+ * option 6) given to cuLinkCreate. cuLinkComplete hands back the first
+ * accepted PTX or cubin input as "the linked cubin". */
+struct fake_link {
+	uint32_t magic;
+	char *log;
+	size_t log_size;
+	const void *first;
+	size_t first_size;
+};
+#define LINK_MAGIC 0x4c494e4bu /* "LINK" */
+
+FAKE_API CUresult cuLinkCreate_v2(unsigned n, int *opts, void **vals, void **state);
+CUresult cuLinkCreate_v2(unsigned n, int *opts, void **vals, void **state)
+{
+	ENTER("cuLinkCreate_v2");
+	if (!state)
+		return 1;
+	struct fake_link *l = calloc(1, sizeof *l);
+	if (!l)
+		return 2;
+	l->magic = LINK_MAGIC;
+	for (unsigned i = 0; opts && vals && i < n; i++) {
+		if (opts[i] == 5)
+			l->log = vals[i];
+		else if (opts[i] == 6)
+			l->log_size = (size_t)(uintptr_t)vals[i];
+	}
+	*state = l;
+	return 0;
+}
+
+FAKE_API CUresult cuLinkCreate(unsigned n, int *opts, void **vals, void **state);
+CUresult cuLinkCreate(unsigned n, int *opts, void **vals, void **state)
+{
+	CUresult r = cuLinkCreate_v2(n, opts, vals, state);
+	ENTER("cuLinkCreate");
+	return r;
+}
+
+static struct fake_link *link_check(void *state)
+{
+	struct fake_link *l = state;
+	return l && l->magic == LINK_MAGIC ? l : NULL;
+}
+
+/* The ptxas-like line for a refusal, as the real JIT words it. */
+static void link_log(struct fake_link *l, int err, const char *name)
+{
+	if (!l->log || l->log_size == 0)
+		return;
+	const char *why = err == 222 ? "Unsupported .version; current version is the driver's"
+		: err == 218 ? "SM version specified by .target is higher than default SM version assumed"
+		: "no kernel image for this device";
+	snprintf(l->log, l->log_size, "ptxas fatal   : %s: %s\n", name && *name ? name : "<input>", why);
+}
+
+static CUresult link_add(struct fake_link *l, int type, const uint8_t *data, size_t size, const char *name)
+{
+	if (type == 3 || type == 4)
+		return 0; /* CU_JIT_INPUT_OBJECT, _LIBRARY: taken as they are */
+	while (size > 0 && data[size - 1] == '\0')
+		size--; /* PTX sizes include the terminator */
+	int err = decide(data, size, NULL);
+	if (err) {
+		link_log(l, err, name);
+		return err;
+	}
+	if (!l->first && (type == 0 || type == 1)) {
+		l->first = data;
+		l->first_size = size;
+	}
+	return 0;
+}
+
+#define LINK_ADD_DATA_PARAMS void *state, int type, void *data, size_t size, const char *name, unsigned n, \
+			     int *opts, void **vals
+FAKE_API CUresult cuLinkAddData_v2(LINK_ADD_DATA_PARAMS);
+CUresult cuLinkAddData_v2(LINK_ADD_DATA_PARAMS)
+{
+	ENTER("cuLinkAddData_v2");
+	struct fake_link *l = link_check(state);
+	if (!l || !data)
+		return l ? 1 : 400;
+	return link_add(l, type, data, size, name);
+}
+FAKE_API CUresult cuLinkAddData(LINK_ADD_DATA_PARAMS);
+CUresult cuLinkAddData(LINK_ADD_DATA_PARAMS)
+{
+	CUresult r = cuLinkAddData_v2(state, type, data, size, name, n, opts, vals);
+	ENTER("cuLinkAddData");
+	return r;
+}
+
+#define LINK_ADD_FILE_PARAMS void *state, int type, const char *path, unsigned n, int *opts, void **vals
+FAKE_API CUresult cuLinkAddFile_v2(LINK_ADD_FILE_PARAMS);
+CUresult cuLinkAddFile_v2(LINK_ADD_FILE_PARAMS)
+{
+	ENTER("cuLinkAddFile_v2");
+	struct fake_link *l = link_check(state);
+	uint64_t size = 0;
+	if (!l)
+		return 400;
+	uint8_t *buf = read_file(path, &size);
+	if (!buf)
+		return 301;
+	/* kept until the process ends: "the linked cubin" may point into it */
+	return link_add(l, type, buf, (size_t)size, path);
+}
+FAKE_API CUresult cuLinkAddFile(LINK_ADD_FILE_PARAMS);
+CUresult cuLinkAddFile(LINK_ADD_FILE_PARAMS)
+{
+	CUresult r = cuLinkAddFile_v2(state, type, path, n, opts, vals);
+	ENTER("cuLinkAddFile");
+	return r;
+}
+
+FAKE_API CUresult cuLinkComplete(void *state, void **cubin, size_t *size);
+CUresult cuLinkComplete(void *state, void **cubin, size_t *size)
+{
+	ENTER("cuLinkComplete");
+	struct fake_link *l = link_check(state);
+	if (!l || !cubin || !size)
+		return l ? 1 : 400;
+	if (!l->first)
+		return 209; /* nothing for this device went in */
+	*cubin = (void *)l->first;
+	*size = l->first_size;
+	return 0;
+}
+
+FAKE_API CUresult cuLinkDestroy(void *state);
+CUresult cuLinkDestroy(void *state)
+{
+	ENTER("cuLinkDestroy");
+	struct fake_link *l = link_check(state);
+	if (!l)
+		return 400;
+	l->magic = 0;
+	free(l);
+	return 0;
+}
+
 /* ---- errors ---- */
 
 static const struct { int code; const char *name, *text; } errors[] = {
@@ -636,6 +795,24 @@ static const struct { const char *name; void *fn, *ptsz; } procs[] = {
 	{ "cuGetErrorString", FN(cuGetErrorString), NULL },
 };
 
+/* The linker's names answer with their _v2 from CUDA 6.5 on, as the driver does. */
+static int link_proc(const char *sym, int version, void **pfn)
+{
+	static const struct { const char *name; void *fn, *v2; } rows[] = {
+		{ "cuLinkCreate", FN(cuLinkCreate), FN(cuLinkCreate_v2) },
+		{ "cuLinkAddData", FN(cuLinkAddData), FN(cuLinkAddData_v2) },
+		{ "cuLinkAddFile", FN(cuLinkAddFile), FN(cuLinkAddFile_v2) },
+		{ "cuLinkComplete", FN(cuLinkComplete), FN(cuLinkComplete) },
+		{ "cuLinkDestroy", FN(cuLinkDestroy), FN(cuLinkDestroy) },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (strcmp(rows[i].name, sym) == 0) {
+			*pfn = version >= 6050 ? rows[i].v2 : rows[i].fn;
+			return 1;
+		}
+	return 0;
+}
+
 static CUresult proc_lookup(const char *sym, void **pfn, int version, unsigned long long flags, int *status)
 {
 	ENTER("cuGetProcAddress");
@@ -645,6 +822,8 @@ static CUresult proc_lookup(const char *sym, void **pfn, int version, unsigned l
 	if (strcmp(sym, "cuGetProcAddress") == 0) {
 		/* the _v2 ABI from 12000 (cuda-loading.md section 3) */
 		*pfn = version >= 12000 ? FN(cuGetProcAddress_v2) : FN(cuGetProcAddress);
+	} else if (link_proc(sym, version, pfn)) {
+		/* found */
 	} else {
 		for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
 			if (strcmp(procs[i].name, sym) == 0)

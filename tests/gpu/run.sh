@@ -7,6 +7,8 @@
 #   4. KIMG_FALLBACK and KIMG_AUDIT (tests/gpu/fallback_gpu.py), idem
 #   4. two torchrun ranks and kimg-probe summarize (tests/gpu/multirank_gpu.sh), when torchrun exists
 #   5. host safety with the real driver (tests/gpu/hardening_gpu.sh): two copies, SIGPIPE, full disk, fork
+#   6. what reaches the program (tests/gpu/reach_gpu.py): healthy workloads silent (NCCL, EAGER
+#      cuDNN/cuBLAS, JAX, CuPy, training), KIMG_AUDIT groups, Python frames without the GIL, cuLink
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -35,6 +37,11 @@ if command -v torchrun >/dev/null && [ "${KIMG_GPU_SKIP_MULTIRANK:-0}" != 1 ]; t
 	echo "== two torchrun ranks under libkimg.so, kimg-probe summarize"
 	BUILD="$BUILD" WORK="$BUILD/gpu-multirank" bash tests/gpu/multirank_gpu.sh | tee "$LOGS/multirank.log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_REACH:-0}" != 1 ]; then
+	echo "== what reaches the program: silent healthy workloads, audit groups, frames without the GIL, cuLink"
+	python3 tests/gpu/reach_gpu.py "$BUILD" "$BUILD/gpu-reach" | tee "$LOGS/reach.log" || status=1
+	tar -C "$BUILD/gpu-reach" -czf "$LOGS/reach-work.tgz" --exclude='*.ptx' . 2>/dev/null
 fi
 if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_FALLBACK:-0}" != 1 ]; then
 	echo "== KIMG_FALLBACK / KIMG_AUDIT"

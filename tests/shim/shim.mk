@@ -18,7 +18,8 @@ TSAN_SHIM := $(BUILD)/tsan/libkimg.so
 # Test code is not the product: default visibility, gnu11 for pthread_barrier.
 SHIM_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 
-SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl rt no_cuda hello libwrap_puts.so threads fork secure)
+SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct link_dl disp_main rt no_cuda \
+	hello libwrap_puts.so threads fork secure)
 
 .PHONY: shim-tests
 shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
@@ -42,6 +43,18 @@ $(SHIM_TEST_DIR)/drv_direct: tests/shim/progs/drv.c $(SHIM_PROG_DEPS) $(FAKE_CUD
 	$(CC) $(SHIM_TEST_CFLAGS) -DDIRECT -o $@ $< -L$(FAKE_DIR) -lcuda -ldl
 # Not linked against libcuda: reaches it only through dlopen, like static cudart.
 $(SHIM_TEST_DIR)/drv_dl: tests/shim/progs/drv.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+# The JIT linker (cuLink*), both ways, as drv_direct / drv_dl.
+$(SHIM_TEST_DIR)/link_direct: tests/shim/progs/link.c $(SHIM_PROG_DEPS) $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -DDIRECT -o $@ $< -L$(FAKE_DIR) -lcuda -ldl
+$(SHIM_TEST_DIR)/link_dl: tests/shim/progs/link.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+# Dispatch tests: the program; its libraries (disp.c) are built by
+# tests/shim/dispatch.sh from fixtures.
+$(SHIM_TEST_DIR)/disp_main: tests/shim/progs/disp_main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
 $(SHIM_TEST_DIR)/rt: tests/shim/progs/rt.c $(SHIM_PROG_DEPS) $(FAKE_CUDART)

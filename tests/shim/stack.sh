@@ -3,8 +3,9 @@
 # (libunwind names static functions through .symtab; with backtrace() the
 # object's .symtab is read by core/elf_symbols.c), demangling through a
 # run-time __cxa_demangle, and Python frames read through ctypes: PyDLL
-# holds the GIL (frames expected), CDLL releases it (kimg must not walk: no
-# frames). Then libkimg.so itself, as on the H200 machine (no libunwind: a
+# holds the GIL (frames through the C API), CDLL releases it (the C API
+# must not be used: none; read directly without the GIL, shim/pyframes.c:
+# the same frames), for python3 and every pyenv CPython 3.10-3.14 present. Then libkimg.so itself, as on the H200 machine (no libunwind: a
 # stub libunwind.so.8 without its symbols hides the real one): a program
 # built without -rdynamic, PIE and not, failing through the fake driver,
 # must show its static function and main in the text stack.
@@ -19,7 +20,7 @@ CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -std=c11 -O2 -g -Wall -Wextra
 CORE=$BUILD/libkimgcore.a
 [ -e "$CORE" ] || { echo "FAIL missing $CORE (make BUILD=$BUILD all)"; exit 1; }
 # stack.c maps files through locate.c (kimg_map_path), which reaches the registry
-STACK_SRC="shim/stack.c shim/locate.c shim/registry.c"
+STACK_SRC="shim/stack.c shim/pyframes.c shim/locate.c shim/registry.c"
 gcc $CFLAGS -o "$out/stack_probe" tests/shim/stack_probe.c $STACK_SRC "$CORE" -ldl -lpthread || exit 1
 gcc $CFLAGS -shared -fPIC -DSTACK_PROBE_LIB -o "$out/libstack_probe.so" tests/shim/stack_probe.c $STACK_SRC \
 	"$CORE" -ldl -lpthread || exit 1
@@ -73,17 +74,58 @@ print("released", n)
 buf = ctypes.create_string_buffer(512)
 held.probe_host_first(buf, len(buf))
 print("host-first", buf.value.decode())
+def nogil2(lib):
+    buf = ctypes.create_string_buffer(8192)
+    n = lib.probe_python_stack_any(buf, len(buf))
+    return n, buf.value.decode()
+def nogil1(lib):
+    return nogil2(lib)
+n, text = nogil1(free)
+print("nogil", n)
+print(text, end="")
 PY
 )
 	echo "$o" | sed 's/^/  /'
 	first3=$(echo "$o" | sed -n '2,4p' | cut -d: -f3 | tr '\n' ' ')
 	check "python: innermost first (level2 level1 <module>)" '[ "$first3" = "level2 level1 <module> " ]'
 	check "python: file and line of the call" 'echo "$o" | sed -n 2p | grep -q "^<stdin>:[0-9][0-9]*:level2$"'
-	check "python: GIL released -> no frames" 'echo "$o" | grep -q "^released 0$"'
+	check "python: GIL released -> the C API path reads nothing" 'echo "$o" | grep -q "^released 0$"'
 	check "host: skip_self leaves out the probe object" 'echo "$o" | grep "^host-first " | grep -vq "libstack_probe.so"'
+	check "python $(python3 -c 'import platform; print(platform.python_version())'): GIL released -> frames read without it: nogil2:20, nogil1:23, <module>:24" \
+		'[ "$(echo "$o" | sed -n "/^nogil /,\$p" | sed -n 2,4p | tr "\n" " ")" = "<stdin>:20:nogil2 <stdin>:23:nogil1 <stdin>:24:<module> " ]'
 else
-	echo "SKIP python3 not installed"
+	fail=1; echo "FAIL python3 not installed (scripts/setup-debian.sh installs it)"
 fi
+# every other CPython the machine has (the system one, pyenv): the layouts of 3.10 to 3.14
+for py in /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3; do
+	[ -x "$py" ] || continue
+	v=$("$py" -c 'import platform; print(platform.python_version())' 2>/dev/null) || continue
+	o=$("$py" - "$out/libstack_probe.so" <<'PY'
+import ctypes, sys
+free = ctypes.CDLL(sys.argv[1])
+def inner():
+    buf = ctypes.create_string_buffer(8192)
+    n = free.probe_python_stack_any(buf, len(buf))   # line 5
+    return buf.value.decode()
+def outer():
+    return inner()
+print(outer(), end="")
+PY
+)
+	check "python $v ($py): GIL released -> frames read without it (inner:5 outer <module>)" \
+		'[ "$(echo "$o" | sed -n 1,3p | tr "\n" " ")" = "<stdin>:5:inner <stdin>:8:outer <stdin>:9:<module> " ]' ||
+		echo "$o" | sed 's/^/  /'
+done
+# ---- a CPython kimg does not know: said, not guessed ----
+for ver in 0x030f00f0:3.15 0x030900f0:3.9; do
+	hex=${ver%%:*} name=${ver#*:}
+	gcc $CFLAGS -rdynamic -DFAKE_PY_VERSION=$hex -o "$out/fake_python" tests/shim/fake_python.c $STACK_SRC "$CORE" -ldl -lpthread ||
+		{ echo "FAIL build fake_python"; fail=1; continue; }
+	o=$("$out/fake_python")
+	check "python $name (GIL released): no frames, the note says the layout is unknown" \
+		'[ "$o" = "frames 0
+note CPython $name: frame layout unknown to kimg (it reads 3.10 to 3.14 without the GIL); no Python frames" ]'
+done
 # ---- libkimg.so without libunwind: names from .symtab ----
 FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
 LIB=$PWD/$BUILD/libkimg.so

@@ -76,6 +76,24 @@ int probe_python_stack(char *buf, int size)
 	return (int)n;
 }
 
+/* The same through kimg_stack_python_any: without the GIL, the frames
+ * are read directly (shim/pyframes.c); the note goes after the frames. */
+int probe_python_stack_any(char *buf, int size);
+int probe_python_stack_any(char *buf, int size)
+{
+	struct kimg_python_frame frames[KIMG_REPORT_MAX_FRAMES];
+	char note[160];
+	size_t n = kimg_stack_python_any(frames, KIMG_REPORT_MAX_FRAMES, note, sizeof note);
+	int used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++)
+		used += snprintf(buf + used, (size_t)(size - used), "%s:%d:%s\n", frames[i].file, frames[i].line,
+				 frames[i].function);
+	if (note[0] && used < size)
+		snprintf(buf + used, (size_t)(size - used), "note: %s\n", note);
+	return (int)n;
+}
+
 /* first host frame outside this object: the caller (libffi / _ctypes) */
 int probe_host_first(char *buf, int size);
 int probe_host_first(char *buf, int size)

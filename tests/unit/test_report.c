@@ -407,12 +407,69 @@ START_TEST(fallback_section_and_audit_mark)
 	j = render(kimg_report_write_json);
 	ck_assert_ptr_nonnull(strstr(j, "\"rewritten\":{\"version\":{\"from\":\"9.9\",\"to\":\"9.0\"},\"target\":null},"
 					"\"jit_ms\":null,"));
-	ck_assert_ptr_nonnull(strstr(j, ",\"audit\":true}\n"));
+	ck_assert_ptr_nonnull(strstr(j, ",\"audit\":true,\"audit_modules\":1}\n"));
 	free(j);
 	t = render(kimg_report_write_text);
 	ck_assert_str_eq(line_of(t, 0, line, sizeof line),
 			 "kimg: audit: cuModuleLoadData loads a module that cannot run on this device: 209 "
 			 "CUDA_ERROR_NO_BINARY_FOR_GPU (no kernel image suitable for the device)");
+	free(t);
+}
+END_TEST
+
+/* The sections of issue 11: a KIMG_AUDIT group's count, the JIT
+ * linker's inputs and advice, the driver's JIT log, why a recorded
+ * arch-dispatched failure is reported, and why Python frames are missing. */
+START_TEST(link_dispatch_group_and_python_note)
+{
+	char line[512];
+	build_report(false);
+	rep.call = "cuLinkAddData_v2";
+	rep.error = 222;
+	rep.link.present = true;
+	strcpy(rep.link.input.name, "numba.ptx");
+	rep.link.input.type = "ptx";
+	strcpy(rep.link.inputs[0].name, "cudadevrt.a");
+	rep.link.inputs[0].type = "library";
+	rep.link.inputs[1] = rep.link.input;
+	rep.link.input_count = 2;
+	strcpy(rep.link.advice, "produce the PTX with CUDA 13.0 or older");
+	strcpy(rep.jit_log, "ptxas fatal: one\nsecond line");
+	rep.escalation = KIMG_ESCALATION_EXIT_STATUS;
+	rep.exit_status = 3;
+	rep.dispatch_modules = 4;
+	rep.python_count = 0;
+	strcpy(rep.python_note, "CPython 3.15: frame layout unknown to kimg");
+	char *j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, "\"link\":{\"input\":{\"name\":\"numba.ptx\",\"type\":\"ptx\"},"
+					"\"inputs\":[{\"name\":\"cudadevrt.a\",\"type\":\"library\"},"
+					"{\"name\":\"numba.ptx\",\"type\":\"ptx\"}],\"inputs_not_remembered\":0,"
+					"\"advice\":\"produce the PTX with CUDA 13.0 or older\"}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"jit_log\":\"ptxas fatal: one\\nsecond line\""));
+	ck_assert_ptr_nonnull(strstr(j, "\"dispatch\":{\"reported_because\":\"exit_status\",\"exit_status\":3,"
+					"\"modules_recorded\":4}"));
+	ck_assert_ptr_nonnull(strstr(j, "\"python_stack\":[],\"python_note\":\"CPython 3.15: frame layout unknown to kimg\""));
+	free(j);
+	char *t = render(kimg_report_write_text);
+	ck_assert_str_eq(line_of(t, 1, line, sizeof line),
+			 "kimg:   dispatch: an arch-dispatched failure (a module for other GPUs in a file with code for this "
+			 "one), reported because the process exited with a failure status afterwards (status 3; 4 modules "
+			 "of this file recorded)");
+	ck_assert(has_line(t, "kimg:   link:   input \"numba.ptx\" (ptx) refused"));
+	ck_assert(has_line(t, "kimg:           #0 cudadevrt.a (library)"));
+	ck_assert(has_line(t, "kimg:   link fix: produce the PTX with CUDA 13.0 or older"));
+	ck_assert(has_line(t, "kimg:   jit log: ptxas fatal: one"));
+	ck_assert(has_line(t, "kimg:            second line"));
+	ck_assert(has_line(t, "kimg:   python stack: CPython 3.15: frame layout unknown to kimg"));
+	free(t);
+	/* an audit group of several modules says so in its headline */
+	build_report(false);
+	rep.call = "__cudaRegisterFatBinary";
+	rep.audit = true;
+	rep.audit_modules = 445;
+	t = render(kimg_report_write_text);
+	ck_assert_msg(strstr(line_of(t, 0, line, sizeof line), "; 445 modules of this file, same cause: this report stands for all"),
+		      "%s", line);
 	free(t);
 }
 END_TEST
@@ -472,6 +529,7 @@ int main(void)
 	tcase_add_test(tc, json_unknowns_are_null);
 	tcase_add_test(tc, process_object_and_line);
 	tcase_add_test(tc, fallback_section_and_audit_mark);
+	tcase_add_test(tc, link_dispatch_group_and_python_note);
 	tcase_add_test(tc, summary_line_counts_and_plurals);
 	tcase_add_test(tc, format_helpers);
 	suite_add_tcase(s, tc);

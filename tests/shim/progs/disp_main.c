@@ -1,0 +1,43 @@
+/* Driver for the dispatch tests: dlopen a library built from disp.c and
+ * run it, then end as asked.
+ *
+ *   disp_main LIB OP [END]
+ * OP: probe | launch (disp.c), or program: the program itself looks up
+ *     axpy in the library's module B (its own driver call).
+ * END: ok (exit 0, default) | fail (exit 3) | abort (SIGABRT) */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		printf("dlopen: %s\n", dlerror());
+		return 2;
+	}
+	int (*run)(const char *) = (int (*)(const char *))dlsym(h, "disp_run");
+	const void *(*wrapper)(int) = (const void *(*)(int))dlsym(h, "disp_wrapper");
+	int r = run(strcmp(argv[2], "program") ? argv[2] : "probe");
+	printf("disp_run: %d\n", r);
+	if (!strcmp(argv[2], "program")) {
+		void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+		int (*lib_load)(void **, const void *, void *, void *, unsigned, void *, void *, unsigned) =
+			(int (*)(void **, const void *, void *, void *, unsigned, void *, void *, unsigned))dlsym(
+				cuda, "cuLibraryLoadData");
+		int (*get_kernel)(void **, void *, const char *) =
+			(int (*)(void **, void *, const char *))dlsym(cuda, "cuLibraryGetKernel");
+		void *lib = NULL, *k = NULL;
+		lib_load(&lib, wrapper(1), NULL, NULL, 0, NULL, NULL, 0);
+		printf("program's own lookup in B: %d\n", get_kernel(&k, lib, "axpy"));
+	}
+	fflush(stdout);
+	const char *end = argc > 3 ? argv[3] : "ok";
+	if (!strcmp(end, "abort"))
+		abort();
+	return !strcmp(end, "fail") ? 3 : 0;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Python frames in libkimg's report when the extension released the GIL
+# around the CUDA call, as PyTorch's bindings do (shim/pyframes.c): a C
+# extension built here against each interpreter (python3, and every pyenv
+# CPython 3.10+ present) loads an sm_80 cubin on the 9.0 fake device with
+# the GIL released; python_stack must name the script's file and line
+# (fail_load.py:10 in step, then main, then <module>). Also with the GIL
+# held (the C API path) and with another thread running Python meanwhile
+# (no deadlock: kimg never takes the GIL). python3 needs its headers
+# (python3-dev, installed by scripts/setup-debian.sh).
+. "$(dirname "$0")/shimlib.bash"
+SCRIPT=$PWD/tests/shim/python/fail_load.py
+tested=0
+for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3; do
+	command -v "$py" >/dev/null 2>&1 || continue
+	v=$("$py" -c 'import platform; print(platform.python_version())' 2>/dev/null) || continue
+	inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+	if [ ! -e "$inc/Python.h" ]; then
+		if [ "$py" = python3 ] && [ "${CI:-}" = true ]; then
+			fail "python3 $v: no Python.h in $inc (scripts/setup-debian.sh installs python3-dev)"
+		else
+			echo "   (python $v at $py: no headers in $inc, not built)"
+		fi
+		continue
+	fi
+	d=$TMP/ext-$v-$(echo "$py" | md5sum | cut -c1-6)
+	mkdir -p "$d"
+	suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+	gcc -shared -fPIC -O1 -I"$inc" -o "$d/kimgext$suffix" tests/shim/python/kimgext.c -ldl || {
+		fail "python $v: build the extension"
+		continue
+	}
+	tested=$((tested + 1))
+	for mode in released held busy; do
+		name="py-$v-$mode-$tested"
+		run "$name" PYTHONPATH="$d" -- timeout 60 "$py" "$SCRIPT" "$FIX/sm80.cubin" $mode
+		check "python $v ($py), GIL $mode: the load fails 209, one report, python_stack fail_load.py:10 step, main, <module>" \
+			eval 'has "$name" "load: 209" && report "$name" "len(R) == 1 and R[0][\"error\"][\"code\"] == 209
+				and [(f[\"file\"], f[\"line\"], f[\"function\"]) for f in R[0][\"python_stack\"][:3]] ==
+				[(\"$SCRIPT\", 10, \"step\"), (\"$SCRIPT\", 22, \"main\"), (\"$SCRIPT\", 27, \"<module>\")]"'
+	done
+done
+check "at least one interpreter was tested" test "$tested" -gt 0
+finish
