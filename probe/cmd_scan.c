@@ -5,7 +5,7 @@
 #include "probe.h"
 
 static const char scan_help[] =
-	"usage: kimg-probe scan [--json] [--kernels] [--deep] PATH...\n"
+	"usage: kimg-probe scan [--json] [--kernels] [--deep] [--all] PATH...\n"
 	"\n"
 	"List the device code in each PATH: every module (fatbin container, or a\n"
 	"raw cubin / PTX file) with its images: kind (sass, ptx, ltoir), target\n"
@@ -27,6 +27,11 @@ static const char scan_help[] =
 	"              cuModuleLoadData (origin \"scan\"); reads those sections\n"
 	"              whole. Without it, the modules are those that cuobjdump\n"
 	"              --list-elf --list-ptx lists\n"
+	"  --all       also list the relocatable device code (__nv_relfatbin) of\n"
+	"              executables and shared objects linked with -rdc=true: the\n"
+	"              inputs of their device link, which the driver never loads\n"
+	"              on their own (cuobjdump -all). Static archives and .o files\n"
+	"              always list it: there it is what you link\n"
 	"\n"
 	"Text output folds identical images of one module into one line with a\n"
 	"count (xN), and ends with a summary line.\n"
@@ -126,6 +131,8 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 	struct scan_state *s = ctx;
 	struct probe_file pf = { .path = path, .walk_flags = s->out.walk_flags, .bytes = bytes };
 	probe_collect(&pf);
+	if (!s->out.all_modules)
+		probe_drop_link_inputs(&pf);
 	s->out.errors += probe_report_problems(&pf);
 	count_file(s, &pf);
 	if (s->out.json) {

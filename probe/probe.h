@@ -31,6 +31,7 @@ struct probe_module {
 	char *member;                    /* static-archive member (owned), or NULL */
 	struct kimg_image *imgs;         /* offsets made file-relative */
 	size_t n_imgs, cap_imgs;
+	bool link_input;                 /* __nv_relfatbin of a linked file (probe_collect) */
 	char error[160];                 /* "" or why the image walk stopped */
 };
 
@@ -42,6 +43,7 @@ struct probe_file {
 	struct kimg_span bytes;          /* valid while the file is open */
 	struct probe_module *mods;
 	size_t n_mods, cap_mods;
+	size_t n_link_inputs;            /* modules with link_input set */
 	char error[200];                 /* "" or the file-level problem */
 };
 
@@ -50,6 +52,9 @@ struct probe_file {
  * ones to pf->error. Returns the number of problems recorded. */
 int probe_collect(struct probe_file *pf);
 void probe_file_free(struct probe_file *pf);
+/* Drop the link-input modules (what scan and check list without --all,
+ * as cuobjdump does without -all). */
+void probe_drop_link_inputs(struct probe_file *pf);
 
 /* Stable JSON / text names: kimg_input_kind_name, kimg_module_origin_name
  * (core/input.h). */
@@ -61,6 +66,7 @@ void probe_file_free(struct probe_file *pf);
  * could not be read (any makes the exit status 2). */
 struct probe_out {
 	bool json;                       /* --json */
+	bool all_modules;                /* --all: list -rdc link inputs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
 	struct kimg_json j;
 	unsigned long errors;
