@@ -106,11 +106,17 @@ struct probe_walker {
 	void (*on_input)(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path);
 	/* An input that could not be read; `problem` has no trailing period. */
 	void (*on_error)(void *ctx, const char *path, const char *problem);
+	/* Same, when the walk itself prints the line (archives not read for a
+	 * missing library: one line for all). NULL: on_error is used once. */
+	void (*on_quiet_error)(void *ctx, const char *path, const char *problem);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
- * FIFOs, sockets and devices inside them skipped) and .whl/.zip archives
- * (members with ELF, archive, fatbin, cubin or PTX content). */
+ * FIFOs, sockets and devices inside them skipped) and archives: wheels and
+ * zips (members with ELF, archive, fatbin, cubin or PTX content; in other
+ * zips met in a walk only members named like code, so numpy .npz and data
+ * zips are never inflated), conda packages (.conda, .tar.bz2), and
+ * archives inside archives, NEST_MAX levels deep. */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
 /* "kimg-probe: PATH: problem" on stderr. */
@@ -119,6 +125,8 @@ void probe_report_error(const char *path, const char *problem);
  * probe_out: the problem on stderr, counted, and with --json a file object
  * (probe_json_unreadable_file). */
 void probe_input_unreadable(void *ctx, const char *path, const char *problem);
+/* The same without the stderr line (probe_walker.on_quiet_error). */
+void probe_input_unreadable_quiet(void *ctx, const char *path, const char *problem);
 /* Every problem collect recorded on pf (file-level, then each module's,
  * "module at 0x.. in SECTION: ..."), one probe_report_error line each.
  * Returns how many. */
