@@ -103,7 +103,7 @@ static void text_fix(const struct kimg_fix *fix)
 	if (fix->nvcc[0])
 		printf("      fix: nvcc %s\n", fix->nvcc);
 	if (fix->cmake[0] || fix->torch_arch_list[0])
-		printf("           CMAKE_CUDA_ARCHITECTURES=%s  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
+		printf("           CMAKE_CUDA_ARCHITECTURES=\"%s\"  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
 		       fix->cmake[0] ? fix->cmake : "-", fix->torch_arch_list[0] ? fix->torch_arch_list : "-");
 	probe_format_cuda_version(fix->min_toolkit, lo, sizeof lo);
 	probe_format_cuda_version(fix->max_toolkit, hi, sizeof hi);
@@ -305,7 +305,7 @@ static bool judge_file(struct check_state *s, const struct probe_file *pf, const
 			memset(r, 0, sizeof *r);
 			r->j = out[i];
 			if (out[i].fate == KIMG_FATE_FAILS)
-				r->have_fix = kimg_fix_for(dev, &out[i].verdict, pf->mods[i].imgs, pf->mods[i].n_imgs,
+				r->have_fix = kimg_fix_for_file(dev, &out[i].verdict, pf->mods[i].imgs, pf->mods[i].n_imgs, pf->path,
 							   &r->fix) == 0;
 		}
 	}
