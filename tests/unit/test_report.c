@@ -165,7 +165,7 @@ START_TEST(text_fix_lines_for_nvcc_cmake_torch)
 {
 	build_report(true);
 	ck_assert(rep.fix_known);
-	char *t = render(kimg_report_write_text), want[512];
+	char *t = render(kimg_report_write_text), want[1200];
 	snprintf(want, sizeof want, "kimg:   fix:    %s", rep.fix.advice);
 	ck_assert_msg(has_line(t, want), "%s", t);
 	snprintf(want, sizeof want, "kimg:           nvcc: %s", rep.fix.nvcc);
