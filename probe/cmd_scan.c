@@ -13,9 +13,13 @@ static const char scan_help[] =
 	"Reads host ELF files (executables, .so, .o), static archives, raw\n"
 	"fatbin/cubin/PTX files; directories are searched recursively (symlinked\n"
 	"directories are not followed; pipes and devices inside them are skipped);\n"
-	".whl and .zip files are read in place through libarchive (members shown as\n"
-	"wheel.whl!/torch/lib/libx.so). Inside directories and archives, files that\n"
-	"hold no ELF, archive, fatbin, cubin or PTX are skipped silently. Only\n"
+	"archives are read in place (members shown as wheel.whl!/torch/lib/libx.so):\n"
+	"zips (.whl, .egg, .zip) with zlib, conda packages (.conda, .tar.bz2) and\n"
+	"tarballs with libarchive, archives inside archives 4 levels deep. In\n"
+	"directories, wheels and conda packages are opened, other zips only for\n"
+	"members named like code (*.so*, *.a, *.o, *.cubin, *.fatbin, *.ptx,\n"
+	"archives), numpy .npz files never. Inside directories and archives, files\n"
+	"that hold no ELF, archive, fatbin, cubin or PTX are skipped silently. Only\n"
 	"headers are read: payloads stay untouched unless --kernels is given.\n"
 	"\n"
 	"  --json      one JSON document on stdout (docs/json.md); every entry as\n"
@@ -39,7 +43,10 @@ static const char scan_help[] =
 	"Exit status: 0 when every input was read; 2 when any input could not be\n"
 	"read or parsed (missing, unreadable, truncated, not an ELF ...): each such\n"
 	"problem is one line 'kimg-probe: PATH: problem' on stderr and the scan goes\n"
-	"on with the next input. $KIMG_LIBARCHIVE names another libarchive to load.\n";
+	"on with the next input. Archives a missing library kept from being read are\n"
+	"named in one line per library. $KIMG_ZLIB and $KIMG_LIBARCHIVE name other\n"
+	"libraries to load; $KIMG_ZIP_MAX_MEMBER (default 4G) and $KIMG_ZIP_MAX_RATIO\n"
+	"(default 200) bound what a zip member may inflate to.\n";
 
 struct scan_state {
 	struct probe_out out;            /* first: probe_input_unreadable's ctx */
