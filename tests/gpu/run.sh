@@ -5,7 +5,10 @@
 #   2. kimg-probe scan vs cuobjdump on the large CUDA libraries present
 #   3. libkimg.so end to end (tests/gpu/shim_gpu.py), when libkimg.so is built
 #   4. KIMG_FALLBACK and KIMG_AUDIT (tests/gpu/fallback_gpu.py), idem
-#   4. two torchrun ranks and kimg-probe summarize (tests/gpu/multirank_gpu.sh), when torchrun exists
+#   5. two torchrun ranks and kimg-probe summarize (tests/gpu/multirank_gpu.sh), when torchrun exists
+#   6. verdicts true to this environment (tests/gpu/site_verdicts.py): check --sm native over
+#      python3's site-packages passes with the dispatched modules counted, wrong-arch builds
+#      still fail, -rdc verdicts equal the programs, scan equals cuobjdump (and --all, -all)
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -38,5 +41,10 @@ fi
 if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_FALLBACK:-0}" != 1 ]; then
 	echo "== KIMG_FALLBACK / KIMG_AUDIT"
 	python3 tests/gpu/fallback_gpu.py "$BUILD" "$BUILD/fb-work" | tee "$LOGS/fallback.log" || status=1
+fi
+if [ "${KIMG_GPU_SKIP_SITE:-0}" != 1 ]; then
+	echo "== verdicts true to this environment"
+	python3 tests/gpu/site_verdicts.py "$BUILD" "$BUILD/gpu-work" | tee "$LOGS/site.log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 exit $status
