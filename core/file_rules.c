@@ -130,7 +130,7 @@ int kimg_rules_judge_file(const char *file, const struct kimg_file_module *mods,
 		}
 	bool jit_link = link_inputs > 0 && jit_inputs == link_inputs;
 
-	/* Module verdicts, then R1/R2 on the loaded modules of -rdc files. */
+	/* Module verdicts, then R1 on the loaded modules of -rdc files. */
 	bool any_runs = false;
 	for (size_t i = 0; i < n; i++) {
 		struct kimg_module_judgement *j = &out[i];
@@ -141,38 +141,37 @@ int kimg_rules_judge_file(const char *file, const struct kimg_file_module *mods,
 			continue;
 		}
 		kimg_rules_check_module(mods[i].imgs, mods[i].n_imgs, dev, NULL, &j->verdict);
-		if (!runs(&j->verdict) && link_inputs > 0) {
-			if (jit_link) {
-				j->verdict.outcome = KIMG_OUTCOME_JIT_LINK;
-				j->verdict.expected_error = 0;
-				j->verdict.rule = "R1";
-				set(j, KIMG_FATE_RUNS, "R1", NULL);
-			} else {
-				j->verdict.expected_error = RDC_LAUNCH_ERROR;
-				set(j, KIMG_FATE_FAILS, "R2", NULL);
-			}
+		if (!runs(&j->verdict) && jit_link) {
+			j->verdict.outcome = KIMG_OUTCOME_JIT_LINK;
+			j->verdict.expected_error = 0;
+			j->verdict.rule = "R1";
+			set(j, KIMG_FATE_RUNS, "R1", NULL);
 		} else {
 			set(j, runs(&j->verdict) ? KIMG_FATE_RUNS : KIMG_FATE_FAILS, NULL, NULL);
 		}
 		any_runs |= j->fate == KIMG_FATE_RUNS;
 	}
 
-	/* F0-F3 for the modules that cannot run and were not decided by R2. */
-	const char *library = flags & KIMG_FILE_STRICT ? NULL : kimg_dispatch_library(file);
+	/* The modules that still cannot run: dispatched (F1, F2) when other
+	 * modules of the file run, so that a library with -rdc inputs (NCCL,
+	 * NVSHMEM) keeps its modules for other GPUs excused; else R2 in -rdc
+	 * files, F0 or F3. */
+	bool strict = flags & KIMG_FILE_STRICT;
+	const char *library = strict ? NULL : kimg_dispatch_library(file);
 	int fails = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct kimg_module_judgement *j = &out[i];
-		if (j->fate == KIMG_FATE_FAILS && !j->rule) {
-			if (!any_runs)
-				set(j, KIMG_FATE_FAILS, "F0", NULL);
-			else if (flags & KIMG_FILE_STRICT)
-				set(j, KIMG_FATE_FAILS, "F3", NULL);
-			else if (only_specific_code(&mods[i]))
+		if (j->fate == KIMG_FATE_FAILS) {
+			if (any_runs && !strict && only_specific_code(&mods[i])) {
 				set(j, KIMG_FATE_DISPATCHED, "F1", NULL);
-			else if (library)
+			} else if (any_runs && library) {
 				set(j, KIMG_FATE_DISPATCHED, "F2", library);
-			else
-				set(j, KIMG_FATE_FAILS, "F3", NULL);
+			} else if (link_inputs > 0) {
+				j->verdict.expected_error = RDC_LAUNCH_ERROR;
+				set(j, KIMG_FATE_FAILS, "R2", NULL);
+			} else {
+				set(j, KIMG_FATE_FAILS, any_runs ? "F3" : "F0", NULL);
+			}
 		}
 		fails += j->fate == KIMG_FATE_FAILS;
 	}

@@ -70,15 +70,16 @@ enum kimg_file_flag {
  *   R1  a loaded module of a file with link inputs cannot run, but every
  *       link input carries PTX this device can JIT: the driver JIT-links
  *       them; outcome KIMG_OUTCOME_JIT_LINK, expected error 0, runs.
- *   R2  the same without such PTX: fails, expected error 500 (what the
- *       launch returned on an H200, CUDA 13.0 driver 580).
- *   F0  no loaded module of the file can run: every one that cannot fails.
  *   F1  a module that cannot run while others of the file can, and every
  *       loadable image in it is arch- or family-specific (sm_100a,
  *       sm_120f, ...): code its library selects for other GPUs; dispatched.
  *   F2  such a module in a library known to select modules per GPU
  *       (table in file_rules.c, each row with its source); dispatched.
- *   F3  otherwise, or with KIMG_FILE_STRICT: fails.
+ *   R2  otherwise, in a file with link inputs: fails, expected error 500
+ *       (what the launch returned on an H200, CUDA 13.0, driver 580).
+ *   F0  otherwise, when no loaded module of the file runs: fails.
+ *   F3  otherwise: fails.
+ * KIMG_FILE_STRICT turns F1 and F2 off.
  * Returns the number of modules that fail, or -EINVAL for bad arguments
  * (out or dev NULL, mods NULL with n > 0, unknown flag bits). */
 int kimg_rules_judge_file(const char *file, const struct kimg_file_module *mods, size_t n,

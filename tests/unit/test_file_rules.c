@@ -164,6 +164,23 @@ START_TEST(rdc_jit_link)
 	ck_assert_int_eq(kimg_rules_judge_file("a.out", newer, 2, &d90, 0, out), 1);
 	ck_assert_str_eq(out[0].rule, "R2");
 
+	/* a library with -rdc inputs (NCCL): its module for other GPUs is
+	 * dispatched, not R2, while its module for this GPU runs */
+	struct kimg_image m90[] = { sass(90, PL) }, m100f[] = { sass(100, F) }, m100[] = { sass(100, PL) };
+	struct kimg_file_module nccl[] = { MOD(m90, KIMG_ROLE_LOADED), MOD(m100f, KIMG_ROLE_LOADED),
+					   MOD(m100, KIMG_ROLE_LOADED), MOD(sass_only, KIMG_ROLE_LINK_INPUT) };
+	struct kimg_module_judgement out4[4];
+	ck_assert_int_eq(kimg_rules_judge_file("libnccl.so.2", nccl, 4, &d90, 0, out4), 0);
+	ck_assert_str_eq(out4[1].rule, "F1");
+	ck_assert_str_eq(out4[2].rule, "F2");
+	/* the same file under another name: the plain sm_100 module fails with R2 */
+	ck_assert_int_eq(kimg_rules_judge_file("libmine.so", nccl, 4, &d90, 0, out4), 1);
+	ck_assert_str_eq(out4[2].rule, "R2");
+	ck_assert_int_eq(out4[2].verdict.expected_error, 500);
+	/* and with --strict both fail, R2 */
+	ck_assert_int_eq(kimg_rules_judge_file("libnccl.so.2", nccl, 4, &d90, KIMG_FILE_STRICT, out4), 2);
+	ck_assert_str_eq(out4[1].rule, "R2");
+
 	/* where the linked module runs, the inputs change nothing */
 	struct kimg_device d86 = device(86, 13000);
 	ck_assert_int_eq(kimg_rules_judge_file("a.out", one_bad, 3, &d86, 0, out), 0);
