@@ -298,6 +298,94 @@ START_TEST(directory_entries_and_truncation)
 }
 END_TEST
 
+/* ZIP64 (APPNOTE 4.3.14-4.3.15, 4.5.3): the end record's fields all
+ * 0xffff/0xffffffff, the real ones in the ZIP64 end record; the entry's
+ * sizes and offset in its ZIP64 extra field. Built by hand, one stored member. */
+START_TEST(zip64_directory_and_extra_field)
+{
+	static uint8_t z[512];
+	size_t n = 0;
+	const char *name = "lib/x.so";
+	size_t nl = strlen(name);
+	uint32_t crc = crc32_of(small, sizeof small);
+	put(z, &n, 0x04034b50, 4);
+	put(z, &n, 45, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 4);
+	put(z, &n, crc, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, nl, 2);
+	put(z, &n, 20, 2); /* ZIP64 extra: sizes */
+	memcpy(z + n, name, nl);
+	n += nl;
+	put(z, &n, 1, 2);
+	put(z, &n, 16, 2);
+	put(z, &n, sizeof small, 8);
+	put(z, &n, sizeof small, 8);
+	memcpy(z + n, small, sizeof small);
+	n += sizeof small;
+	size_t cd = n;
+	put(z, &n, 0x02014b50, 4);
+	put(z, &n, 45, 2);
+	put(z, &n, 45, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 4);
+	put(z, &n, crc, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, nl, 2);
+	put(z, &n, 28, 2); /* extra: ZIP64 with size, stored size, offset */
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0100644u << 16, 4);
+	put(z, &n, 0xffffffffu, 4);
+	memcpy(z + n, name, nl);
+	n += nl;
+	put(z, &n, 1, 2);
+	put(z, &n, 24, 2);
+	put(z, &n, sizeof small, 8);
+	put(z, &n, sizeof small, 8);
+	put(z, &n, 0, 8); /* local header at 0 */
+	size_t cd_size = n - cd, eocd64 = n;
+	put(z, &n, 0x06064b50, 4);
+	put(z, &n, 44, 8);
+	put(z, &n, 45, 2);
+	put(z, &n, 45, 2);
+	put(z, &n, 0, 4);
+	put(z, &n, 0, 4);
+	put(z, &n, 1, 8);
+	put(z, &n, 1, 8);
+	put(z, &n, cd_size, 8);
+	put(z, &n, cd, 8);
+	put(z, &n, 0x07064b50, 4);
+	put(z, &n, 0, 4);
+	put(z, &n, eocd64, 8);
+	put(z, &n, 1, 4);
+	put(z, &n, 0x06054b50, 4);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0, 2);
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_zip_for_each_member(kimg_span_make(z, n), NULL, record, &o, &err), 1);
+	ck_assert_int_eq(o.code[0], 0);
+	ck_assert_uint_eq(o.size[0], sizeof small);
+	/* without the locator the ZIP64 fields cannot be resolved */
+	z[eocd64 + 56] = 0;
+	ck_assert_int_eq(kimg_zip_for_each_member(kimg_span_make(z, n), NULL, record, &o, &err), -KIMG_EFORMAT);
+	ck_assert_str_eq(err.what, "zip: ZIP64 fields without a ZIP64 locator");
+}
+END_TEST
+
 START_TEST(missing_zlib_loses_only_deflated_members)
 {
 	struct outcomes o;
@@ -325,6 +413,7 @@ int main(void)
 	tcase_add_test(tc, limits_refuse_before_inflating);
 	tcase_add_test(tc, empty_zip_has_no_members);
 	tcase_add_test(tc, directory_entries_and_truncation);
+	tcase_add_test(tc, zip64_directory_and_extra_field);
 	/* Runs in its own forked process (Check's default), so the library
 	 * choice does not leak into the other tests. */
 	tcase_add_test(tc, missing_zlib_loses_only_deflated_members);
