@@ -125,14 +125,22 @@ def wrong_arch_still_reported(probe, work):
         check(rc == 1 and doc and doc["summary"]["cannot_run"] >= 1, f"wrong_arch (sm_80) fails on this GPU (rc {rc})")
     else:
         check(False, "nvcc builds wrong_arch.cu")
+    ext_dir = os.path.join(work, "torch_ext")
+    if not os.path.isdir(ext_dir) and subprocess.run([sys.executable, "-c", "import torch"],
+                                                     capture_output=True).returncode == 0:
+        # as shim_gpu.py builds it: a PyTorch extension for 8.0 and 8.6 only
+        r = subprocess.run([sys.executable, "tests/gpu/src/torch_ext.py", ext_dir, "build-only"],
+                           capture_output=True, text=True, env=dict(os.environ, TORCH_CUDA_ARCH_LIST="8.0;8.6"))
+        if r.returncode != 0:
+            print("   torch extension build failed: " + r.stderr[-800:])
     exts = []
     for root, _, files in os.walk(work):
         exts += [os.path.join(root, f) for f in files if f.endswith(".so") and "torch_ext" in root]
     if exts:
         rc, doc, err, _ = probe_json(probe, ["check", "--sm", "native", "--json"] + exts)
-        check(rc == 1, f"torch extension built for 8.0 fails ({len(exts)} file(s), rc {rc})")
+        check(rc == 1, f"torch extension built for 8.0;8.6 fails ({len(exts)} file(s), rc {rc})")
     else:
-        print("   (no torch extension from shim_gpu.py in " + work + ": run tests/gpu/run.sh for that part)")
+        check(False, "a torch extension built for 8.0;8.6 to check (is torch importable?)")
 
 
 def rdc_programs(probe, work):
