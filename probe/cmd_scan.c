@@ -51,7 +51,7 @@ static const char scan_help[] =
 struct scan_state {
 	struct probe_out out;            /* first: probe_input_unreadable's ctx */
 	bool kernels;
-	unsigned long files, modules, images;
+	unsigned long files, modules, images, hidden_link_inputs;
 	unsigned long by_kind[KIMG_IMAGE_KIND_COUNT];
 };
 
@@ -138,8 +138,10 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 	struct scan_state *s = ctx;
 	struct probe_file pf = { .path = path, .walk_flags = s->out.walk_flags, .bytes = bytes };
 	probe_collect(&pf);
-	if (!s->out.all_modules)
+	if (!s->out.all_modules) {
+		s->hidden_link_inputs += pf.n_link_inputs;
 		probe_drop_link_inputs(&pf);
+	}
 	s->out.errors += probe_report_problems(&pf);
 	count_file(s, &pf);
 	if (s->out.json) {
@@ -215,6 +217,7 @@ int probe_cmd_scan(int argc, char **argv)
 		kimg_json_kv_uint(j, "ptx", s.by_kind[KIMG_IMAGE_PTX]);
 		kimg_json_kv_uint(j, "ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
 		kimg_json_kv_uint(j, "unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		kimg_json_kv_uint(j, "link_inputs_not_listed", s.hidden_link_inputs);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
 		kimg_json_end_object(j);
@@ -227,6 +230,9 @@ int probe_cmd_scan(int argc, char **argv)
 			printf(", %lu ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
 		if (s.by_kind[KIMG_IMAGE_UNKNOWN])
 			printf(", %lu unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		if (s.hidden_link_inputs)
+			printf("; %lu -rdc device-link input%s not listed (--all lists them)", s.hidden_link_inputs,
+			       s.hidden_link_inputs == 1 ? "" : "s");
 		printf("; %lu error%s\n", s.out.errors, s.out.errors == 1 ? "" : "s");
 	}
 	fflush(stdout);

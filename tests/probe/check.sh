@@ -143,6 +143,9 @@ expect_grep "text: R2 with error 500" "$TMP/out" "[R2] -> error 500 (CUDA_ERROR_
 run "$PROBE" scan --json "$FX/rdc_exe" "$FX/rdc_main.o"
 expect_json "scan rdc_exe: only .nv_fatbin; rdc_main.o: its __nv_relfatbin" \
 	'[[m["origin"] for m in f["modules"]] for f in d["files"]] == [["nv_fatbin"], ["relfatbin"]]'
+expect_json "scan: the hidden link inputs counted" 'd["summary"]["link_inputs_not_listed"] == 2'
+run "$PROBE" scan "$FX/rdc_exe"
+expect_grep "scan text: hidden link inputs named in the summary" "$TMP/out" "; 2 -rdc device-link inputs not listed (--all lists them); 0 errors"
 run "$PROBE" scan --json --all "$FX/rdc_exe"
 expect_json "scan --all rdc_exe: .nv_fatbin and two relfatbin containers" \
 	'[m["origin"] for m in d["files"][0]["modules"]] == ["nv_fatbin", "relfatbin", "relfatbin"]'
