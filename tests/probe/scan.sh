@@ -18,7 +18,7 @@ expect_json "multi.fatbin: flags of section 7 (sm_90a 0x100011, sm_100f 0x120001
 	 [i["flags"] for i in d["files"][0]["modules"][0]["images"]][6] == 0x1200011'
 expect_json "scan without --kernels has no kernels key" \
 	'all("kernels" not in i for i in d["files"][0]["modules"][0]["images"])'
-expect_json "summary counts" 'd["summary"] == {"files":1,"modules":1,"images":9,"sass":6,"ptx":3,"ltoir":0,"unknown":0,"errors":0}'
+expect_json "summary counts" 'd["summary"] == {"files":1,"modules":1,"images":9,"sass":6,"ptx":3,"ltoir":0,"unknown":0,"link_inputs_not_listed":0,"errors":0}'
 
 # Text: one block, aligned columns, the summary line.
 run "$PROBE" scan "$FX/multi.fatbin"
