@@ -86,6 +86,8 @@ PY
 run "$PROBE" scan "$TMP/bomb.whl"
 expect_rc 2 "64 MiB of zeros in a wheel: refused by ratio"
 expect_grep "ratio limit message" "$TMP/err" "more than 200 times (limit)"
+KIMG_ZIP_MAX_RATIO=100000 run "$PROBE" scan "$TMP/bomb.whl"
+if grep -q "(limit)" "$TMP/err"; then bad "KIMG_ZIP_MAX_RATIO=100000 still refused: $(cat "$TMP/err")"; else ok "KIMG_ZIP_MAX_RATIO raises the ratio limit (member inflated, then judged as ELF)"; fi
 python3 - "$FX/libtwo.so" "$TMP/pkg.whl" <<'PY'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
