@@ -131,6 +131,8 @@ static bool code_name(void *ctx, const char *name)
  * command line is always opened. */
 static bool open_in_walk(const char *path, enum archive_kind kind)
 {
+	if (kind == ARCHIVE_EMPTY_ZIP)
+		return false; /* holds nothing; named on the command line it is an error */
 	if (kind == ARCHIVE_TAR)
 		return ends_with(path, ".tar.bz2");
 	return !ends_with(path, ".npz");
@@ -197,8 +199,10 @@ static bool member_want(void *ctx, const char *name, struct kimg_span head)
 	if (kimg_span_u32(&head, 0, &magic) && magic == KIMG_FATBIN_MAGIC)
 		return true;
 	enum archive_kind ak = archive_kind_of(head);
-	if (ak == ARCHIVE_ZIP || ak == ARCHIVE_EMPTY_ZIP)
+	if (ak == ARCHIVE_ZIP)
 		return !ends_with(name, ".npz");
+	if (ak == ARCHIVE_EMPTY_ZIP)
+		return false; /* holds nothing */
 	if (ak == ARCHIVE_TAR)
 		return is_tar_name(name);
 	enum kimg_input_kind k = kimg_input_classify(head);

@@ -76,6 +76,9 @@ expect_grep "too deep: named, not read" "$TMP/err" "level0.zip!/pkg.whl: archive
 run "$PROBE" check --sm 9.0 "$TMP/empty.zip"
 expect_rc 2 "empty zip"
 expect_grep "empty zip message" "$TMP/err" "empty.zip: empty zip archive: no members, nothing to check"
+mkdir -p "$TMP/withempty" && cp "$TMP/empty.zip" "$FX/libdispatch.so" "$TMP/withempty/"
+run "$PROBE" check --sm 9.0 "$TMP/withempty"
+expect_rc 0 "an empty zip inside a tree is skipped (it holds no code)"
 
 # Inflation limits: absolute (KIMG_ZIP_MAX_MEMBER) and by ratio (KIMG_ZIP_MAX_RATIO).
 python3 - "$TMP/bomb.whl" <<'PY'
