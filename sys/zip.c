@@ -204,24 +204,32 @@ static int read_deflated(struct member *m, struct kimg_span data)
 	struct inflater f;
 	if (!api_ready(&merr))
 		return deliver_error(m, &merr);
+	/* The head is inflated into a small buffer and shown to want_head
+	 * first: an unwanted member costs 4 KiB, whatever size it declares. */
 	uint64_t size = m->e->size, len = 0;
-	unsigned char *buf = malloc(size + 1);
-	if (!buf) {
-		kimg_error_set(&merr, -ENOMEM, 0, "out of memory for a %llu-byte member", (unsigned long long)size);
-		return deliver_error(m, &merr);
-	}
-	int rc = inflater_open(&f, data, &merr);
+	unsigned char head_buf[KIMG_ZIP_HEAD_SIZE];
 	uint64_t head = size < KIMG_ZIP_HEAD_SIZE ? size : KIMG_ZIP_HEAD_SIZE;
+	int rc = inflater_open(&f, data, &merr);
 	if (rc == 0)
-		rc = inflater_fill(&f, buf, head, &len, &merr);
+		rc = inflater_fill(&f, head_buf, head, &len, &merr);
 	if (rc == 0 && len < head)
 		rc = kimg_error_set(&merr, -KIMG_ECODEC, 0, "member shorter than its declared %llu bytes",
 				    (unsigned long long)size);
-	if (rc == 0 && m->walk->want_head && !m->walk->want_head(m->walk->ctx, m->name, kimg_span_make(buf, len))) {
+	if (rc == 0 && m->walk->want_head && !m->walk->want_head(m->walk->ctx, m->name, kimg_span_make(head_buf, len))) {
 		inflater_close(&f);
-		free(buf);
 		return 0;
 	}
+	if (rc < 0) {
+		inflater_close(&f);
+		return deliver_error(m, &merr);
+	}
+	unsigned char *buf = malloc(size + 1);
+	if (!buf) {
+		inflater_close(&f);
+		kimg_error_set(&merr, -ENOMEM, 0, "out of memory for a %llu-byte member", (unsigned long long)size);
+		return deliver_error(m, &merr);
+	}
+	memcpy(buf, head_buf, (size_t)len);
 	if (rc == 0)
 		rc = inflater_fill(&f, buf, size, &len, &merr);
 	if (rc == 0 && len < size)
