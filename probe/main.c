@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 		return PROBE_EXIT_ERROR;
 	}
 	kimg_zip_set_limits(max_member, (unsigned)max_ratio);
+	kimg_tar_set_member_max(max_member);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);

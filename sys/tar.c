@@ -41,6 +41,12 @@ static const char *lib_name = "libarchive.so.13";
 static struct libarchive_api api;
 static int api_state; /* 0 untried, 1 loaded, -1 unavailable */
 static char api_why[96];
+static uint64_t member_max = KIMG_TAR_MEMBER_MAX_DEFAULT;
+
+void kimg_tar_set_member_max(uint64_t max)
+{
+	member_max = max ? max : KIMG_TAR_MEMBER_MAX_DEFAULT;
+}
 
 void kimg_tar_set_library(const char *soname)
 {
@@ -124,9 +130,9 @@ static int read_member(struct archive *a, struct archive_entry *e, const unsigne
 		       uint64_t *out_len, struct kimg_error *err, bool *fatal)
 {
 	uint64_t cap = api.entry_size_is_set(e) && api.entry_size(e) > 0 ? (uint64_t)api.entry_size(e) : 1 << 20;
-	if (cap > KIMG_TAR_MEMBER_MAX)
-		return kimg_error_set(err, -KIMG_ELIMIT, 0, "member larger than %llu bytes",
-				      (unsigned long long)KIMG_TAR_MEMBER_MAX);
+	if (cap > member_max)
+		return kimg_error_set(err, -KIMG_ELIMIT, 0, "member larger than the limit (%llu bytes)",
+				      (unsigned long long)member_max);
 	if (cap < head_len)
 		cap = head_len;
 	unsigned char *buf = malloc(cap + 1);
@@ -152,10 +158,10 @@ static int read_member(struct archive *a, struct archive_entry *e, const unsigne
 		}
 		if (m == 0)
 			break;
-		if (cap * 2 > KIMG_TAR_MEMBER_MAX) {
+		if (cap * 2 > member_max) {
 			free(buf);
-			return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than %llu bytes",
-					      (unsigned long long)KIMG_TAR_MEMBER_MAX);
+			return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than the limit (%llu bytes)",
+					      (unsigned long long)member_max);
 		}
 		unsigned char *nb = realloc(buf, cap * 2 + 1);
 		if (!nb) {

@@ -17,8 +17,8 @@
 
 /* Bytes of each member shown to `want` before deciding to read it all. */
 #define KIMG_TAR_HEAD_SIZE 4096u
-/* Largest member kimg will read into memory. */
-#define KIMG_TAR_MEMBER_MAX ((uint64_t)1 << 32)
+/* Largest member kimg will read into memory, unless set otherwise. */
+#define KIMG_TAR_MEMBER_MAX_DEFAULT ((uint64_t)1 << 32)
 
 /* Decide from a member's name and first bytes (up to KIMG_TAR_HEAD_SIZE,
  * fewer for small members) whether it is worth reading. */
@@ -42,6 +42,10 @@ int kimg_tar_for_each_member(struct kimg_span tar, kimg_tar_want_fn want, kimg_t
 /* Use another library name or path instead of "libarchive.so.13"; call
  * before the first walk (the front end maps $KIMG_LIBARCHIVE here). */
 void kimg_tar_set_library(const char *soname);
+
+/* Largest member to read (0: the default); the front end passes
+ * $KIMG_ZIP_MAX_MEMBER here too, one limit for every archive member. */
+void kimg_tar_set_member_max(uint64_t max);
 
 /* The library name in use, for messages. */
 const char *kimg_tar_library(void);

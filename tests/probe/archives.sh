@@ -122,5 +122,8 @@ expect_rc 2 "conda packages without libarchive"
 expect_grep "one line for both packages, with the remedy" "$TMP/err" \
 	"kimg-probe: 2 archives not read (cannot read tar archives: libkimg-no-such-archive.so.13 not found; install libarchive (Debian: libarchive13) or name it with KIMG_LIBARCHIVE): $TMP/conda/pkg-1.0-0.conda!/pkg-pkg-1.0-0.tar.zst, $TMP/conda/pkg-1.0-0.tar.bz2"
 expect_grep "the readable input still listed" "$TMP/out" "1 file, 1 module, 9 images"
+KIMG_ZIP_MAX_MEMBER=100K run "$PROBE" scan "$TMP/conda/pkg-1.0-0.tar.bz2"
+expect_rc 2 "tar member above KIMG_ZIP_MAX_MEMBER"
+expect_grep "tar members share the limit" "$TMP/err" "member larger than the limit (102400 bytes)"
 [ "$(grep -c 'kimg-probe:' "$TMP/err")" -eq 1 ] && ok "exactly one stderr line" || bad "more than one stderr line: $(cat "$TMP/err")"
 finish
