@@ -46,7 +46,7 @@ static const char scan_help[] =
 	"on with the next input. Archives a missing library kept from being read are\n"
 	"named in one line per library. $KIMG_ZLIB and $KIMG_LIBARCHIVE name other\n"
 	"libraries to load; $KIMG_ZIP_MAX_MEMBER (default 4G) and $KIMG_ZIP_MAX_RATIO\n"
-	"(default 200) bound what a zip member may inflate to.\n";
+	"(default 200, zip only) bound what an archive member may take.\n";
 
 struct scan_state {
 	struct probe_out out;            /* first: probe_input_unreadable's ctx */
