@@ -94,12 +94,13 @@ test: all fixtures unit shim-tests
 include tests/shim/shim.mk
 
 # libFuzzer targets: each links the core sources directly with clang's sanitizers,
-# plus sys/codecs.c, so the payload decoders are reached as the product reaches
-# them (dlopen of libzstd.so.1 / liblz4.so.1: no -dev package needed).
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c
+# plus sys/codecs.c and sys/zip.c, so the payload decoders and zlib are reached as
+# the product reaches them (dlopen of libzstd.so.1 / liblz4.so.1 / libz.so.1: no
+# -dev package needed).
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CORE_SRC) sys/codecs.c -ldl -lpthread
+		-o $@ $< $(CORE_SRC) sys/codecs.c sys/zip.c -ldl -lpthread
 
 # fuzz_options compiles the shim's option parser in (as tests/unit/test_options.c does).
 $(BUILD)/fuzz/fuzz_options: shim/options.c shim/diag.h shim/shim.h

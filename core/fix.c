@@ -228,8 +228,101 @@ static bool expand(const char *tmpl, const struct fix_vars *v, char *out, size_t
 	return true;
 }
 
+/* ---- the module's targets plus the device's [§8] ---- */
+
+#define TARGETS_MAX 48
+struct target_set {
+	struct {
+		struct kimg_arch arch;
+		bool sass, ptx;
+	} t[TARGETS_MAX];
+	size_t n;
+};
+
+/* Merge by arch; kept sorted by SM, then plain < a < f. Past TARGETS_MAX
+ * (no real module has that many distinct targets) the rest is dropped. */
+static void target_add(struct target_set *ts, struct kimg_arch a, bool sass, bool ptx)
+{
+	size_t i = 0;
+	while (i < ts->n && (ts->t[i].arch.sm < a.sm || (ts->t[i].arch.sm == a.sm && ts->t[i].arch.variant < a.variant)))
+		i++;
+	if (i < ts->n && ts->t[i].arch.sm == a.sm && ts->t[i].arch.variant == a.variant) {
+		ts->t[i].sass |= sass;
+		ts->t[i].ptx |= ptx;
+		return;
+	}
+	if (ts->n == TARGETS_MAX)
+		return;
+	memmove(&ts->t[i + 1], &ts->t[i], (ts->n - i) * sizeof ts->t[0]);
+	ts->t[i].arch = a;
+	ts->t[i].sass = sass;
+	ts->t[i].ptx = ptx;
+	ts->n++;
+}
+
+static bool append(char *buf, size_t size, const char *sep, const char *piece)
+{
+	size_t used = strlen(buf);
+	int w = snprintf(buf + used, size - used, "%s%s", used ? sep : "", piece);
+	return w >= 0 && (size_t)w < size - used;
+}
+
+/* "-gencode arch=compute_80,code=sm_80 ...", "80-real;90", "8.0;9.0+PTX". */
+static bool render_targets(const struct target_set *ts, struct kimg_fix *fix)
+{
+	static const char *const variant_suffix[KIMG_VARIANT_COUNT] = { "", "a", "f" };
+	bool ok = true;
+	for (size_t i = 0; i < ts->n; i++) {
+		struct kimg_arch a = ts->t[i].arch;
+		const char *v = a.variant < KIMG_VARIANT_COUNT ? variant_suffix[a.variant] : "";
+		char piece[96];
+		if (ts->t[i].sass) {
+			snprintf(piece, sizeof piece, "-gencode arch=compute_%u%s,code=sm_%u%s", a.sm, v, a.sm, v);
+			ok &= append(fix->nvcc, sizeof fix->nvcc, " ", piece);
+		}
+		if (ts->t[i].ptx) {
+			snprintf(piece, sizeof piece, "-gencode arch=compute_%u%s,code=compute_%u%s", a.sm, v, a.sm, v);
+			ok &= append(fix->nvcc, sizeof fix->nvcc, " ", piece);
+		}
+		snprintf(piece, sizeof piece, "%u%s%s", a.sm, v,
+			 ts->t[i].sass && ts->t[i].ptx ? "" : ts->t[i].sass ? "-real" : "-virtual");
+		ok &= append(fix->cmake, sizeof fix->cmake, ";", piece);
+		/* torch has no PTX-only form: "+PTX" adds PTX next to the SASS */
+		snprintf(piece, sizeof piece, "%u.%u%s%s", a.sm / 10, a.sm % 10, v, ts->t[i].ptx ? "+PTX" : "");
+		ok &= append(fix->torch_arch_list, sizeof fix->torch_arch_list, ";", piece);
+	}
+	return ok;
+}
+
+/* ---- whose code is it ---- */
+
+/* PyTorch's own libraries (the wheel line is for them alone): files under
+ * a torch/lib/ directory as the torch wheels install them, and PyTorch's
+ * library names anywhere (libtorch*.so, libc10*.so, libcaffe2*). */
+static const char *const pytorch_prefixes[] = { "libtorch", "libc10", "libcaffe2" };
+
+bool kimg_file_is_pytorch(const char *file)
+{
+	if (!file)
+		return false;
+	const char *slash = strrchr(file, '/');
+	const char *base = slash ? slash + 1 : file;
+	if (strstr(file, "torch/lib/"))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(pytorch_prefixes); i++)
+		if (strncmp(base, pytorch_prefixes[i], strlen(pytorch_prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 int kimg_fix_for(const struct kimg_device *dev, const struct kimg_module_verdict *verdict,
 		 const struct kimg_image *imgs, size_t n, struct kimg_fix *fix)
+{
+	return kimg_fix_for_file(dev, verdict, imgs, n, NULL, fix);
+}
+
+int kimg_fix_for_file(const struct kimg_device *dev, const struct kimg_module_verdict *verdict,
+		      const struct kimg_image *imgs, size_t n, const char *file, struct kimg_fix *fix)
 {
 	memset(fix, 0, sizeof *fix);
 	unsigned sm = dev->cc.sm;
@@ -257,21 +350,23 @@ int kimg_fix_for(const struct kimg_device *dev, const struct kimg_module_verdict
 	if (mode == BUILD_BOTH && !build_rows[row].ptx)
 		mode = BUILD_SASS;
 
-	/* nvcc / CMake / TORCH_CUDA_ARCH_LIST [§8, §10 arch-list syntaxes] */
-	unsigned x = sm / 10, y = sm % 10;
-	char sass[64], ptx[64];
-	snprintf(sass, sizeof sass, "-gencode arch=compute_%u,code=sm_%u", sm, sm);
-	snprintf(ptx, sizeof ptx, "-gencode arch=compute_%u,code=compute_%u", sm, sm);
-	static const char *const cmake_suffix[] = { [BUILD_BOTH] = "", [BUILD_SASS] = "-real", [BUILD_PTX] = "-virtual" };
-	snprintf(fix->nvcc, sizeof fix->nvcc, "%s%s%s", mode == BUILD_PTX ? "" : sass,
-		 mode == BUILD_BOTH ? " " : "", mode == BUILD_SASS ? "" : ptx);
-	snprintf(fix->cmake, sizeof fix->cmake, "%u%s", sm, cmake_suffix[mode]);
-	/* torch has no PTX-only form: "+PTX" adds PTX next to the SASS */
-	snprintf(fix->torch_arch_list, sizeof fix->torch_arch_list, "%u.%u%s", x, y, mode == BUILD_SASS ? "" : "+PTX");
+	/* nvcc / CMake / TORCH_CUDA_ARCH_LIST [§8, §10 arch-list syntaxes]:
+	 * the module's current targets plus what this GPU needs, so applying
+	 * the fix never takes code away from the GPUs the module already runs on. */
+	struct target_set ts = { .n = 0 };
+	for (size_t i = 0; i < n; i++)
+		if (imgs[i].kind == KIMG_IMAGE_SASS || imgs[i].kind == KIMG_IMAGE_PTX)
+			target_add(&ts, imgs[i].arch, imgs[i].kind == KIMG_IMAGE_SASS, imgs[i].kind == KIMG_IMAGE_PTX);
+	target_add(&ts, plain, mode != BUILD_PTX, mode != BUILD_SASS);
+	if (!render_targets(&ts, fix))
+		return -KIMG_ELIMIT;
 
 	fix->min_toolkit = tt->first_toolkit;
 	fix->max_toolkit = tt->last_toolkit;
-	snprintf(fix->wheel, sizeof fix->wheel, build_rows[row].wheel, sm);
+	/* The wheel line speaks to PyTorch users about PyTorch's own code; for
+	 * anyone else's module it would be advice about someone else's build. */
+	if (!file || kimg_file_is_pytorch(file))
+		snprintf(fix->wheel, sizeof fix->wheel, build_rows[row].wheel, sm);
 
 	/* Driver: for 222 the one of the toolkit that wrote the PTX; otherwise
 	 * the one that runs the newest allowed (CC < 7.5) or the first toolkit. */

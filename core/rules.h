@@ -12,6 +12,8 @@ enum kimg_outcome {
 	KIMG_OUTCOME_SASS = 0,   /* runs as a cubin */
 	KIMG_OUTCOME_PTX_JIT,    /* runs after the driver JIT-compiles PTX */
 	KIMG_OUTCOME_CANNOT_RUN,
+	KIMG_OUTCOME_JIT_LINK,   /* runs after the driver JIT-links relocatable PTX
+	                            (-rdc files; only kimg_rules_judge_file gives it) */
 	KIMG_OUTCOME_COUNT
 };
 

@@ -251,6 +251,7 @@ static const char *const outcome_ids[KIMG_OUTCOME_COUNT] = {
 	[KIMG_OUTCOME_SASS] = "sass",
 	[KIMG_OUTCOME_PTX_JIT] = "ptx_jit",
 	[KIMG_OUTCOME_CANNOT_RUN] = "cannot_run",
+	[KIMG_OUTCOME_JIT_LINK] = "jit_link",
 };
 
 const char *kimg_outcome_id(enum kimg_outcome outcome)

@@ -1,4 +1,4 @@
-/* The arguments scan and check share: PATHs, "--", --json, --deep and
+/* The arguments scan and check share: PATHs, "--", --json, --deep, --all and
  * --help, and the wording of their usage errors. Each subcommand handles
  * its own options (--kernels, --sm, --driver) around these. */
 #include <stdarg.h>
@@ -35,6 +35,8 @@ enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 		a->options_done = true;
 	} else if (strcmp(arg, "--json") == 0) {
 		a->out->json = true;
+	} else if (strcmp(arg, "--all") == 0) {
+		a->out->all_modules = true;
 	} else if (strcmp(arg, "--deep") == 0) {
 		a->out->walk_flags |= KIMG_INPUT_SCAN_DATA;
 	} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {

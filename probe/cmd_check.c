@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "file_rules.h"
 #include "fix.h"
 #include "probe.h"
 #include "rules.h"
 
 static const char check_help[] =
-	"usage: kimg-probe check --sm LIST [--driver X.Y] [--json] [--deep] PATH...\n"
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] PATH...\n"
 	"\n"
 	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
 	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
@@ -34,14 +35,30 @@ static const char check_help[] =
 	"  --deep         also check device code stored as plain data in loaded\n"
 	"                 data sections (.rodata, ...), loaded at run time with\n"
 	"                 cuModuleLoadData (as 'scan --deep')\n"
+	"  --strict       every module must run on every listed GPU: no module is\n"
+	"                 excused as dispatched for other GPUs (see below)\n"
+	"  --all          also list the -rdc device-link inputs (__nv_relfatbin of\n"
+	"                 executables and shared objects; as 'scan --all'). They\n"
+	"                 are always used in the verdict of the linked module\n"
+	"\n"
+	"A file's modules are judged together. A module that cannot run on a GPU\n"
+	"while other modules of the same file can is 'dispatched for other GPUs'\n"
+	"when all its code is arch- or family-specific (sm_100a, sm_120f ...) [F1]\n"
+	"or the file is a library known to pick its modules per GPU (cuBLAS,\n"
+	"cuBLASLt, cuDNN, cuSPARSE, cuSPARSELt, cuFFT, NCCL, NVSHMEM) [F2]; it is\n"
+	"counted, never a failure. Otherwise it fails [F3]; when no module of the\n"
+	"file can run, every module that cannot fails [F0]. In a file linked with\n"
+	"-rdc=true, a linked module without code for the GPU runs after a JIT link\n"
+	"when every device-link input carries PTX the GPU can JIT [R1]; otherwise\n"
+	"the launch fails with error 500 [R2].\n"
 	"\n"
 	"Modules that are device-link stubs (every image a cubin without kernels,\n"
 	"as CUDA 13 executables carry; fatbin-format.md section 2) are reported as\n"
 	"such and never make the check fail. A stub is detected only for modules\n"
 	"that would otherwise fail, since it needs the cubins' symbol tables.\n"
 	"\n"
-	"Exit status: 0 when every module can run on every listed GPU; 1 when some\n"
-	"module cannot; 2 on a usage error or when any input could not be read\n"
+	"Exit status: 0 when every module runs or is dispatched on every listed GPU;\n"
+	"1 when some module fails; 2 on a usage error or when any input could not be read\n"
 	"(2 wins over 1: a partial check is not a pass). Problems with inputs are\n"
 	"printed as 'kimg-probe: PATH: problem' on stderr.\n";
 
@@ -50,7 +67,8 @@ struct check_state {
 	struct probe_target *targets;
 	int n_targets;
 	int label_width;                 /* text: widest target label */
-	unsigned long files, modules, stubs, checks, cannot;
+	bool strict;                     /* --strict: KIMG_FILE_STRICT */
+	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
 };
 
@@ -89,7 +107,7 @@ static void text_fix(const struct kimg_fix *fix)
 	if (fix->nvcc[0])
 		printf("      fix: nvcc %s\n", fix->nvcc);
 	if (fix->cmake[0] || fix->torch_arch_list[0])
-		printf("           CMAKE_CUDA_ARCHITECTURES=%s  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
+		printf("           CMAKE_CUDA_ARCHITECTURES=\"%s\"  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
 		       fix->cmake[0] ? fix->cmake : "-", fix->torch_arch_list[0] ? fix->torch_arch_list : "-");
 	probe_format_cuda_version(fix->min_toolkit, lo, sizeof lo);
 	probe_format_cuda_version(fix->max_toolkit, hi, sizeof hi);
@@ -106,25 +124,16 @@ static void text_fix(const struct kimg_fix *fix)
 }
 
 struct verdict_row {
-	struct kimg_module_verdict v;
+	struct kimg_module_judgement j;  /* verdict, fate and file-level rule */
 	struct kimg_fix fix;
 	bool have_fix;
 };
 
-/* Verdicts of one module on every target; returns true if any cannot run. */
-static bool judge(struct check_state *s, const struct probe_module *m, struct verdict_row *rows)
-{
-	bool fails = false;
-	for (int t = 0; t < s->n_targets; t++) {
-		memset(&rows[t], 0, sizeof rows[t]);
-		kimg_rules_check_module(m->imgs, m->n_imgs, &s->targets[t].dev, NULL, &rows[t].v);
-		if (rows[t].v.outcome == KIMG_OUTCOME_CANNOT_RUN) {
-			fails = true;
-			rows[t].have_fix = kimg_fix_for(&s->targets[t].dev, &rows[t].v, m->imgs, m->n_imgs, &rows[t].fix) == 0;
-		}
-	}
-	return fails;
-}
+/* Per file and target: how many modules run, are dispatched, fail. */
+struct file_tally {
+	unsigned long runs, dispatched, fails;
+	char dispatched_archs[256];      /* distinct targets of the dispatched modules */
+};
 
 static void selected_name(const struct probe_module *m, const struct kimg_module_verdict *v, char *buf, size_t size)
 {
@@ -133,12 +142,29 @@ static void selected_name(const struct probe_module *m, const struct kimg_module
 		kimg_image_arch_name(&m->imgs[v->selected], buf, size);
 }
 
+/* Add each target of m not yet in the space-separated list. */
+static void add_archs(const struct probe_module *m, char *list, size_t size)
+{
+	for (size_t i = 0; i < m->n_imgs; i++) {
+		char a[32], padded[300], key[36];
+		kimg_image_arch_name(&m->imgs[i], a, sizeof a);
+		snprintf(padded, sizeof padded, " %s ", list);
+		snprintf(key, sizeof key, " %s ", a);
+		if (strstr(padded, key))
+			continue;
+		size_t used = strlen(list);
+		if (used + strlen(a) + 2 < size)
+			snprintf(list + used, size - used, "%s%s", used ? " " : "", a);
+	}
+}
+
 static void json_module(struct check_state *s, const struct probe_module *m, const struct verdict_row *rows,
 			bool stub)
 {
 	struct kimg_json *j = &s->out.j;
 	probe_json_module_begin(j, m);
 	kimg_json_kv_bool(j, "link_stub", stub);
+	kimg_json_kv_bool(j, "link_input", m->link_input);
 	kimg_json_key(j, "images");
 	kimg_json_begin_array(j);
 	for (size_t k = 0; k < m->n_imgs; k++)
@@ -146,9 +172,10 @@ static void json_module(struct check_state *s, const struct probe_module *m, con
 	kimg_json_end_array(j);
 	kimg_json_key(j, "verdicts");
 	kimg_json_begin_array(j);
-	for (int t = 0; rows && t < s->n_targets; t++) {
+	for (int t = 0; rows && !m->link_input && t < s->n_targets; t++) {
 		const struct probe_target *tg = &s->targets[t];
-		const struct kimg_module_verdict *v = &rows[t].v;
+		const struct kimg_module_judgement *mj = &rows[t].j;
+		const struct kimg_module_verdict *v = &mj->verdict;
 		char cc[16], img[32];
 		kimg_arch_format_cc(tg->dev.cc, cc, sizeof cc);
 		selected_name(m, v, img, sizeof img);
@@ -164,6 +191,9 @@ static void json_module(struct check_state *s, const struct probe_module *m, con
 			kimg_json_int(j, v->expected_error);
 		else
 			kimg_json_null(j);
+		kimg_json_kv_string(j, "fate", kimg_fate_id(mj->fate));
+		kimg_json_kv_string(j, "file_rule", mj->rule);
+		kimg_json_kv_string(j, "library", mj->library);
 		kimg_json_key(j, "fix");
 		if (rows[t].have_fix && !stub)
 			json_fix(j, &rows[t].fix);
@@ -178,21 +208,25 @@ static void json_module(struct check_state *s, const struct probe_module *m, con
 /* Distinct image targets of a module, in order: "sm_80 sm_90 compute_90". */
 static void module_archs(const struct probe_module *m, char *buf, size_t size)
 {
-	size_t used = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < m->n_imgs; i++) {
-		char a[32], key[34];
-		kimg_image_arch_name(&m->imgs[i], a, sizeof a);
-		snprintf(key, sizeof key, " %s ", a);
-		char padded[512];
-		snprintf(padded, sizeof padded, " %s ", buf);
-		if (strstr(padded, key))
-			continue;
-		int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", a);
-		if (n < 0 || (size_t)n >= size - used)
-			break;
-		used += (size_t)n;
-	}
+	add_archs(m, buf, size);
+}
+
+static void text_failure(struct check_state *s, const char *label, const struct verdict_row *row)
+{
+	const struct kimg_module_verdict *v = &row->j.verdict;
+	const char *ename = kimg_cuda_error_name(v->expected_error);
+	if (row->j.rule && strcmp(row->j.rule, "R2") == 0)
+		printf("    %-*s  CANNOT RUN: %s, and the device-link inputs hold no PTX this GPU can JIT-link [R2]",
+		       s->label_width, label, kimg_reason_text(v->reason));
+	else
+		printf("    %-*s  CANNOT RUN: %s [%s]", s->label_width, label, kimg_reason_text(v->reason),
+		       v->rule ? v->rule : "?");
+	if (v->expected_error)
+		printf(" -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
+	putchar('\n');
+	if (row->have_fix)
+		text_fix(&row->fix);
 }
 
 static void text_module(struct check_state *s, size_t index, const struct probe_module *m,
@@ -209,24 +243,137 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 		printf("    device-link stub (cubins without kernels): not checked\n");
 		return;
 	}
+	if (m->link_input) {
+		printf("    relocatable input of the device link (-rdc): judged with the linked module\n");
+		return;
+	}
 	for (int t = 0; rows && t < s->n_targets; t++) {
-		const struct kimg_module_verdict *v = &rows[t].v;
+		const struct kimg_module_judgement *mj = &rows[t].j;
+		const struct kimg_module_verdict *v = &mj->verdict;
 		char label[160], img[32];
 		target_label(&s->targets[t], label, sizeof label);
 		selected_name(m, v, img, sizeof img);
-		if (v->outcome == KIMG_OUTCOME_SASS) {
+		if (mj->fate == KIMG_FATE_DISPATCHED && mj->library)
+			printf("    %-*s  not for this GPU: %s selects its modules per GPU [%s]\n", s->label_width, label,
+			       mj->library, mj->rule);
+		else if (mj->fate == KIMG_FATE_DISPATCHED)
+			printf("    %-*s  not for this GPU: arch-specific code its library selects on other GPUs [%s]\n",
+			       s->label_width, label, mj->rule);
+		else if (v->outcome == KIMG_OUTCOME_SASS)
 			printf("    %-*s  runs: cubin %s\n", s->label_width, label, img);
-		} else if (v->outcome == KIMG_OUTCOME_PTX_JIT) {
+		else if (v->outcome == KIMG_OUTCOME_PTX_JIT)
 			printf("    %-*s  runs: PTX %s, compiled by the driver's JIT\n", s->label_width, label, img);
-		} else {
-			const char *ename = kimg_cuda_error_name(v->expected_error);
-			printf("    %-*s  CANNOT RUN: %s [%s]", s->label_width, label, kimg_reason_text(v->reason), v->rule ? v->rule : "?");
-			if (v->expected_error)
-				printf(" -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
-			putchar('\n');
-			if (rows[t].have_fix)
-				text_fix(&rows[t].fix);
+		else if (v->outcome == KIMG_OUTCOME_JIT_LINK)
+			printf("    %-*s  runs after JIT link: the driver JIT-links the PTX of the device-link inputs [R1]\n",
+			       s->label_width, label);
+		else
+			text_failure(s, label, &rows[t]);
+	}
+}
+
+/* Module verdicts alone (kimg_rules_check_module): true if the module
+ * cannot run on some target, the only case that needs the stub test. */
+static bool fails_somewhere(const struct check_state *s, const struct probe_module *m)
+{
+	for (int t = 0; t < s->n_targets; t++) {
+		struct kimg_module_verdict v;
+		kimg_rules_check_module(m->imgs, m->n_imgs, &s->targets[t].dev, NULL, &v);
+		if (v.outcome == KIMG_OUTCOME_CANNOT_RUN)
+			return true;
+	}
+	return false;
+}
+
+/* The file's modules judged together on each target (kimg_rules_judge_file):
+ * rows[i * n_targets + t]. */
+static bool judge_file(struct check_state *s, const struct probe_file *pf, const bool *stub, struct verdict_row *rows)
+{
+	struct kimg_file_module *fm = calloc(pf->n_mods ? pf->n_mods : 1, sizeof *fm);
+	struct kimg_module_judgement *out = calloc(pf->n_mods ? pf->n_mods : 1, sizeof *out);
+	if (!fm || !out) {
+		free(fm);
+		free(out);
+		return false;
+	}
+	for (size_t i = 0; i < pf->n_mods; i++) {
+		const struct probe_module *m = &pf->mods[i];
+		fm[i].imgs = m->imgs;
+		fm[i].n_imgs = m->n_imgs;
+		fm[i].role = m->link_input ? KIMG_ROLE_LINK_INPUT
+			     : (stub[i] || m->n_imgs == 0) ? KIMG_ROLE_SKIP : KIMG_ROLE_LOADED;
+	}
+	for (int t = 0; t < s->n_targets; t++) {
+		const struct kimg_device *dev = &s->targets[t].dev;
+		kimg_rules_judge_file(pf->path, fm, pf->n_mods, dev, s->strict ? KIMG_FILE_STRICT : 0, out);
+		for (size_t i = 0; i < pf->n_mods; i++) {
+			struct verdict_row *r = &rows[i * (size_t)s->n_targets + (size_t)t];
+			memset(r, 0, sizeof *r);
+			r->j = out[i];
+			if (out[i].fate == KIMG_FATE_FAILS)
+				r->have_fix = kimg_fix_for_file(dev, &out[i].verdict, pf->mods[i].imgs, pf->mods[i].n_imgs, pf->path,
+							   &r->fix) == 0;
 		}
+	}
+	free(fm);
+	free(out);
+	return true;
+}
+
+static void tally(struct check_state *s, const struct probe_module *m, const struct verdict_row *row,
+		  struct file_tally *ft)
+{
+	const struct kimg_module_judgement *mj = &row->j;
+	if (mj->fate == KIMG_FATE_NOT_JUDGED)
+		return;
+	s->checks++;
+	unsigned o = mj->verdict.outcome < KIMG_OUTCOME_COUNT ? mj->verdict.outcome : KIMG_OUTCOME_CANNOT_RUN;
+	s->by_outcome[o]++;
+	if (mj->fate == KIMG_FATE_RUNS) {
+		ft->runs++;
+	} else if (mj->fate == KIMG_FATE_DISPATCHED) {
+		ft->dispatched++;
+		s->dispatched++;
+		add_archs(m, ft->dispatched_archs, sizeof ft->dispatched_archs);
+	} else {
+		ft->fails++;
+		s->cannot++;
+	}
+}
+
+static void json_tallies(struct check_state *s, const struct file_tally *ft)
+{
+	struct kimg_json *j = &s->out.j;
+	kimg_json_key(j, "per_target");
+	kimg_json_begin_array(j);
+	for (int t = 0; ft && t < s->n_targets; t++) {
+		char cc[16];
+		kimg_arch_format_cc(s->targets[t].dev.cc, cc, sizeof cc);
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "sm", cc);
+		kimg_json_kv_string(j, "device", s->targets[t].named ? s->targets[t].dev.name : NULL);
+		kimg_json_kv_uint(j, "runs", ft[t].runs);
+		kimg_json_kv_uint(j, "dispatched", ft[t].dispatched);
+		kimg_json_kv_uint(j, "fails", ft[t].fails);
+		kimg_json_key(j, "dispatched_targets");
+		kimg_json_begin_array(j);
+		char list[sizeof ft[t].dispatched_archs];
+		snprintf(list, sizeof list, "%s", ft[t].dispatched_archs);
+		for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			kimg_json_string(j, tok);
+		kimg_json_end_array(j);
+		kimg_json_end_object(j);
+	}
+	kimg_json_end_array(j);
+}
+
+static void text_tallies(const struct check_state *s, const struct file_tally *ft)
+{
+	for (int t = 0; ft && t < s->n_targets; t++) {
+		char label[160];
+		target_label(&s->targets[t], label, sizeof label);
+		printf("  on %s: %lu run, %lu dispatched for other GPUs%s%s%s, %lu fail\n", label, ft[t].runs,
+		       ft[t].dispatched, ft[t].dispatched ? " (" : "", ft[t].dispatched_archs,
+		       ft[t].dispatched ? ")" : "", ft[t].fails);
 	}
 }
 
@@ -237,39 +384,62 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	probe_collect(&pf);
 	s->files++;
 	s->out.errors += probe_report_problems(&pf);
-	struct verdict_row *rows = calloc((size_t)s->n_targets, sizeof *rows);
+	size_t nt = (size_t)s->n_targets, nm = pf.n_mods ? pf.n_mods : 1;
+	struct verdict_row *rows = calloc(nm * nt, sizeof *rows);
+	struct file_tally *ft = calloc(nt, sizeof *ft);
+	bool *stub = calloc(nm, sizeof *stub);
+	bool judged = rows && ft && stub;
+	for (size_t i = 0; judged && i < pf.n_mods; i++) {
+		const struct probe_module *m = &pf.mods[i];
+		if (!m->link_input && m->n_imgs > 0 && fails_somewhere(s, m))
+			stub[i] = probe_module_is_link_stub(m);
+	}
+	if (judged)
+		judged = judge_file(s, &pf, stub, rows);
+	if (!judged) {
+		probe_report_error(path, "out of memory");
+		s->out.errors++;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < pf.n_mods; i++)
+		shown += s->out.all_modules || !pf.mods[i].link_input;
 	if (s->out.json) {
 		probe_json_file_begin(&s->out.j, &pf);
-	} else if (pf.n_mods > 0 || explicit_path) {
+	} else if (shown > 0 || explicit_path) {
 		struct probe_esc e;
-		printf("%s: %zu module%s%s\n", probe_esc(&e, path), pf.n_mods, pf.n_mods == 1 ? "" : "s",
-		       pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
+		printf("%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
+		       shown == 0 && !pf.error[0] ? " (no device code)" : "");
 		if (pf.error[0])
 			printf("  error: %s\n", probe_esc(&e, pf.error));
 	}
+	size_t index = 0;
 	for (size_t i = 0; i < pf.n_mods; i++) {
 		const struct probe_module *m = &pf.mods[i];
+		const struct verdict_row *mrows = judged ? &rows[i * nt] : NULL;
+		for (size_t t = 0; mrows && t < nt; t++)
+			tally(s, m, &mrows[t], &ft[t]);
+		if (!s->out.all_modules && m->link_input)
+			continue;
 		s->modules++;
-		bool stub = false;
-		bool judged = rows && m->n_imgs > 0;
-		if (judged && judge(s, m, rows))
-			stub = probe_module_is_link_stub(m);
-		if (stub)
+		if (stub[i])
 			s->stubs++;
-		for (int t = 0; judged && !stub && t < s->n_targets; t++) {
-			s->checks++;
-			s->by_outcome[rows[t].v.outcome < KIMG_OUTCOME_COUNT ? rows[t].v.outcome : KIMG_OUTCOME_CANNOT_RUN]++;
-			if (rows[t].v.outcome == KIMG_OUTCOME_CANNOT_RUN)
-				s->cannot++;
-		}
+		bool has_rows = mrows && m->n_imgs > 0 && !stub[i];
 		if (s->out.json)
-			json_module(s, m, judged ? rows : NULL, stub);
+			json_module(s, m, has_rows ? mrows : NULL, stub[i]);
 		else
-			text_module(s, i, m, judged ? rows : NULL, stub);
+			text_module(s, index, m, has_rows ? mrows : NULL, stub[i]);
+		index++;
 	}
-	if (s->out.json)
-		probe_json_file_end(&s->out.j);
+	if (s->out.json) {
+		kimg_json_end_array(&s->out.j);
+		json_tallies(s, judged ? ft : NULL);
+		kimg_json_end_object(&s->out.j);
+	} else if (shown > 0 && judged) {
+		text_tallies(s, ft);
+	}
 	free(rows);
+	free(ft);
+	free(stub);
 	probe_file_free(&pf);
 }
 
@@ -330,6 +500,8 @@ int probe_cmd_check(int argc, char **argv)
 			fputs(check_help, stdout);
 			status = PROBE_EXIT_OK;
 			goto out;
+		} else if (strcmp(a, "--strict") == 0) {
+			s.strict = true;
 		} else if (strcmp(a, "--sm") == 0 || strncmp(a, "--sm=", 5) == 0) {
 			char *sm_list = a[4] == '=' ? argv[i] + 5 : (i + 1 < argc ? argv[++i] : NULL);
 			if (sm_list)
@@ -373,7 +545,7 @@ int probe_cmd_check(int argc, char **argv)
 		if ((int)strlen(label) > s.label_width)
 			s.label_width = (int)strlen(label);
 	}
-	struct probe_walker w = { &s, check_input, probe_input_unreadable, &s.out };
+	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);
@@ -394,16 +566,24 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_kv_uint(j, "checks", s.checks);
 		kimg_json_kv_uint(j, "sass", s.by_outcome[KIMG_OUTCOME_SASS]);
 		kimg_json_kv_uint(j, "ptx_jit", s.by_outcome[KIMG_OUTCOME_PTX_JIT]);
+		kimg_json_kv_uint(j, "jit_link", s.by_outcome[KIMG_OUTCOME_JIT_LINK]);
+		kimg_json_kv_uint(j, "dispatched", s.dispatched);
 		kimg_json_kv_uint(j, "cannot_run", s.cannot);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
 		kimg_json_end_object(j);
 		fputc('\n', stdout);
 	} else {
-		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit), %lu cannot run",
-		       s.files, s.files == 1 ? "" : "s", s.modules, s.modules == 1 ? "" : "s", s.n_targets,
-		       s.n_targets == 1 ? "" : "s", s.checks - s.cannot, s.by_outcome[KIMG_OUTCOME_SASS],
-		       s.by_outcome[KIMG_OUTCOME_PTX_JIT], s.cannot);
+		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit", s.files,
+		       s.files == 1 ? "" : "s", s.modules, s.modules == 1 ? "" : "s", s.n_targets,
+		       s.n_targets == 1 ? "" : "s", s.checks - s.cannot - s.dispatched, s.by_outcome[KIMG_OUTCOME_SASS],
+		       s.by_outcome[KIMG_OUTCOME_PTX_JIT]);
+		if (s.by_outcome[KIMG_OUTCOME_JIT_LINK])
+			printf(", %lu jit_link", s.by_outcome[KIMG_OUTCOME_JIT_LINK]);
+		printf("), ");
+		if (s.dispatched)
+			printf("%lu dispatched for other GPUs, ", s.dispatched);
+		printf("%lu cannot run", s.cannot);
 		if (s.stubs)
 			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
 		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",

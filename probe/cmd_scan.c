@@ -5,7 +5,7 @@
 #include "probe.h"
 
 static const char scan_help[] =
-	"usage: kimg-probe scan [--json] [--kernels] [--deep] PATH...\n"
+	"usage: kimg-probe scan [--json] [--kernels] [--deep] [--all] PATH...\n"
 	"\n"
 	"List the device code in each PATH: every module (fatbin container, or a\n"
 	"raw cubin / PTX file) with its images: kind (sass, ptx, ltoir), target\n"
@@ -13,10 +13,14 @@ static const char scan_help[] =
 	"Reads host ELF files (executables, .so, .o), static archives, raw\n"
 	"fatbin/cubin/PTX files; directories are searched recursively (symlinked\n"
 	"directories are not followed; pipes and devices inside them are skipped);\n"
-	".whl and .zip files are read in place through libarchive (members shown as\n"
-	"wheel.whl!/torch/lib/libx.so). Inside directories and archives, files that\n"
-	"hold no ELF, archive, fatbin, cubin or PTX are skipped silently, and so\n"
-	"are 32-bit and big-endian ELF files. GNU thin archives (ar rcT) are read\n"
+	"archives are read in place (members shown as wheel.whl!/torch/lib/libx.so):\n"
+	"zips (.whl, .egg, .zip) with zlib, conda packages (.conda, .tar.bz2) and\n"
+	"tarballs with libarchive, archives inside archives 4 levels deep. In\n"
+	"directories, wheels and conda packages are opened, other zips only for\n"
+	"members named like code (*.so*, *.a, *.o, *.cubin, *.fatbin, *.ptx,\n"
+	"archives), numpy .npz files never. Inside directories and archives, files\n"
+	"that hold no ELF, archive, fatbin, cubin or PTX are skipped silently, and\n"
+	"so are 32-bit and big-endian ELF files. GNU thin archives (ar rcT) are read\n"
 	"from the files they name. Only headers are read: payloads stay untouched\n"
 	"unless --kernels is given; holes of sparse files are skipped.\n"
 	"\n"
@@ -30,6 +34,11 @@ static const char scan_help[] =
 	"              cuModuleLoadData (origin \"scan\"); reads those sections\n"
 	"              whole. Without it, the modules are those that cuobjdump\n"
 	"              --list-elf --list-ptx lists\n"
+	"  --all       also list the relocatable device code (__nv_relfatbin) of\n"
+	"              executables and shared objects linked with -rdc=true: the\n"
+	"              inputs of their device link, which the driver never loads\n"
+	"              on their own (cuobjdump -all). Static archives and .o files\n"
+	"              always list it: there it is what you link\n"
 	"\n"
 	"Text output folds identical images of one module into one line with a\n"
 	"count (xN), and ends with a summary line.\n"
@@ -39,13 +48,16 @@ static const char scan_help[] =
 	"problem is one line 'kimg-probe: PATH: problem' on stderr and the scan goes\n"
 	"on with the next input (also for a file that changes while it is read);\n"
 	"names from inputs are escaped (\\xNN for control bytes). Exit 2 as well\n"
-	"when the output cannot be written. $KIMG_LIBARCHIVE names another\n"
-	"libarchive to load.\n";
+	"when the output cannot be written. Archives a missing library kept from\n"
+	"being read are named in one line per library. $KIMG_ZLIB and\n"
+	"$KIMG_LIBARCHIVE name other libraries to load; $KIMG_ZIP_MAX_MEMBER\n"
+	"(default 4G) and $KIMG_ZIP_MAX_RATIO (default 200, zip only) bound what an\n"
+	"archive member may take.\n";
 
 struct scan_state {
 	struct probe_out out;            /* first: probe_input_unreadable's ctx */
 	bool kernels;
-	unsigned long files, modules, images;
+	unsigned long files, modules, images, hidden_link_inputs;
 	unsigned long by_kind[KIMG_IMAGE_KIND_COUNT];
 };
 
@@ -138,6 +150,10 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 	struct scan_state *s = ctx;
 	struct probe_file pf = { .path = path, .walk_flags = s->out.walk_flags, .bytes = bytes };
 	probe_collect(&pf);
+	if (!s->out.all_modules) {
+		s->hidden_link_inputs += pf.n_link_inputs;
+		probe_drop_link_inputs(&pf);
+	}
 	s->out.errors += probe_report_problems(&pf);
 	count_file(s, &pf);
 	if (s->out.json) {
@@ -195,7 +211,7 @@ int probe_cmd_scan(int argc, char **argv)
 		goto out;
 	}
 	struct kimg_json *j = &s.out.j;
-	struct probe_walker w = { &s, scan_input, probe_input_unreadable, &s.out };
+	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);
@@ -214,6 +230,7 @@ int probe_cmd_scan(int argc, char **argv)
 		kimg_json_kv_uint(j, "ptx", s.by_kind[KIMG_IMAGE_PTX]);
 		kimg_json_kv_uint(j, "ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
 		kimg_json_kv_uint(j, "unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		kimg_json_kv_uint(j, "link_inputs_not_listed", s.hidden_link_inputs);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
 		kimg_json_end_object(j);
@@ -226,6 +243,9 @@ int probe_cmd_scan(int argc, char **argv)
 			printf(", %lu ltoir", s.by_kind[KIMG_IMAGE_LTOIR]);
 		if (s.by_kind[KIMG_IMAGE_UNKNOWN])
 			printf(", %lu unknown", s.by_kind[KIMG_IMAGE_UNKNOWN]);
+		if (s.hidden_link_inputs)
+			printf("; %lu -rdc device-link input%s not listed (--all lists them)", s.hidden_link_inputs,
+			       s.hidden_link_inputs == 1 ? "" : "s");
 		printf("; %lu error%s\n", s.out.errors, s.out.errors == 1 ? "" : "s");
 	}
 	/* stdout is flushed and checked by main (finish_stdout). */

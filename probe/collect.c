@@ -264,6 +264,55 @@ static void collect_thin(struct probe_file *pf, struct collect_ctx *c)
 	free(t.dir);
 }
 
+/* ELF e_type of a linked file: ET_EXEC (2) or ET_DYN (3). */
+static bool is_linked_elf(const struct probe_file *pf)
+{
+	uint16_t type = 0;
+	return pf->kind == KIMG_INPUT_HOST_ELF && kimg_span_u16(&pf->bytes, 16, &type) && (type == 2 || type == 3);
+}
+
+/* In a linked executable or shared object, __nv_relfatbin holds the
+ * relocatable inputs of the device link (-rdc): the driver never loads
+ * them on their own. cuobjdump lists them only with -all when the file has
+ * an executable .nv_fatbin; kimg does the same. In archives and .o files
+ * they are what the user links, and stay ordinary modules. */
+static void mark_link_inputs(struct probe_file *pf)
+{
+	size_t rel = 0;
+	pf->n_link_inputs = 0;
+	if (!is_linked_elf(pf))
+		return;
+	for (size_t i = 0; i < pf->n_mods; i++)
+		rel += pf->mods[i].origin == KIMG_ORIGIN_RELFATBIN;
+	if (rel == 0 || rel == pf->n_mods)
+		return;
+	for (size_t i = 0; i < pf->n_mods; i++)
+		if (pf->mods[i].origin == KIMG_ORIGIN_RELFATBIN) {
+			pf->mods[i].link_input = true;
+			pf->n_link_inputs++;
+		}
+}
+
+static void module_free(struct probe_module *m)
+{
+	free(m->imgs);
+	free(m->section);
+	free(m->member);
+}
+
+void probe_drop_link_inputs(struct probe_file *pf)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < pf->n_mods; i++) {
+		if (pf->mods[i].link_input)
+			module_free(&pf->mods[i]);
+		else
+			pf->mods[kept++] = pf->mods[i];
+	}
+	pf->n_mods = kept;
+	pf->n_link_inputs = 0;
+}
+
 int probe_collect(struct probe_file *pf)
 {
 	struct collect_ctx c = { pf, 0 };
@@ -283,6 +332,7 @@ int probe_collect(struct probe_file *pf)
 	}
 	int rc = kimg_input_for_each_module_zeros(pf->bytes, pf->walk_flags, probe_input_zeros(pf->bytes), on_module,
 						 &c, &err);
+	mark_link_inputs(pf);
 	if (rc < 0 || err.code != 0) {
 		const char *what = err.what[0] ? err.what : kimg_strerror(rc < 0 ? rc : err.code);
 		if (err.offset)
@@ -296,11 +346,8 @@ int probe_collect(struct probe_file *pf)
 
 void probe_file_free(struct probe_file *pf)
 {
-	for (size_t i = 0; i < pf->n_mods; i++) {
-		free(pf->mods[i].imgs);
-		free(pf->mods[i].section);
-		free(pf->mods[i].member);
-	}
+	for (size_t i = 0; i < pf->n_mods; i++)
+		module_free(&pf->mods[i]);
 	free(pf->mods);
 	pf->mods = NULL;
 	pf->n_mods = pf->cap_mods = 0;

@@ -1,10 +1,12 @@
 /* kimg-probe: find out, before running anything, whether the CUDA device
  * code in files can run on given GPUs. Subcommand dispatch only. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
+#include "tar.h"
 #include "zip.h"
 
 static const char main_help[] =
@@ -83,6 +85,29 @@ static const struct command commands[] = {
 	{ "summarize", probe_cmd_summarize },
 };
 
+/* "4G", "512M", "64K", "1000": 0 when unset; -1 when malformed or 0. */
+static int env_size(const char *name, uint64_t *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	*out = 0;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno || end == v || *end || n == 0 || n > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -100,7 +125,19 @@ int main(int argc, char **argv)
 	/* The environment knobs, read here so sys/ and the walkers stay free of getenv. */
 	const char *la = getenv("KIMG_LIBARCHIVE");
 	if (la && *la)
-		kimg_zip_set_library(la);
+		kimg_tar_set_library(la);
+	const char *zl = getenv("KIMG_ZLIB");
+	if (zl && *zl)
+		kimg_zip_set_library(zl);
+	uint64_t max_member = 0, max_ratio = 0;
+	if (env_size("KIMG_ZIP_MAX_MEMBER", &max_member) < 0 || env_size("KIMG_ZIP_MAX_RATIO", &max_ratio) < 0 ||
+	    max_ratio > UINT32_MAX) {
+		fprintf(stderr, "kimg-probe: KIMG_ZIP_MAX_MEMBER takes a byte count (4G, 512M, 100000) and "
+				"KIMG_ZIP_MAX_RATIO a whole number\n");
+		return PROBE_EXIT_ERROR;
+	}
+	kimg_zip_set_limits(max_member, (unsigned)max_ratio);
+	kimg_tar_set_member_max(max_member);
 	const char *limit = getenv("KIMG_PAYLOAD_LIMIT");
 	if (limit && *limit) {
 		uint64_t bytes;

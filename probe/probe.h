@@ -32,6 +32,7 @@ struct probe_module {
 	char *member;                    /* static-archive member (owned), or NULL */
 	struct kimg_image *imgs;         /* offsets made file-relative */
 	size_t n_imgs, cap_imgs;
+	bool link_input;                 /* __nv_relfatbin of a linked file (probe_collect) */
 	char error[160];                 /* "" or why the image walk stopped */
 };
 
@@ -43,6 +44,7 @@ struct probe_file {
 	struct kimg_span bytes;          /* valid while the file is open */
 	struct probe_module *mods;
 	size_t n_mods, cap_mods;
+	size_t n_link_inputs;            /* modules with link_input set */
 	char error[200];                 /* "" or the file-level problem */
 	/* A thin archive's member files, mapped while pf lives (images point
 	 * into them): their modules' offsets are in the member's file. */
@@ -60,6 +62,9 @@ struct probe_file {
  * ones to pf->error. Returns the number of problems recorded. */
 int probe_collect(struct probe_file *pf);
 void probe_file_free(struct probe_file *pf);
+/* Drop the link-input modules (what scan and check list without --all,
+ * as cuobjdump does without -all). */
+void probe_drop_link_inputs(struct probe_file *pf);
 
 /* Stable JSON / text names: kimg_input_kind_name, kimg_module_origin_name
  * (core/input.h). */
@@ -71,6 +76,7 @@ void probe_file_free(struct probe_file *pf);
  * could not be read (any makes the exit status 2). */
 struct probe_out {
 	bool json;                       /* --json */
+	bool all_modules;                /* --all: list -rdc link inputs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
 	struct kimg_json j;
 	unsigned long errors;
@@ -110,6 +116,9 @@ struct probe_walker {
 	void (*on_input)(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path);
 	/* An input that could not be read; `problem` has no trailing period. */
 	void (*on_error)(void *ctx, const char *path, const char *problem);
+	/* Same, when the walk itself prints the line (archives not read for a
+	 * missing library: one line for all). NULL: on_error is used once. */
+	void (*on_quiet_error)(void *ctx, const char *path, const char *problem);
 	/* The output being written, or NULL: when a file changes while it is
 	 * read (walk.c abandons it midway), its JSON is closed back to where
 	 * the input began before on_error adds the error. */
@@ -117,10 +126,13 @@ struct probe_walker {
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
- * FIFOs, sockets and devices inside them skipped) and .whl/.zip archives
- * (members with ELF, archive, fatbin, cubin or PTX content). A mapped file
- * that shrinks while it is read ends its input with on_error "file
- * changed while it was read" instead of SIGBUS (sys/file.h). */
+ * FIFOs, sockets and devices inside them skipped) and archives: wheels and
+ * zips (members with ELF, archive, fatbin, cubin or PTX content; in other
+ * zips met in a walk only members named like code, so numpy .npz and data
+ * zips are never inflated), conda packages (.conda, .tar.bz2), and
+ * archives inside archives, NEST_MAX levels deep. A mapped file that
+ * shrinks while it is read ends its input with on_error "file changed
+ * while it was read" instead of SIGBUS (sys/file.h). */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
 /* Path of the file on disk whose bytes are `bytes`, while the walk is
@@ -137,6 +149,8 @@ void probe_report_error(const char *path, const char *problem);
  * probe_out: the problem on stderr, counted, and with --json a file object
  * (probe_json_unreadable_file). */
 void probe_input_unreadable(void *ctx, const char *path, const char *problem);
+/* The same without the stderr line (probe_walker.on_quiet_error). */
+void probe_input_unreadable_quiet(void *ctx, const char *path, const char *problem);
 /* Every problem collect recorded on pf (file-level, then each module's,
  * "module at 0x.. in SECTION: ..."), one probe_report_error line each.
  * Returns how many. */

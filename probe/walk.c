@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "fatbin.h"
 #include "file.h"
 #include "probe.h"
+#include "tar.h"
 #include "zip.h"
 
 /* Directory depth cap: bind mounts can make trees that never end even
@@ -29,6 +31,14 @@ void probe_input_unreadable(void *ctx, const char *path, const char *problem)
 {
 	struct probe_out *out = ctx;
 	probe_report_error(path, problem);
+	out->errors++;
+	if (out->json)
+		probe_json_unreadable_file(&out->j, path, problem);
+}
+
+void probe_input_unreadable_quiet(void *ctx, const char *path, const char *problem)
+{
+	struct probe_out *out = ctx;
 	out->errors++;
 	if (out->json)
 		probe_json_unreadable_file(&out->j, path, problem);
@@ -58,13 +68,133 @@ static bool starts_with(struct kimg_span s, const char *magic, size_t n)
 	return p && memcmp(p, magic, n) == 0;
 }
 
-/* Worth inflating from a wheel: anything that may hold device code. The
- * head is a prefix of the member, so shape checks only look at magic
- * numbers (a truncated ELF must not be judged by its section table). */
-static bool zip_want(void *ctx, const char *name, struct kimg_span head)
+static bool ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n >= k && strcasecmp(name + n - k, suffix) == 0;
+}
+
+/* ---- archives: which ones, and how deep ---- */
+
+/* Archives inside archives are read this many levels deep (a wheel in a
+ * zip in a zip is 3); deeper ones are reported, not read. */
+#define NEST_MAX 4
+
+enum archive_kind { ARCHIVE_NONE = 0, ARCHIVE_ZIP, ARCHIVE_EMPTY_ZIP, ARCHIVE_TAR };
+
+/* Zip by its first local header (or the end record alone: an empty zip);
+ * tar packages by their compression magic or the ustar mark. */
+static enum archive_kind archive_kind_of(struct kimg_span head)
+{
+	static const uint8_t zstd[4] = { 0x28, 0xb5, 0x2f, 0xfd }, xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 },
+			     gz[2] = { 0x1f, 0x8b };
+	const uint8_t *ustar = kimg_span_at(&head, 257, 5);
+	if (starts_with(head, "PK\3\4", 4))
+		return ARCHIVE_ZIP;
+	if (starts_with(head, "PK\5\6", 4))
+		return ARCHIVE_EMPTY_ZIP;
+	if (starts_with(head, "BZh", 3) || starts_with(head, (const char *)zstd, 4) ||
+	    starts_with(head, (const char *)xz, 6) || starts_with(head, (const char *)gz, 2) ||
+	    (ustar && memcmp(ustar, "ustar", 5) == 0))
+		return ARCHIVE_TAR;
+	return ARCHIVE_NONE;
+}
+
+static bool is_tar_name(const char *name)
+{
+	static const char *const sfx[] = { ".tar", ".tar.bz2", ".tbz2", ".tar.zst", ".tar.gz", ".tgz", ".tar.xz" };
+	for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+		if (ends_with(name, sfx[i]))
+			return true;
+	return false;
+}
+
+/* Member names that may carry device code, for zips that are not wheels
+ * (.zip, .egg, .conda ...): shared objects, static archives and objects,
+ * device code files and archives that may hold them. A zip without one
+ * (numpy's .npz, data and web archives) inflates nothing. */
+static bool code_name(void *ctx, const char *name)
 {
 	(void)ctx;
-	(void)name;
+	static const char *const sfx[] = { ".so", ".a", ".o", ".cubin", ".fatbin", ".ptx", ".whl", ".zip", ".egg", ".conda" };
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (strstr(base, ".so."))
+		return true; /* libfoo.so.1.2 */
+	for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+		if (ends_with(base, sfx[i]))
+			return true;
+	return is_tar_name(base);
+}
+
+/* When walking a tree, which archives to open: wheels, conda packages and
+ * other zips (their members are filtered by code_name); not numpy .npz
+ * data, not tarballs other than conda's .tar.bz2. An archive named on the
+ * command line is always opened. */
+static bool open_in_walk(const char *path, enum archive_kind kind)
+{
+	if (kind == ARCHIVE_EMPTY_ZIP)
+		return false; /* holds nothing; named on the command line it is an error */
+	if (kind == ARCHIVE_TAR)
+		return ends_with(path, ".tar.bz2");
+	return !ends_with(path, ".npz");
+}
+
+/* Archives that could not be read because a library is missing: one line
+ * per library at the end of the walk, not one per archive. */
+struct unread {
+	char *paths;   /* ", "-separated */
+	size_t len, cap;
+	unsigned long count;
+	char why[120];
+};
+
+struct walk_state {
+	const struct probe_walker *w;
+	struct unread zlib, tar;
+};
+
+static void unread_add(struct walk_state *ws, struct unread *u, const char *path, const char *why)
+{
+	size_t n = strlen(path);
+	/* the same archive reported by several members: once */
+	if (u->len >= n && strcmp(u->paths + u->len - n, path) == 0)
+		return;
+	if (u->len + n + 3 > u->cap) {
+		size_t cap = (u->cap + n + 3) * 2;
+		char *p = realloc(u->paths, cap);
+		if (!p)
+			return;
+		u->paths = p;
+		u->cap = cap;
+	}
+	u->len += (size_t)snprintf(u->paths + u->len, u->cap - u->len, "%s%s", u->count ? ", " : "", path);
+	u->count++;
+	snprintf(u->why, sizeof u->why, "%s", why);
+	if (ws->w->on_quiet_error)
+		ws->w->on_quiet_error(ws->w->ctx, path, why);
+}
+
+static void unread_report(const struct walk_state *ws, const struct unread *u, const char *how)
+{
+	if (!u->count)
+		return;
+	fprintf(stderr, "kimg-probe: %lu archive%s not read (%s; %s): %s\n", u->count, u->count == 1 ? "" : "s",
+		u->why, how, u->paths);
+	if (!ws->w->on_quiet_error)
+		ws->w->on_error(ws->w->ctx, "(archives)", u->why);
+}
+
+static void walk_archive(struct walk_state *ws, const char *path, struct kimg_span bytes, enum archive_kind kind,
+			 bool every_member, int depth);
+
+/* Worth reading from an archive: anything that may hold device code, and
+ * archives that may hold it in turn. The head is a prefix of the member,
+ * so shape checks only look at magic numbers (a truncated ELF must not be
+ * judged by its section table). */
+static bool member_want(void *ctx, const char *name, struct kimg_span head)
+{
+	(void)ctx;
 	uint32_t magic;
 	if (starts_with(head, "\177ELF", 4))
 		return !kimg_elf_is_foreign(head); /* 32-bit, big-endian: no device code kimg can read */
@@ -72,36 +202,76 @@ static bool zip_want(void *ctx, const char *name, struct kimg_span head)
 		return true;
 	if (kimg_span_u32(&head, 0, &magic) && magic == KIMG_FATBIN_MAGIC)
 		return true;
+	enum archive_kind ak = archive_kind_of(head);
+	if (ak == ARCHIVE_ZIP)
+		return !ends_with(name, ".npz");
+	if (ak == ARCHIVE_EMPTY_ZIP)
+		return false; /* holds nothing */
+	if (ak == ARCHIVE_TAR)
+		return is_tar_name(name);
 	enum kimg_input_kind k = kimg_input_classify(head);
 	return k == KIMG_INPUT_PTX || k == KIMG_INPUT_CUBIN || k == KIMG_INPUT_FATBIN;
 }
 
-struct zip_ctx {
-	const struct probe_walker *w;
-	const char *zip_path;
+struct archive_ctx {
+	struct walk_state *ws;
+	const char *archive_path;
+	int depth;                /* of the members: 1 for members of a file on disk */
+	bool tar;
 };
 
-static int zip_member(void *ctx, const char *name, struct kimg_span bytes, const struct kimg_error *merr)
+static int archive_member(void *ctx, const char *name, struct kimg_span bytes, const struct kimg_error *merr)
 {
-	struct zip_ctx *z = ctx;
-	size_t len = strlen(z->zip_path) + strlen(name) + 3;
+	struct archive_ctx *a = ctx;
+	const struct probe_walker *w = a->ws->w;
+	size_t len = strlen(a->archive_path) + strlen(name) + 3;
 	char *path = malloc(len);
 	if (!path)
 		return -ENOMEM;
-	snprintf(path, len, "%s!/%s", z->zip_path, name);
-	if (merr)
-		z->w->on_error(z->w->ctx, path, merr->what);
+	snprintf(path, len, "%s!/%s", a->archive_path, name);
+	enum archive_kind kind = merr ? ARCHIVE_NONE : archive_kind_of(bytes);
+	if (merr && merr->code == -KIMG_ENOCODEC)
+		unread_add(a->ws, &a->ws->zlib, a->archive_path, merr->what);
+	else if (merr)
+		w->on_error(w->ctx, path, merr->what);
+	else if (kind != ARCHIVE_NONE)
+		walk_archive(a->ws, path, bytes, kind, ends_with(name, ".whl"), a->depth);
 	else
-		z->w->on_input(z->w->ctx, path, bytes, false);
+		w->on_input(w->ctx, path, bytes, false);
 	free(path);
 	return 0;
 }
 
-static void walk_zip(const char *path, struct kimg_span bytes, const struct probe_walker *w)
+/* depth: of the archive itself (0 on disk). every_member: sniff each
+ * member (wheels, archives named on the command line); otherwise zips
+ * inflate only members with code_name names. */
+static void walk_archive(struct walk_state *ws, const char *path, struct kimg_span bytes, enum archive_kind kind,
+			 bool every_member, int depth)
 {
-	struct zip_ctx z = { w, path };
+	const struct probe_walker *w = ws->w;
+	struct archive_ctx a = { ws, path, depth + 1, kind == ARCHIVE_TAR };
 	struct kimg_error err = { 0, 0, "" };
-	int rc = kimg_zip_for_each_member(bytes, zip_want, zip_member, &z, &err);
+	int rc;
+	if (depth >= NEST_MAX) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "archive nested %d levels deep, more than %d: not read", depth + 1, NEST_MAX);
+		w->on_error(w->ctx, path, msg);
+		return;
+	}
+	if (kind == ARCHIVE_EMPTY_ZIP) {
+		w->on_error(w->ctx, path, "empty zip archive: no members, nothing to check");
+		return;
+	}
+	if (kind == ARCHIVE_TAR) {
+		rc = kimg_tar_for_each_member(bytes, member_want, archive_member, &a, &err);
+		if (rc == -KIMG_ENOCODEC) {
+			unread_add(ws, &ws->tar, path, err.what);
+			return;
+		}
+	} else {
+		struct kimg_zip_walk zw = { every_member ? NULL : code_name, member_want, archive_member, &a };
+		rc = kimg_zip_walk(bytes, &zw, &err);
+	}
 	if (rc < 0)
 		w->on_error(w->ctx, path, err.what[0] ? err.what : kimg_strerror(rc));
 }
@@ -129,7 +299,7 @@ const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes)
 }
 
 struct file_walk {
-	const struct probe_walker *w;
+	struct walk_state *ws;
 	const char *path;
 	struct kimg_span bytes;
 	bool explicit_path;
@@ -139,22 +309,27 @@ struct file_walk {
 static void walk_mapped(void *ctx)
 {
 	struct file_walk *fw = ctx;
+	const struct probe_walker *w = fw->ws->w;
+	enum archive_kind ak = archive_kind_of(fw->bytes);
 	enum kimg_input_kind kind = kimg_input_classify(fw->bytes);
-	if (kind == KIMG_INPUT_ZIP)
-		walk_zip(fw->path, fw->bytes, fw->w);
-	else if (fw->explicit_path || (kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(fw->bytes)))
-		fw->w->on_input(fw->w->ctx, fw->path, fw->bytes, fw->explicit_path);
+	if (ak != ARCHIVE_NONE) {
+		if (fw->explicit_path || open_in_walk(fw->path, ak))
+			walk_archive(fw->ws, fw->path, fw->bytes, ak, fw->explicit_path || ends_with(fw->path, ".whl"), 0);
+	} else if (fw->explicit_path || (kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(fw->bytes))) {
+		w->on_input(w->ctx, fw->path, fw->bytes, fw->explicit_path);
+	}
 }
 
-static void walk_file(const char *path, bool explicit_path, const struct probe_walker *w)
+static void walk_file(struct walk_state *ws, const char *path, bool explicit_path)
 {
+	const struct probe_walker *w = ws->w;
 	struct kimg_file f;
 	struct kimg_error err = { 0, 0, "" };
 	if (kimg_file_open(path, &f, &err) < 0) {
 		w->on_error(w->ctx, path, err.what);
 		return;
 	}
-	struct file_walk fw = { w, path, f.bytes, explicit_path };
+	struct file_walk fw = { ws, path, f.bytes, explicit_path };
 	int depth = w->out ? w->out->j.depth : 0;
 	const struct kimg_file *outer = current_file;
 	const char *outer_path = current_path;
@@ -177,12 +352,13 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void walk_dir(const char *path, int depth, const struct probe_walker *w);
+static void walk_dir(struct walk_state *ws, const char *path, int depth);
 
 /* One directory entry: lstat decides, so symlinked directories are not
  * followed (no loops, no escaping the tree) while symlinked files are. */
-static void walk_entry(const char *path, int depth, const struct probe_walker *w)
+static void walk_entry(struct walk_state *ws, const char *path, int depth)
 {
+	const struct probe_walker *w = ws->w;
 	struct stat st;
 	if (lstat(path, &st) != 0) {
 		w->on_error(w->ctx, path, strerror(errno));
@@ -197,14 +373,15 @@ static void walk_entry(const char *path, int depth, const struct probe_walker *w
 			return;
 	}
 	if (S_ISDIR(st.st_mode))
-		walk_dir(path, depth + 1, w);
+		walk_dir(ws, path, depth + 1);
 	else if (S_ISREG(st.st_mode))
-		walk_file(path, false, w);
+		walk_file(ws, path, false);
 	/* FIFOs, sockets, devices inside a tree: skipped, reading one could block or never end. */
 }
 
-static void walk_dir(const char *path, int depth, const struct probe_walker *w)
+static void walk_dir(struct walk_state *ws, const char *path, int depth)
 {
+	const struct probe_walker *w = ws->w;
 	if (depth > WALK_MAX_DEPTH) {
 		w->on_error(w->ctx, path, "directories nested too deeply, not descending");
 		return;
@@ -245,7 +422,7 @@ static void walk_dir(const char *path, int depth, const struct probe_walker *w)
 		char *child = malloc(len);
 		if (child) {
 			snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names[i]);
-			walk_entry(child, depth, w);
+			walk_entry(ws, child, depth);
 			free(child);
 		}
 		free(names[i]);
@@ -255,6 +432,9 @@ static void walk_dir(const char *path, int depth, const struct probe_walker *w)
 
 void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 {
+	struct walk_state ws;
+	memset(&ws, 0, sizeof ws);
+	ws.w = w;
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		if (stat(paths[i], &st) != 0) {
@@ -262,8 +442,12 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 			continue;
 		}
 		if (S_ISDIR(st.st_mode))
-			walk_dir(paths[i], 0, w);
+			walk_dir(&ws, paths[i], 0);
 		else
-			walk_file(paths[i], true, w); /* named explicitly: pipes and devices are read too */
+			walk_file(&ws, paths[i], true); /* named explicitly: pipes and devices are read too */
 	}
+	unread_report(&ws, &ws.zlib, "install zlib (Debian: zlib1g) or name it with KIMG_ZLIB");
+	unread_report(&ws, &ws.tar, "install libarchive (Debian: libarchive13) or name it with KIMG_LIBARCHIVE");
+	free(ws.zlib.paths);
+	free(ws.tar.paths);
 }

@@ -11,15 +11,17 @@ export DEBIAN_FRONTEND=noninteractive
 #   build-essential pkg-config        gcc, make; pkg-config finds Check
 #   check libsubunit-dev              the unit-test framework (Check) and its subunit link dependency
 #   libzstd1 liblz4-1                 payload decoders, dlopen()ed by kimg and by the fuzz targets
-#   libarchive13                      wheel/zip reading, dlopen()ed
+#   zlib1g                            wheel/zip members (inflate), dlopen()ed
+#   libarchive13                      conda packages and tarballs, dlopen()ed
 #   libunwind8                        the shim's host stacks (dlopen()ed; backtrace() otherwise)
 #   clang libclang-rt-dev             the libFuzzer targets (make fuzz)
 #   python3 binutils file zip         test scripts: wheels, objdump/readelf/nm checks, file types
 #   python3-dev                       Python.h for the C extension tests/shim/python.sh builds (frames read
 #                                     with the GIL released)
 #   groff-base man-db bsdextrautils   the man-page tests (groff, man -l, col)
+#   zstd                              tests/probe/archives.sh: the .tar.zst inside a .conda
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
-clang libclang-rt-dev python3 python3-dev binutils file zip groff-base man-db bsdextrautils"
+clang libclang-rt-dev python3 python3-dev binutils file zip groff-base man-db bsdextrautils zlib1g zstd"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

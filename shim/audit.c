@@ -376,7 +376,7 @@ bool kimg_load_device(struct kimg_device *d)
  * and written with the group's count when another group starts, when a
  * failure is reported, at exit, or at once when KIMG_ON_ERROR stops the
  * process. Modules for other GPUs in files with code for this one are
- * arch-dispatched (core/dispatch.h): counted, not reported. */
+ * arch-dispatched (core/file_rules.h): counted, not reported. */
 
 #define AUDIT_GROUPS 64
 #define AUDIT_FRAMES 32

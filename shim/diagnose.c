@@ -533,7 +533,7 @@ static void diagnose(const struct kimg_failure *f)
 		kimg_link_fix_for(&r->device, &r->verdict, r->images, r->image_count, r->link.advice,
 				  sizeof r->link.advice);
 	if (cannot_run)
-		r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
+		r->fix_known = kimg_fix_for_file(&r->device, &r->verdict, r->images, r->image_count, r->module_file[0] ? r->module_file : NULL, &r->fix) == 0;
 	else if (r->verdict_known && !r->module_note[0])
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg's rules expect this module to load on this device; the error may have another cause");
@@ -612,7 +612,7 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 		kimg_rules_check_module(r->images, r->image_count, &r->device, r->image_verdicts, &r->verdict);
 		r->verdict_known = true;
 		if (r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN)
-			r->fix_known = kimg_fix_for(&r->device, &r->verdict, r->images, r->image_count, &r->fix) == 0;
+			r->fix_known = kimg_fix_for_file(&r->device, &r->verdict, r->images, r->image_count, r->module_file[0] ? r->module_file : NULL, &r->fix) == 0;
 	}
 	r->audit_modules = e->audit_modules;
 	if (e->replay) {

@@ -173,7 +173,7 @@ bool kimg_dispatch_call_is_programs(const void *caller, const void *image, const
 	const char *cb = base_name(c.dli_fname);
 	if (strncmp(cb, "libcudart", 9) == 0)
 		return false;
-	if (kimg_dispatch_selecting_library(cb))
+	if (kimg_dispatch_library(cb))
 		return false;
 	if (!image && module_file && c.dli_fname && strcmp(c.dli_fname, module_file) == 0)
 		return false;

@@ -2,7 +2,7 @@
  * for other GPUs, in a file that has code for this one, fails where its
  * runtime or library looks it up (NCCL probing its sm_100f kernels, cuDNN
  * loading every engine eagerly). Such an arch-dispatched failure
- * (core/dispatch.h) is recorded, not printed, and reported in full only
+ * (core/file_rules.h) is recorded, not printed, and reported in full only
  * once it reaches the program: a launch of that module fails, the call
  * was the program's own, or the process exits with a failure status (or
  * dies of a fatal signal: then one line per file, all a handler may do).
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "device.h"
-#include "dispatch.h"
+#include "file_rules.h"
 #include "report.h"
 #include "shim.h"
 

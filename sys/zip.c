@@ -1,3 +1,5 @@
+/* Zip members through the core's directory parser and a lazily loaded
+ * zlib (sys/zip.h). */
 #include "zip.h"
 
 #include <dlfcn.h>
@@ -6,40 +8,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
-/* libarchive's ABI as far as kimg uses it (archive.h, archive_entry.h of
- * libarchive 3.x; the soname has been .13 since 3.0). */
-#define LA_OK 0
-#define LA_EOF 1
-#define LA_WARN (-20)
-#define LA_FATAL (-30)
-#define LA_IFMT 0170000
-#define LA_IFREG 0100000
+#include "zip_dir.h"
 
-struct archive;
-struct archive_entry;
+/* zlib's ABI as far as kimg uses it (zlib.h of zlib 1.x; the soname has
+ * been libz.so.1 since 1.1). No header needed: the struct is zlib's
+ * z_stream, field for field. */
+#define Z_OK 0
+#define Z_STREAM_END 1
+#define Z_NO_FLUSH 0
+#define Z_RAW_DEFLATE (-15) /* windowBits for a zip member: raw deflate, 32 KiB window */
 
-struct libarchive_api {
-	struct archive *(*read_new)(void);
-	int (*support_format_zip)(struct archive *);
-	int (*open_memory)(struct archive *, const void *, size_t);
-	int (*next_header)(struct archive *, struct archive_entry **);
-	ssize_t (*read_data)(struct archive *, void *, size_t);
-	int (*data_skip)(struct archive *);
-	const char *(*error_string)(struct archive *);
-	int (*read_free)(struct archive *);
-	const char *(*entry_pathname)(struct archive_entry *);
-	int64_t (*entry_size)(struct archive_entry *);
-	int (*entry_size_is_set)(struct archive_entry *);
-	unsigned (*entry_filetype)(struct archive_entry *);
+struct z_stream_abi {
+	const unsigned char *next_in;
+	unsigned avail_in;
+	unsigned long total_in;
+	unsigned char *next_out;
+	unsigned avail_out;
+	unsigned long total_out;
+	const char *msg;
+	void *state;
+	void *zalloc, *zfree, *opaque;
+	int data_type;
+	unsigned long adler, reserved;
+};
+
+struct zlib_api {
+	const char *(*version)(void);
+	int (*inflate_init2)(struct z_stream_abi *, int, const char *, int);
+	int (*inflate)(struct z_stream_abi *, int);
+	int (*inflate_end)(struct z_stream_abi *);
+	unsigned long (*crc32)(unsigned long, const unsigned char *, unsigned);
 };
 
 /* Process state, as sys/ may hold: the library is loaded once and kept. */
-static const char *lib_name = "libarchive.so.13";
-static struct libarchive_api api;
+static const char *lib_name = "libz.so.1";
+static struct zlib_api api;
 static int api_state; /* 0 untried, 1 loaded, -1 unavailable */
 static char api_why[96];
+static uint64_t limit_member = KIMG_ZIP_MEMBER_MAX;
+static unsigned limit_ratio = KIMG_ZIP_RATIO_MAX;
 
 void kimg_zip_set_library(const char *soname)
 {
@@ -47,14 +55,17 @@ void kimg_zip_set_library(const char *soname)
 		lib_name = soname;
 }
 
-#define LA_SYM(field, sym)                                          \
-	do {                                                        \
-		*(void **)&api.field = dlsym(h, sym);               \
-		if (!api.field) {                                   \
-			snprintf(api_why, sizeof api_why, "%s lacks %s", lib_name, sym); \
-			return -1;                                  \
-		}                                                   \
-	} while (0)
+void kimg_zip_set_limits(uint64_t max_member, unsigned max_ratio)
+{
+	limit_member = max_member ? max_member : KIMG_ZIP_MEMBER_MAX;
+	limit_ratio = max_ratio ? max_ratio : KIMG_ZIP_RATIO_MAX;
+}
+
+static void sym(void *h, const char *name, void *fnptr, size_t size)
+{
+	void *p = dlsym(h, name);
+	memcpy(fnptr, &p, size);
+}
 
 static int load_api(void)
 {
@@ -63,18 +74,15 @@ static int load_api(void)
 		snprintf(api_why, sizeof api_why, "%s not found", lib_name);
 		return -1;
 	}
-	LA_SYM(read_new, "archive_read_new");
-	LA_SYM(support_format_zip, "archive_read_support_format_zip");
-	LA_SYM(open_memory, "archive_read_open_memory");
-	LA_SYM(next_header, "archive_read_next_header");
-	LA_SYM(read_data, "archive_read_data");
-	LA_SYM(data_skip, "archive_read_data_skip");
-	LA_SYM(error_string, "archive_error_string");
-	LA_SYM(read_free, "archive_read_free");
-	LA_SYM(entry_pathname, "archive_entry_pathname");
-	LA_SYM(entry_size, "archive_entry_size");
-	LA_SYM(entry_size_is_set, "archive_entry_size_is_set");
-	LA_SYM(entry_filetype, "archive_entry_filetype");
+	sym(h, "zlibVersion", &api.version, sizeof api.version);
+	sym(h, "inflateInit2_", &api.inflate_init2, sizeof api.inflate_init2);
+	sym(h, "inflate", &api.inflate, sizeof api.inflate);
+	sym(h, "inflateEnd", &api.inflate_end, sizeof api.inflate_end);
+	sym(h, "crc32", &api.crc32, sizeof api.crc32);
+	if (!api.version || !api.inflate_init2 || !api.inflate || !api.inflate_end || !api.crc32) {
+		snprintf(api_why, sizeof api_why, "%s lacks the inflate functions", lib_name);
+		return -1;
+	}
 	return 1;
 }
 
@@ -83,155 +91,218 @@ static bool api_ready(struct kimg_error *err)
 	if (api_state == 0)
 		api_state = load_api();
 	if (api_state < 0) {
-		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot read archives: %s", api_why);
+		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot inflate: %s", api_why);
 		return false;
 	}
 	return true;
 }
 
-static const char *la_why(struct archive *a)
+/* Size and ratio limits, checked on the declared sizes before any
+ * allocation; inflation later stops at the declared size. */
+static int check_limits(const struct kimg_zip_entry *e, struct kimg_error *err)
 {
-	const char *s = api.error_string(a);
-	return s ? s : "unknown libarchive error";
-}
-
-/* Read up to cap bytes of the current member's data into buf. Returns the
- * count, or -1 with err set; *fatal tells whether the walk can go on. */
-static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, struct kimg_error *err,
-			 bool *fatal)
-{
-	uint64_t len = 0;
-	while (len < cap) {
-		ssize_t n = api.read_data(a, buf + len, (size_t)(cap - len));
-		if (n == 0)
-			break;
-		if (n < 0) {
-			*fatal = n <= LA_FATAL;
-			kimg_error_set(err, -KIMG_EFORMAT, len, "%s", la_why(a));
-			return -1;
-		}
-		len += (uint64_t)n;
-	}
-	return (int64_t)len;
-}
-
-/* Inflate the rest of a wanted member after its head. The declared size
- * (when set) sizes the buffer; members without one grow by doubling. */
-static int read_member(struct archive *a, struct archive_entry *e, const unsigned char *head,
-		       uint64_t head_len, unsigned char **out,
-		       uint64_t *out_len, struct kimg_error *err, bool *fatal)
-{
-	uint64_t cap = api.entry_size_is_set(e) && api.entry_size(e) > 0 ? (uint64_t)api.entry_size(e) : 1 << 20;
-	if (cap > KIMG_ZIP_MEMBER_MAX)
-		return kimg_error_set(err, -KIMG_ELIMIT, 0, "member larger than %llu bytes",
-				      (unsigned long long)KIMG_ZIP_MEMBER_MAX);
-	if (cap < head_len)
-		cap = head_len;
-	unsigned char *buf = malloc(cap + 1);
-	if (!buf)
-		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
-	memcpy(buf, head, head_len);
-	uint64_t len = head_len;
-	for (;;) {
-		int64_t n = read_some(a, buf + len, cap - len, err, fatal);
-		if (n < 0) {
-			free(buf);
-			return err ? err->code : -KIMG_EFORMAT;
-		}
-		len += (uint64_t)n;
-		if (len < cap)
-			break;
-		/* Full: probe for one more byte before growing. */
-		unsigned char extra;
-		int64_t m = read_some(a, &extra, 1, err, fatal);
-		if (m < 0) {
-			free(buf);
-			return err ? err->code : -KIMG_EFORMAT;
-		}
-		if (m == 0)
-			break;
-		if (cap * 2 > KIMG_ZIP_MEMBER_MAX) {
-			free(buf);
-			return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than %llu bytes",
-					      (unsigned long long)KIMG_ZIP_MEMBER_MAX);
-		}
-		unsigned char *nb = realloc(buf, cap * 2 + 1);
-		if (!nb) {
-			free(buf);
-			return kimg_error_set(err, -ENOMEM, len, "out of memory");
-		}
-		buf = nb;
-		cap *= 2;
-		buf[len++] = extra;
-	}
-	*out = buf;
-	*out_len = len;
+	if (e->size > limit_member)
+		return kimg_error_set(err, -KIMG_ELIMIT, e->local_offset,
+				      "member of %llu bytes is larger than the limit (%llu bytes)",
+				      (unsigned long long)e->size, (unsigned long long)limit_member);
+	if (e->method == KIMG_ZIP_DEFLATED && e->size > KIMG_ZIP_RATIO_FLOOR &&
+	    e->size / (e->stored_size ? e->stored_size : 1) >= limit_ratio)
+		return kimg_error_set(err, -KIMG_ELIMIT, e->local_offset,
+				      "member inflates %llu bytes to %llu, more than %u times (limit)",
+				      (unsigned long long)e->stored_size, (unsigned long long)e->size, limit_ratio);
 	return 0;
+}
+
+/* One inflate stream over a member, feeding at most UINT_MAX at a time. */
+struct inflater {
+	struct z_stream_abi z;
+	struct kimg_span in;
+	uint64_t in_pos;
+	bool open, ended;
+};
+
+static int inflater_open(struct inflater *f, struct kimg_span in, struct kimg_error *err)
+{
+	memset(f, 0, sizeof *f);
+	f->in = in;
+	if (api.inflate_init2(&f->z, Z_RAW_DEFLATE, api.version(), (int)sizeof f->z) != Z_OK)
+		return kimg_error_set(err, -ENOMEM, 0, "zlib: cannot start inflating");
+	f->open = true;
+	return 0;
+}
+
+/* Inflate into out[*len, cap); *len grows. Stops when out is full or the
+ * stream ends. */
+static int inflater_fill(struct inflater *f, unsigned char *out, uint64_t cap, uint64_t *len, struct kimg_error *err)
+{
+	while (*len < cap && !f->ended) {
+		uint64_t in_left = f->in.size - f->in_pos, out_left = cap - *len;
+		f->z.next_in = f->in.data + f->in_pos;
+		f->z.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (unsigned)in_left;
+		f->z.next_out = out + *len;
+		f->z.avail_out = out_left > UINT32_MAX ? UINT32_MAX : (unsigned)out_left;
+		unsigned in_before = f->z.avail_in, out_before = f->z.avail_out;
+		int rc = api.inflate(&f->z, Z_NO_FLUSH);
+		f->in_pos += in_before - f->z.avail_in;
+		*len += out_before - f->z.avail_out;
+		if (rc == Z_STREAM_END) {
+			f->ended = true;
+		} else if (rc != Z_OK) {
+			return kimg_error_set(err, -KIMG_ECODEC, f->in_pos, "corrupt deflate data%s%s",
+					      f->z.msg ? ": " : "", f->z.msg ? f->z.msg : "");
+		} else if (in_before == f->z.avail_in && out_before == f->z.avail_out) {
+			return kimg_error_set(err, -KIMG_ECODEC, f->in_pos, "deflate data ends early");
+		}
+	}
+	return 0;
+}
+
+static void inflater_close(struct inflater *f)
+{
+	if (f->open)
+		api.inflate_end(&f->z);
+	f->open = false;
+}
+
+struct member {
+	const struct kimg_zip_walk *walk;
+	const struct kimg_zip_dir *dir;
+	const struct kimg_zip_entry *e;
+	const char *name;
+	bool delivered;  /* fn was called for this member */
+};
+
+/* Hand the member (or why it could not be read) to fn; returns fn's value. */
+static int deliver(struct member *m, struct kimg_span bytes, const struct kimg_error *merr)
+{
+	m->delivered = true;
+	return m->walk->fn(m->walk->ctx, m->name, bytes, merr);
+}
+
+static int deliver_error(struct member *m, const struct kimg_error *merr)
+{
+	return deliver(m, kimg_span_make(NULL, 0), merr);
+}
+
+static int read_stored(struct member *m, struct kimg_span data)
+{
+	struct kimg_error merr = { 0, 0, "" };
+	if (data.size != m->e->size) {
+		kimg_error_set(&merr, -KIMG_EFORMAT, m->e->local_offset, "stored member of %llu bytes declares %llu",
+			       (unsigned long long)data.size, (unsigned long long)m->e->size);
+		return deliver_error(m, &merr);
+	}
+	struct kimg_span head = kimg_span_sub(&data, 0, data.size < KIMG_ZIP_HEAD_SIZE ? data.size : KIMG_ZIP_HEAD_SIZE);
+	if (m->walk->want_head && !m->walk->want_head(m->walk->ctx, m->name, head))
+		return 0; /* not wanted: nothing delivered */
+	return deliver(m, data, NULL);
+}
+
+static int read_deflated(struct member *m, struct kimg_span data)
+{
+	struct kimg_error merr = { 0, 0, "" };
+	struct inflater f;
+	if (!api_ready(&merr))
+		return deliver_error(m, &merr);
+	/* The head is inflated into a small buffer and shown to want_head
+	 * first: an unwanted member costs 4 KiB, whatever size it declares. */
+	uint64_t size = m->e->size, len = 0;
+	unsigned char head_buf[KIMG_ZIP_HEAD_SIZE];
+	uint64_t head = size < KIMG_ZIP_HEAD_SIZE ? size : KIMG_ZIP_HEAD_SIZE;
+	int rc = inflater_open(&f, data, &merr);
+	if (rc == 0)
+		rc = inflater_fill(&f, head_buf, head, &len, &merr);
+	if (rc == 0 && len < head)
+		rc = kimg_error_set(&merr, -KIMG_ECODEC, 0, "member shorter than its declared %llu bytes",
+				    (unsigned long long)size);
+	if (rc == 0 && m->walk->want_head && !m->walk->want_head(m->walk->ctx, m->name, kimg_span_make(head_buf, len))) {
+		inflater_close(&f);
+		return 0;
+	}
+	if (rc < 0) {
+		inflater_close(&f);
+		return deliver_error(m, &merr);
+	}
+	unsigned char *buf = malloc(size + 1);
+	if (!buf) {
+		inflater_close(&f);
+		kimg_error_set(&merr, -ENOMEM, 0, "out of memory for a %llu-byte member", (unsigned long long)size);
+		return deliver_error(m, &merr);
+	}
+	memcpy(buf, head_buf, (size_t)len);
+	if (rc == 0)
+		rc = inflater_fill(&f, buf, size, &len, &merr);
+	if (rc == 0 && len < size)
+		rc = kimg_error_set(&merr, -KIMG_ECODEC, 0, "member shorter than its declared %llu bytes",
+				    (unsigned long long)size);
+	if (rc == 0 && !f.ended) {
+		/* one more byte tells "longer than declared" from "ends here" */
+		unsigned char extra;
+		uint64_t one = 0;
+		rc = inflater_fill(&f, &extra, 1, &one, &merr);
+		if (rc == 0 && one)
+			rc = kimg_error_set(&merr, -KIMG_ECODEC, 0, "member inflates past its declared %llu bytes",
+					    (unsigned long long)size);
+	}
+	inflater_close(&f);
+	uint64_t crc = 0;
+	for (uint64_t p = 0; rc == 0 && p < len; p += UINT32_MAX) {
+		uint64_t n = len - p > UINT32_MAX ? UINT32_MAX : len - p;
+		crc = api.crc32((unsigned long)crc, buf + p, (unsigned)n);
+	}
+	if (rc == 0 && (uint32_t)crc != m->e->crc32)
+		rc = kimg_error_set(&merr, -KIMG_ECODEC, 0, "CRC mismatch");
+	int s = rc == 0 ? deliver(m, kimg_span_make(buf, len), NULL) : deliver_error(m, &merr);
+	free(buf);
+	return s;
+}
+
+/* Returns fn's value (0: go on); m->delivered tells whether fn was called. */
+static int read_member(struct member *m)
+{
+	struct kimg_error merr = { 0, 0, "" };
+	struct kimg_span data;
+	int rc = kimg_zip_entry_data(m->dir, m->e, &data, &merr);
+	if (rc == 0)
+		rc = check_limits(m->e, &merr);
+	if (rc == 0 && m->e->method != KIMG_ZIP_STORED && m->e->method != KIMG_ZIP_DEFLATED)
+		rc = kimg_error_set(&merr, -KIMG_ENOTSUP, m->e->local_offset, "compression method %u not supported",
+				    m->e->method);
+	if (rc < 0)
+		return deliver_error(m, &merr);
+	return m->e->method == KIMG_ZIP_STORED ? read_stored(m, data) : read_deflated(m, data);
+}
+
+int kimg_zip_walk(struct kimg_span zip, const struct kimg_zip_walk *walk, struct kimg_error *err)
+{
+	struct kimg_zip_dir dir;
+	int rc = kimg_zip_dir_open(zip, &dir, err);
+	if (rc < 0)
+		return rc;
+	int delivered = 0;
+	uint64_t cursor = 0;
+	struct kimg_zip_entry e;
+	while ((rc = kimg_zip_dir_next(&dir, &cursor, &e, err)) == 1) {
+		if (e.is_dir || e.is_symlink)
+			continue;
+		char name[1024];
+		size_t n = e.name.size < sizeof name - 1 ? (size_t)e.name.size : sizeof name - 1;
+		memcpy(name, e.name.data, n);
+		name[n] = '\0';
+		if (walk->want_name && !walk->want_name(walk->ctx, name))
+			continue;
+		struct member m = { walk, &dir, &e, name, false };
+		int s = read_member(&m);
+		delivered += m.delivered;
+		if (s)
+			return s;
+	}
+	return rc < 0 ? rc : delivered;
 }
 
 int kimg_zip_for_each_member(struct kimg_span zip, kimg_zip_want_fn want, kimg_zip_member_fn fn,
 			     void *ctx, struct kimg_error *err)
 {
-	if (!api_ready(err))
-		return err ? err->code : -KIMG_ENOCODEC;
-	struct archive *a = api.read_new();
-	if (!a)
-		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
-	int delivered = 0, rc = 0;
-	if (api.support_format_zip(a) != LA_OK || api.open_memory(a, zip.data, (size_t)zip.size) != LA_OK) {
-		rc = kimg_error_set(err, -KIMG_EFORMAT, 0, "not a readable zip archive: %s", la_why(a));
-		goto out;
-	}
-	unsigned char head[KIMG_ZIP_HEAD_SIZE];
-	for (;;) {
-		struct archive_entry *e;
-		int r = api.next_header(a, &e);
-		if (r == LA_EOF)
-			break;
-		if (r < LA_WARN) {
-			rc = kimg_error_set(err, -KIMG_EFORMAT, 0, "zip directory: %s", la_why(a));
-			goto out;
-		}
-		if ((api.entry_filetype(e) & LA_IFMT) != LA_IFREG)
-			continue;
-		const char *pn = api.entry_pathname(e);
-		char name[1024];
-		snprintf(name, sizeof name, "%s", pn ? pn : "?");
-		struct kimg_error merr = { 0, 0, "" };
-		bool fatal = false;
-		int64_t hn = read_some(a, head, sizeof head, &merr, &fatal);
-		if (hn < 0) {
-			int s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);
-			delivered++;
-			if (s)
-				rc = s;
-			if (s || fatal) /* fn has reported it; libarchive cannot go on */
-				goto out;
-			continue;
-		}
-		if (want && !want(ctx, name, kimg_span_make(head, (uint64_t)hn))) {
-			(void)api.data_skip(a);
-			continue;
-		}
-		unsigned char *buf = NULL;
-		uint64_t len = 0;
-		int s;
-		if ((uint64_t)hn < sizeof head) /* the head was the whole member */
-			s = fn(ctx, name, kimg_span_make(head, (uint64_t)hn), NULL);
-		else if (read_member(a, e, head, (uint64_t)hn, &buf, &len, &merr, &fatal) == 0)
-			s = fn(ctx, name, kimg_span_make(buf, len), NULL);
-		else
-			s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);
-		free(buf);
-		delivered++;
-		if (s) {
-			rc = s;
-			goto out;
-		}
-		if (fatal) /* reported through fn; nothing after it is reachable */
-			goto out;
-	}
-out:
-	api.read_free(a);
-	return rc ? rc : delivered;
+	struct kimg_zip_walk w = { NULL, want, fn, ctx };
+	return kimg_zip_walk(zip, &w, err);
 }

@@ -4,11 +4,13 @@
 # GPUs you ship for. docs/ci.md runs exactly this; tests/scripts/ci_recipes.sh
 # runs it on nvcc-built fixtures.
 #
-# Usage: kimg-gate.sh [--sm LIST] [--driver X.Y] [--json-out FILE] PATH...
+# Usage: kimg-gate.sh [--sm LIST] [--driver X.Y] [--strict] [--json-out FILE] PATH...
 #   --sm LIST        comma-separated targets as kimg-probe check takes them
 #                    (9.0, 90, sm_90, a GPU name, native); default
 #                    $KIMG_GATE_SM or 8.0,8.6,8.9,9.0
 #   --driver X.Y     the oldest driver CUDA version you support (limits PTX JIT)
+#   --strict         every module must run on every listed SM: none is excused
+#                    as dispatched for other GPUs (for your own libraries)
 #   --json-out FILE  also write the JSON verdicts there (an artifact to keep)
 # Exit status is kimg-probe check's: 0 every module runs on every listed SM,
 # 1 some module cannot run on some SM (fails the job), 2 usage error or a
@@ -19,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 # shellcheck source=lib.sh
 . "$here/lib.sh" || exit 2
 sm=${KIMG_GATE_SM:-8.0,8.6,8.9,9.0}
-driver='' json_out=''
+driver='' json_out='' strict=''
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--sm=*) sm=${1#*=} ;;
 	--driver) [ $# -ge 2 ] || die "--driver needs X.Y"; driver=$2; shift ;;
 	--driver=*) driver=${1#*=} ;;
+	--strict) strict=--strict ;;
 	--json-out) [ $# -ge 2 ] || die "--json-out needs a FILE"; json_out=$2; shift ;;
 	--json-out=*) json_out=${1#*=} ;;
 	-h | --help) show_help "$0"; exit 0 ;;
@@ -49,9 +52,9 @@ for p in "$@"; do
 	[ -e "$p" ] || die "$p: no such file (did a glob match nothing?)"
 done
 
-check() { "$probe" check --sm "$sm" ${driver:+--driver "$driver"} "$@"; }
+check() { "$probe" check --sm "$sm" ${driver:+--driver "$driver"} $strict "$@"; }
 
-printf '+ kimg-probe check --sm %s%s %s\n' "$sm" "${driver:+ --driver $driver}" "$*"
+printf '+ kimg-probe check --sm %s%s%s %s\n' "$sm" "${driver:+ --driver $driver}" "${strict:+ $strict}" "$*"
 check "$@"
 rc=$?
 if [ -n "$json_out" ]; then

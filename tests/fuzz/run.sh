@@ -26,6 +26,25 @@ json_seeds() { # $1 directory
 	printf 'J%s' '{"cut":["short' >"$1/truncated.json"
 }
 
+# Zip seeds for fuzz_zip: stored and deflated members, a directory entry,
+# an empty archive, a ZIP64 one (forced), a small fixture inside.
+zip_seeds() { # $1 directory
+	python3 - "$1" "$FIX/sm80.cubin" <<'PY'
+import sys, zipfile, os
+d, cubin = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(os.path.join(d, "mixed.zip"), "w") as z:
+    z.writestr("pkg/", "")
+    z.writestr(zipfile.ZipInfo("pkg/stored.txt"), "stored member")
+    z.writestr("pkg/deflated.txt", "deflated " * 50, compress_type=zipfile.ZIP_DEFLATED)
+    if os.path.exists(cubin):
+        z.write(cubin, "pkg/lib/sm80.cubin", compress_type=zipfile.ZIP_DEFLATED)
+zipfile.ZipFile(os.path.join(d, "empty.zip"), "w").close()
+with zipfile.ZipFile(os.path.join(d, "zip64.zip"), "w", allowZip64=True) as z:
+    with z.open("big.bin", "w", force_zip64=True) as f:
+        f.write(b"x" * 100)
+PY
+}
+
 seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	local d="$BUILD/fuzz/seeds-$1"
 	rm -rf "$d" && mkdir -p "$d"
@@ -38,6 +57,7 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 		printf '\001KIMG_LOG=/etc/passwd\000KIMG_AUDIT=1' >"$d/secure" ;;
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
+	fuzz_zip) zip_seeds "$d" ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
 	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ -d tests/fixtures/committed ]; then

@@ -4,8 +4,13 @@
 Per-arch counts of SASS and PTX images must match exactly. cuobjdump prints an
 sm_XYf cubin without its `f` (fatbin-format.md section 14), so SASS arches are
 compared with the `f` removed; PTX keeps its suffix in both tools.
-Usage: compare_cuobjdump.py KIMG_PROBE FILE...   (exit 1 on any mismatch)
+With --all, kimg-probe scan --all is compared with cuobjdump -all (the
+relocatable __nv_relfatbin containers of -rdc executables and shared objects
+too); without it, both list only what the driver loads (cuobjdump's default:
+the executable .nv_fatbin when one exists). --jobs N runs N files at once.
+Usage: compare_cuobjdump.py [--all] [--jobs N] KIMG_PROBE FILE...   (exit 1 on any mismatch)
 """
+import concurrent.futures
 import collections
 import json
 import re
@@ -18,9 +23,9 @@ PTX_RE = re.compile(r"^PTX file\s+\d+:\s+(\S+)$")
 ARCH_RE = re.compile(r"\.(sm_\d+[af]?)\.(cubin|ptx)$")
 
 
-def cuobjdump_counts(path):
+def cuobjdump_counts(path, all_sections):
     t0 = time.perf_counter()
-    out = subprocess.run(["cuobjdump", "--list-elf", "--list-ptx", path],
+    out = subprocess.run(["cuobjdump"] + (["-all"] if all_sections else []) + ["--list-elf", "--list-ptx", path],
                          capture_output=True, text=True)
     dt = time.perf_counter() - t0
     counts = collections.Counter()
@@ -39,9 +44,10 @@ def cuobjdump_counts(path):
     return counts, dt, out.returncode, out.stderr.strip()
 
 
-def kimg_counts(probe, path):
+def kimg_counts(probe, path, all_sections):
     t0 = time.perf_counter()
-    out = subprocess.run([probe, "scan", "--json", path], capture_output=True, text=True)
+    out = subprocess.run([probe, "scan", "--json"] + (["--all"] if all_sections else []) + [path],
+                         capture_output=True, text=True)
     dt = time.perf_counter() - t0
     doc = json.loads(out.stdout)
     counts = collections.Counter()
@@ -57,29 +63,39 @@ def kimg_counts(probe, path):
     return counts, dt
 
 
+def compare(probe, path, all_sections):
+    kc, kt = kimg_counts(probe, path, all_sections)
+    cc, ct, rc, err = cuobjdump_counts(path, all_sections)
+    keys = sorted(set(kc) | set(cc))
+    diff = [(k, kc[k], cc[k]) for k in keys if kc[k] != cc[k]]
+    total_k, total_c = sum(kc.values()), sum(cc.values())
+    status = "MATCH" if not diff and total_c > 0 else "MISMATCH"
+    if total_c == 0 and total_k == 0 and "does not contain device code" in err:
+        status = "MATCH"  # both agree: no device code in this file
+    elif rc != 0 and total_c == 0:
+        status = "CUOBJDUMP-FAILED"
+    lines = [f"{status} {path}: kimg {total_k} images in {kt:.3f}s, cuobjdump {total_c} in {ct:.3f}s",
+             "   " + ", ".join(f"{k[0]}:{k[1]}={kc[k]}" for k in keys)]
+    lines += [f"   differs {k[0]} {k[1]}: kimg {a}, cuobjdump {b}" for k, a, b in diff]
+    if status != "MATCH" and err:
+        lines.append("   cuobjdump: " + err[:300])
+    return status == "MATCH", "\n".join(lines)
+
+
 def main():
-    probe, files = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    all_sections = "--all" in args
+    args = [a for a in args if a != "--all"]
+    jobs = 1
+    if args and args[0] == "--jobs":
+        jobs, args = int(args[1]), args[2:]
+    probe, files = args[0], args[1:]
     bad = 0
-    for path in files:
-        kc, kt = kimg_counts(probe, path)
-        cc, ct, rc, err = cuobjdump_counts(path)
-        keys = sorted(set(kc) | set(cc))
-        diff = [(k, kc[k], cc[k]) for k in keys if kc[k] != cc[k]]
-        total_k, total_c = sum(kc.values()), sum(cc.values())
-        status = "MATCH" if not diff and total_c > 0 else "MISMATCH"
-        if total_c == 0 and total_k == 0 and "does not contain device code" in err:
-            status = "MATCH"  # both agree: no device code in this file
-        elif rc != 0 and total_c == 0:
-            status = "CUOBJDUMP-FAILED"
-        print(f"{status} {path}: kimg {total_k} images in {kt:.3f}s, cuobjdump {total_c} in {ct:.3f}s")
-        print("   " + ", ".join(f"{k[0]}:{k[1]}={kc[k]}" for k in keys))
-        for k, a, b in diff:
-            print(f"   differs {k[0]} {k[1]}: kimg {a}, cuobjdump {b}")
-        if status != "MATCH":
-            bad += 1
-            if err:
-                print("   cuobjdump: " + err[:300])
-    print(f"{len(files) - bad} passed, {bad} failed")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for good, text in pool.map(lambda p: compare(probe, p, all_sections), files):
+            print(text)
+            bad += not good
+    print(f"{len(files) - bad} passed, {bad} failed" + (" (--all: cuobjdump -all)" if all_sections else ""))
     return 1 if bad else 0
 
 

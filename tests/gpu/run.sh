@@ -9,6 +9,9 @@
 #   5. host safety with the real driver (tests/gpu/hardening_gpu.sh): two copies, SIGPIPE, full disk, fork
 #   6. what reaches the program (tests/gpu/reach_gpu.py): healthy workloads silent (NCCL, EAGER
 #      cuDNN/cuBLAS, JAX, CuPy, training), KIMG_AUDIT groups, Python frames without the GIL, cuLink
+#   7. verdicts true to this environment (tests/gpu/site_verdicts.py): check --sm native over
+#      python3's site-packages passes with the dispatched modules counted, wrong-arch builds
+#      still fail, -rdc verdicts equal the programs, scan equals cuobjdump (and --all, -all)
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -50,6 +53,11 @@ fi
 if [ -f "$BUILD/libkimg.so" ] && [ "${KIMG_GPU_SKIP_HARDENING:-0}" != 1 ]; then
 	echo "== host safety: two copies, SIGPIPE, /dev/full, fork"
 	BUILD="$BUILD" WORK="$BUILD/gpu-hardening" bash tests/gpu/hardening_gpu.sh | tee "$LOGS/hardening.log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ "${KIMG_GPU_SKIP_SITE:-0}" != 1 ]; then
+	echo "== verdicts true to this environment"
+	python3 tests/gpu/site_verdicts.py "$BUILD" "$BUILD/gpu-work" | tee "$LOGS/site.log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 exit $status

@@ -15,9 +15,9 @@ expect_json "sm80_exe: runs on 8.6 and 8.9 from the sm_80 cubin (S1, same major)
 expect_json "sm80_exe on 9.0: cannot_run different_major S1, error 209" \
 	'[(v["sm"], v["outcome"], v["image"], v["reason"], v["rule"], v["expected_error"]) for v in d["files"][0]["modules"][-1]["verdicts"]][1]
 	 == ("9.0", "cannot_run", None, "different_major", "S1", 209)'
-expect_json "sm80_exe on 9.0: fix is sm_90 SASS + compute_90 PTX, CMake 90, torch 9.0+PTX, CUDA 11.8" \
+expect_json "sm80_exe on 9.0: fix keeps sm_80 and adds sm_90 SASS + compute_90 PTX, CMake 80-real;90, torch 8.0;9.0+PTX, CUDA 11.8" \
 	'(lambda f: (f["nvcc"], f["cmake"], f["torch_cuda_arch_list"], f["min_toolkit"]))(d["files"][0]["modules"][-1]["verdicts"][1]["fix"])
-	 == ("-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90", "90", "9.0+PTX", "11.8")'
+	 == ("-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90", "80-real;90", "8.0;9.0+PTX", "11.8")'
 expect_json "runnable verdicts carry no fix" \
 	'[v["fix"] for v in d["files"][0]["modules"][-1]["verdicts"]][0::2] == [None, None]'
 expect_json "the .symtab-only stub module is a link stub and the kernel module is not" \
@@ -46,8 +46,8 @@ expect_json "multi_exe: 8.6 sass sm_80; 12.0 sass sm_120; 8.7 cannot_run tegra_m
 	 == (("sass", "sm_80"), ("sass", "sm_120"), ("cannot_run", "tegra_mismatch", "S2", 209))'
 expect_json "multi_exe: 9.0 and 10.0 run from a cubin" \
 	'[v["outcome"] for v in d["files"][0]["modules"][-1]["verdicts"]][1:3] == ["sass", "sass"]'
-expect_json "multi_exe on 8.7: fix names sm_87 and the Tegra case" \
-	'(lambda f: f["nvcc"].startswith("-gencode arch=compute_87,code=sm_87") and f["torch_cuda_arch_list"].startswith("8.7"))(d["files"][0]["modules"][-1]["verdicts"][4]["fix"])'
+expect_json "multi_exe on 8.7: fix adds sm_87 to the module's targets (sm_80 first, sm_120 kept)" \
+	'(lambda f: f["nvcc"].startswith("-gencode arch=compute_80,code=sm_80 -gencode arch=compute_87,code=sm_87") and "sm_120" in f["nvcc"] and f["torch_cuda_arch_list"].startswith("8.0;8.7+PTX;9.0+PTX"))(d["files"][0]["modules"][-1]["verdicts"][4]["fix"])'
 
 run "$PROBE" check --sm 8.6,9.0 "$FX/multi_exe"
 expect_rc 0 "check multi_exe on 8.6,9.0: everything runs"
@@ -57,7 +57,9 @@ expect_grep "text summary of a passing check" "$TMP/out" "1 file, 2 modules on 2
 run "$PROBE" check --sm 9.0 "$FX/sm80_exe"
 expect_rc 1 "check sm80_exe on 9.0 (text)"
 expect_grep "text verdict line" "$TMP/out" "CANNOT RUN: cubin for another major version [S1] -> error 209 (CUDA_ERROR_NO_BINARY_FOR_GPU)"
-expect_grep "text fix line" "$TMP/out" "fix: nvcc -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
+expect_grep "text fix line" "$TMP/out" "fix: nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
+expect_grep "text CMake line quoted (a ; list)" "$TMP/out" 'CMAKE_CUDA_ARCHITECTURES="80-real;90"  TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX"'
+[ "$(grep -c "PyTorch:" "$TMP/out")" -eq 0 ] && ok "no PyTorch wheel line for a module that is not PyTorch's" || bad "wheel line for sm80_exe"
 expect_grep "text stub line" "$TMP/out" "device-link stub (cubins without kernels): not checked"
 
 # Spellings of the same GPU give the same verdicts: 9.0, 90, sm_90, H100;
@@ -110,4 +112,70 @@ expect_rc 2 "check with a failing module and a missing file"
 expect_grep "missing file reported" "$TMP/err" "kimg-probe: $TMP/does-not-exist: No such file or directory"
 expect_grep "summary says inputs were unreadable" "$TMP/out" "1 error (some inputs could not be read: exit 2)"
 
+
+# ---- file-level verdicts (core/file_rules.c) ----
+
+# libdispatch.so: an sm_90 unit and an sm_100a-only unit. On 9.0 the sm_100a module is
+# dispatched for other GPUs (F1): exit 0, counted per file and in the summary.
+run "$PROBE" check --sm 9.0 --json "$FX/libdispatch.so"
+expect_rc 0 "libdispatch.so on 9.0"
+expect_json "libdispatch.so: sm_100a module dispatched [F1], sm_90 module runs" \
+	'[(v["fate"], v["file_rule"], v["outcome"]) for m in d["files"][0]["modules"] for v in m["verdicts"]] == [("dispatched", "F1", "cannot_run"), ("runs", None, "sass")]'
+expect_json "libdispatch.so: per_target 1 run, 1 dispatched (sm_100a), 0 fail; summary dispatched 1, cannot_run 0, ok" \
+	'd["files"][0]["per_target"] == [{"sm": "9.0", "device": None, "runs": 1, "dispatched": 1, "fails": 0, "dispatched_targets": ["sm_100a"]}] and d["summary"]["dispatched"] == 1 and d["summary"]["cannot_run"] == 0 and d["ok"] is True'
+run "$PROBE" check --sm 9.0 "$FX/libdispatch.so"
+expect_grep "text: dispatched verdict line" "$TMP/out" "9.0  not for this GPU: arch-specific code its library selects on other GPUs [F1]"
+expect_grep "text: per-file tally" "$TMP/out" "  on 9.0: 1 run, 1 dispatched for other GPUs (sm_100a), 0 fail"
+run "$PROBE" check --sm 9.0 --strict "$FX/libdispatch.so"
+expect_rc 1 "libdispatch.so on 9.0 with --strict"
+expect_grep "--strict: the sm_100a module fails" "$TMP/out" "CANNOT RUN: arch-specific (a) code for another compute capability [S3]"
+
+# A split-arch .so (sm_80-only unit next to sm_90) still fails on 9.0 (F3), and on 8.6.
+run "$PROBE" check --sm 9.0,8.6 --json "$FX/libtwo.so"
+expect_rc 1 "split-arch libtwo.so on 9.0 and 8.6"
+expect_json "libtwo.so: sm_80 unit fails on 9.0 [F3], sm_90 unit fails on 8.6 [F3]" \
+	'[(v["sm"], v["fate"], v["file_rule"]) for m in d["files"][0]["modules"][1:] for v in m["verdicts"] if v["fate"] != "runs"] == [("9.0", "fails", "F3"), ("8.6", "fails", "F3")]'
+
+# A library known to pick modules per GPU (F2): the same split file named libcublasLt.so.13.
+cp "$FX/libtwo.so" "$TMP/libcublasLt.so.13"
+run "$PROBE" check --sm 9.0 --json "$TMP/libcublasLt.so.13"
+expect_rc 0 "split file named libcublasLt.so.13 on 9.0"
+expect_json "libcublasLt: the sm_80 module dispatched [F2] by cuBLASLt" \
+	'[(v["fate"], v["file_rule"], v["library"]) for v in d["files"][0]["modules"][1]["verdicts"]] == [("dispatched", "F2", "cuBLASLt")]'
+run "$PROBE" check --sm 9.0 "$TMP/libcublasLt.so.13"
+expect_grep "text: library dispatch line" "$TMP/out" "not for this GPU: cuBLASLt selects its modules per GPU [F2]"
+run "$PROBE" check --sm 9.0 --strict "$TMP/libcublasLt.so.13"
+expect_rc 1 "libcublasLt.so.13 with --strict"
+# Nothing of the file runs (F0): sm80_exe on 9.0 fails whatever it is called.
+cp "$FX/sm80_exe" "$TMP/libnccl.so.2"
+run "$PROBE" check --sm 9.0 --json "$TMP/libnccl.so.2"
+expect_rc 1 "a file with no runnable module fails even under a library name"
+expect_json "F0" '[v["file_rule"] for v in d["files"][0]["modules"][-1]["verdicts"]] == ["F0"]'
+
+# -rdc: relocatable inputs with compute_80 PTX: the linked sm_80 module runs on 9.0 after a JIT link (R1);
+# with SASS only or compute_100 PTX it fails with 500 (R2), as the programs do on an H200.
+run "$PROBE" check --sm 9.0 --json "$FX/rdc_ptx80_exe" "$FX/rdc_sm80_exe" "$FX/rdc_ptx100_exe"
+expect_rc 1 "-rdc programs on 9.0"
+expect_json "rdc: jit_link R1 error none / cannot_run R2 500 / cannot_run R2 500; inputs hidden" \
+	'[[(v["outcome"], v["file_rule"], v["expected_error"]) for m in f["modules"] for v in m["verdicts"]] for f in d["files"]] == [[("jit_link", "R1", None)], [("cannot_run", "R2", 500)], [("cannot_run", "R2", 500)]] and d["summary"]["jit_link"] == 1'
+run "$PROBE" check --sm 9.0 --json --all "$FX/rdc_ptx80_exe"
+expect_json "--all: the two relocatable inputs listed, marked link_input, no verdicts of their own" \
+	'[(m["origin"], m["link_input"], len(m["verdicts"])) for m in d["files"][0]["modules"]] == [("nv_fatbin", False, 1), ("relfatbin", True, 0), ("relfatbin", True, 0)]'
+run "$PROBE" check --sm 9.0 "$FX/rdc_ptx80_exe"
+expect_rc 0 "rdc_ptx80_exe on 9.0 passes"
+expect_grep "text: runs after JIT link" "$TMP/out" "runs after JIT link: the driver JIT-links the PTX of the device-link inputs [R1]"
+run "$PROBE" check --sm 9.0 "$FX/rdc_sm80_exe"
+expect_grep "text: R2 with error 500" "$TMP/out" "[R2] -> error 500 (CUDA_ERROR_NOT_FOUND)"
+
+# scan: link inputs hidden by default (cuobjdump's default), listed with --all (cuobjdump -all);
+# in a relocatable object they are what the user links and always listed.
+run "$PROBE" scan --json "$FX/rdc_exe" "$FX/rdc_main.o"
+expect_json "scan rdc_exe: only .nv_fatbin; rdc_main.o: its __nv_relfatbin" \
+	'[[m["origin"] for m in f["modules"]] for f in d["files"]] == [["nv_fatbin"], ["relfatbin"]]'
+expect_json "scan: the hidden link inputs counted" 'd["summary"]["link_inputs_not_listed"] == 2'
+run "$PROBE" scan "$FX/rdc_exe"
+expect_grep "scan text: hidden link inputs named in the summary" "$TMP/out" "; 2 -rdc device-link inputs not listed (--all lists them); 0 errors"
+run "$PROBE" scan --json --all "$FX/rdc_exe"
+expect_json "scan --all rdc_exe: .nv_fatbin and two relfatbin containers" \
+	'[m["origin"] for m in d["files"][0]["modules"]] == ["nv_fatbin", "relfatbin", "relfatbin"]'
 finish

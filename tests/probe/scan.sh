@@ -18,7 +18,7 @@ expect_json "multi.fatbin: flags of section 7 (sm_90a 0x100011, sm_100f 0x120001
 	 [i["flags"] for i in d["files"][0]["modules"][0]["images"]][6] == 0x1200011'
 expect_json "scan without --kernels has no kernels key" \
 	'all("kernels" not in i for i in d["files"][0]["modules"][0]["images"])'
-expect_json "summary counts" 'd["summary"] == {"files":1,"modules":1,"images":9,"sass":6,"ptx":3,"ltoir":0,"unknown":0,"errors":0}'
+expect_json "summary counts" 'd["summary"] == {"files":1,"modules":1,"images":9,"sass":6,"ptx":3,"ltoir":0,"unknown":0,"link_inputs_not_listed":0,"errors":0}'
 
 # Text: one block, aligned columns, the summary line.
 run "$PROBE" scan "$FX/multi.fatbin"
@@ -99,10 +99,15 @@ expect_json "wheel: only the .so member, shown as pkg.whl!/pkg/lib/libtwo.so, sa
 run "$PROBE" scan "$TMP/pkg.whl"
 expect_grep "wheel text: member path" "$TMP/out" "pkg.whl!/pkg/lib/libtwo.so: elf, 3 modules"
 
-# Without libarchive, wheels are an error naming the library, the rest goes on.
-KIMG_LIBARCHIVE=libkimg-no-such-archive.so.13 run "$PROBE" scan "$TMP/pkg.whl" "$FX/multi.fatbin"
-expect_rc 2 "wheel without libarchive"
-expect_grep "missing libarchive message" "$TMP/err" "pkg.whl: cannot read archives: libkimg-no-such-archive.so.13 not found"
+# Wheels are read with zlib (no libarchive needed). Without zlib, the deflated
+# wheel is not read: one line names it and how to get it read; the rest goes on; exit 2.
+KIMG_LIBARCHIVE=libkimg-no-such-archive.so.13 run "$PROBE" scan "$TMP/pkg.whl"
+expect_rc 0 "wheel without libarchive: read through zlib"
+expect_grep "wheel without libarchive: member listed" "$TMP/out" "pkg.whl!/pkg/lib/libtwo.so: elf, 3 modules"
+KIMG_ZLIB=libkimg-no-such-zlib.so.1 run "$PROBE" scan "$TMP/pkg.whl" "$FX/multi.fatbin"
+expect_rc 2 "wheel without zlib"
+expect_grep "missing zlib: one line naming the archive and the remedy" "$TMP/err" \
+	"kimg-probe: 1 archive not read (cannot inflate: libkimg-no-such-zlib.so.1 not found; install zlib (Debian: zlib1g) or name it with KIMG_ZLIB): $TMP/pkg.whl"
 expect_grep "scan goes on after the wheel" "$TMP/out" "1 file, 1 module, 9 images"
 
 # --deep (fatbin-format.md section 1): blobs stored as plain data in .rodata, loaded with

@@ -1,7 +1,7 @@
 /* Specification of core/dispatch.c: one failing module judged against
  * its file (F0-F3), and the dispatching-library table's matching. */
 #include "testutil.h"
-#include "dispatch.h"
+#include "file_rules.h"
 
 static struct kimg_image img(enum kimg_image_kind k, unsigned sm, enum kimg_arch_variant v)
 {
@@ -64,14 +64,14 @@ END_TEST
 
 START_TEST(library_table)
 {
-	ck_assert_str_eq(kimg_dispatch_selecting_library("/a/b/libcublasLt.so.13"), "cuBLASLt");
-	ck_assert_str_eq(kimg_dispatch_selecting_library("libcublas.so.13"), "cuBLAS");
-	ck_assert_str_eq(kimg_dispatch_selecting_library("libnccl.so.2"), "NCCL");
-	ck_assert_str_eq(kimg_dispatch_selecting_library("libnvshmem_host.so.3"), "NVSHMEM");
-	ck_assert_ptr_null(kimg_dispatch_selecting_library("libcublasfoo.so"));
-	ck_assert_ptr_null(kimg_dispatch_selecting_library("/x/libnccl"));
-	ck_assert_ptr_null(kimg_dispatch_selecting_library("libtorch_cuda.so"));
-	ck_assert_ptr_null(kimg_dispatch_selecting_library(NULL));
+	ck_assert_str_eq(kimg_dispatch_library("/a/b/libcublasLt.so.13"), "cuBLASLt");
+	ck_assert_str_eq(kimg_dispatch_library("libcublas.so.13"), "cuBLAS");
+	ck_assert_str_eq(kimg_dispatch_library("libnccl.so.2"), "NCCL");
+	ck_assert_str_eq(kimg_dispatch_library("libnvshmem_host.so.3"), "NVSHMEM");
+	ck_assert_ptr_null(kimg_dispatch_library("libcublasfoo.so"));
+	ck_assert_ptr_null(kimg_dispatch_library("/x/libnccl"));
+	ck_assert_ptr_null(kimg_dispatch_library("libtorch_cuda.so"));
+	ck_assert_ptr_null(kimg_dispatch_library(NULL));
 }
 END_TEST
 

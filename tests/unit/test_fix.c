@@ -30,9 +30,11 @@ START_TEST(ampere_with_hopper_only_module)
 	int err;
 	struct kimg_fix f = fix_for(device(86, 13000), imgs, 1, &err);
 	ck_assert_int_eq(err, 209);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_86,code=sm_86 -gencode arch=compute_86,code=compute_86");
-	ck_assert_str_eq(f.cmake, "86");
-	ck_assert_str_eq(f.torch_arch_list, "8.6+PTX");
+	/* the fix adds 8.6 to what the module has: sm_90 stays (issue 10) */
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_86,code=sm_86 -gencode arch=compute_86,code=compute_86 "
+				 "-gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.cmake, "86;90-real");
+	ck_assert_str_eq(f.torch_arch_list, "8.6+PTX;9.0");
 	ck_assert_int_eq(f.min_toolkit, 11010);
 	ck_assert_int_eq(f.max_toolkit, 0);
 	ck_assert_str_eq(f.min_driver, "455.23");
@@ -49,9 +51,10 @@ START_TEST(orin_with_desktop_cubins)
 	int err;
 	struct kimg_fix f = fix_for(device(87, 12060), imgs, 2, &err);
 	ck_assert_int_eq(err, 209);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_87,code=sm_87 -gencode arch=compute_87,code=compute_87");
-	ck_assert_str_eq(f.cmake, "87");
-	ck_assert_str_eq(f.torch_arch_list, "8.7+PTX");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 "
+				 "-gencode arch=compute_87,code=sm_87 -gencode arch=compute_87,code=compute_87");
+	ck_assert_str_eq(f.cmake, "80-real;86-real;87");
+	ck_assert_str_eq(f.torch_arch_list, "8.0;8.6;8.7+PTX");
 	ck_assert_int_eq(f.min_toolkit, 11040);
 	ck_assert_str_eq(f.min_driver, "470.42.01");
 	ck_assert_str_eq(f.wheel, "NVIDIA JetPack builds (no official PyTorch wheel carries sm_87)");
@@ -68,8 +71,8 @@ START_TEST(hopper_with_sm90a_fits)
 	struct kimg_fix f = fix_for(device(90, 13000), imgs, 1, &err);
 	ck_assert_int_eq(err, 0);
 	ck_assert_str_eq(f.advice, "Nothing to fix: the module has sm_90a code for CC 9.0.");
-	ck_assert_str_eq(f.cmake, "90");
-	ck_assert_str_eq(f.torch_arch_list, "9.0+PTX");
+	ck_assert_str_eq(f.cmake, "90;90a-real");
+	ck_assert_str_eq(f.torch_arch_list, "9.0+PTX;9.0a");
 }
 END_TEST
 
@@ -80,9 +83,10 @@ START_TEST(blackwell_with_sm90a_only)
 	int err;
 	struct kimg_fix f = fix_for(device(100, 13000), imgs, 1, &err);
 	ck_assert_int_eq(err, 209);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_100,code=sm_100 -gencode arch=compute_100,code=compute_100");
-	ck_assert_str_eq(f.cmake, "100");
-	ck_assert_str_eq(f.torch_arch_list, "10.0+PTX");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90a,code=sm_90a -gencode arch=compute_100,code=sm_100 "
+				 "-gencode arch=compute_100,code=compute_100");
+	ck_assert_str_eq(f.cmake, "90a-real;100");
+	ck_assert_str_eq(f.torch_arch_list, "9.0a;10.0+PTX");
 	ck_assert_int_eq(f.min_toolkit, 12080);
 	ck_assert_str_eq(f.min_driver, "570.26");
 	ck_assert_str_eq(f.wheel, "cu128 or newer wheels (CC 10.x/12.x)");
@@ -100,9 +104,11 @@ START_TEST(pascal_with_cuda13_build)
 	int err;
 	struct kimg_fix f = fix_for(device(61, 13000), imgs, 4, &err);
 	ck_assert_int_eq(err, 209);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_61,code=sm_61");
-	ck_assert_str_eq(f.cmake, "61-real");
-	ck_assert_str_eq(f.torch_arch_list, "6.1");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_61,code=sm_61 -gencode arch=compute_75,code=sm_75 "
+				 "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 "
+				 "-gencode arch=compute_90,code=compute_90");
+	ck_assert_str_eq(f.cmake, "61-real;75-real;80-real;90");
+	ck_assert_str_eq(f.torch_arch_list, "6.1;7.5;8.0;9.0+PTX");
 	ck_assert_int_eq(f.min_toolkit, 8000);
 	ck_assert_int_eq(f.max_toolkit, 12090);
 	ck_assert_str_eq(f.min_driver, "575.51.03");
@@ -121,9 +127,10 @@ START_TEST(ptx_isa_newer_than_driver)
 	int err;
 	struct kimg_fix f = fix_for(device(90, 12080), imgs, 2, &err);
 	ck_assert_int_eq(err, 222);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90");
-	ck_assert_str_eq(f.cmake, "90-real");
-	ck_assert_str_eq(f.torch_arch_list, "9.0");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 "
+				 "-gencode arch=compute_90,code=compute_90");
+	ck_assert_str_eq(f.cmake, "80-real;90");
+	ck_assert_str_eq(f.torch_arch_list, "8.0;9.0+PTX");
 	ck_assert_str_eq(f.min_driver, "580.65.06");
 	ck_assert_str_eq(f.advice, "The PTX is ISA 9.0 (CUDA 13.0) but the driver (CUDA 12.8) takes ISA 8.7 at most "
 				   "(222): update the driver to 580.65.06+, use the forward-compatibility package "
@@ -139,7 +146,7 @@ START_TEST(ptx_isa_unknown_to_tables)
 	int err;
 	struct kimg_fix f = fix_for(device(90, 13000), imgs, 1, &err);
 	ck_assert_int_eq(err, 222);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90");
 	ck_assert_str_eq(f.min_driver, "");
 	ck_assert_str_eq(f.advice, "The PTX is ISA 9.9, newer than any CUDA release kimg knows, and the driver "
 				   "(CUDA 13.0) takes ISA 9.0 at most (222): install a driver that supports PTX ISA 9.9, "
@@ -156,8 +163,8 @@ START_TEST(jit_disabled)
 	int err;
 	struct kimg_fix f = fix_for(d, imgs, 1, &err);
 	ck_assert_int_eq(err, 223);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90");
-	ck_assert_str_eq(f.cmake, "90-real");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.cmake, "80-virtual;90-real");
 	ck_assert_str_eq(f.advice, "CUDA_DISABLE_PTX_JIT is set and the module has only PTX for CC 9.0 (223): "
 				   "unset CUDA_DISABLE_PTX_JIT, or ship sm_90 SASS.");
 }
@@ -172,8 +179,8 @@ START_TEST(force_jit_without_ptx)
 	int err;
 	struct kimg_fix f = fix_for(d, imgs, 1, &err);
 	ck_assert_int_eq(err, 209);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=compute_90");
-	ck_assert_str_eq(f.cmake, "90-virtual");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90");
+	ck_assert_str_eq(f.cmake, "90");
 	ck_assert_str_eq(f.torch_arch_list, "9.0+PTX");
 	ck_assert_str_eq(f.advice, "CUDA_FORCE_PTX_JIT is set, so cubins are ignored, and the module has no PTX "
 				   "for CC 9.0: unset CUDA_FORCE_PTX_JIT, or ship compute_90 PTX.");
@@ -197,20 +204,20 @@ START_TEST(other_rows)
 {
 	struct kimg_image imgs[] = { sass(80, KIMG_VARIANT_PLAIN), sass(86, KIMG_VARIANT_PLAIN) };
 	struct kimg_fix f = fix_for(device(110, 13000), imgs, 2, NULL);
-	ck_assert_str_eq(f.cmake, "110");
-	ck_assert_str_eq(f.torch_arch_list, "11.0+PTX");
+	ck_assert_str_eq(f.cmake, "80-real;86-real;110");
+	ck_assert_str_eq(f.torch_arch_list, "8.0;8.6;11.0+PTX");
 	ck_assert_int_eq(f.min_toolkit, 13000);
 	ck_assert_str_eq(f.min_driver, "580.65.06");
 	ck_assert_str_eq(f.wheel, "cu130 wheels (aarch64)");
 	f = fix_for(device(121, 13000), imgs, 2, NULL);
-	ck_assert_str_eq(f.cmake, "121");
+	ck_assert_str_eq(f.cmake, "80-real;86-real;121");
 	ck_assert_int_eq(f.min_toolkit, 12090);
 	ck_assert_str_eq(f.wheel, "cu128 or newer wheels (CC 10.x/12.x)");
 	struct kimg_image hopper[] = { sass(90, KIMG_VARIANT_PLAIN) };
 	f = fix_for(device(75, 13000), hopper, 1, NULL);
-	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_75,code=sm_75");
-	ck_assert_str_eq(f.cmake, "75-real");
-	ck_assert_str_eq(f.torch_arch_list, "7.5");
+	ck_assert_str_eq(f.nvcc, "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90");
+	ck_assert_str_eq(f.cmake, "75-real;90-real");
+	ck_assert_str_eq(f.torch_arch_list, "7.5;9.0");
 	ck_assert_int_eq(f.max_toolkit, 0);
 	ck_assert_str_eq(f.advice, "No sm_75 SASS and no PTX this GPU can JIT: rebuild with sm_75 SASS, plus "
 				   "compute_75 PTX for newer GPUs.");
@@ -252,11 +259,43 @@ START_TEST(every_row_and_reason_fits)
 }
 END_TEST
 
+/* The wheel line only for PyTorch's own libraries; others get the rebuild. */
+START_TEST(wheel_line_only_for_pytorch)
+{
+	struct kimg_image imgs[] = { sass(80, KIMG_VARIANT_PLAIN) };
+	struct kimg_device d = device(90, 13000);
+	struct kimg_module_verdict v;
+	struct kimg_fix f;
+	kimg_rules_check_module(imgs, 1, &d, NULL, &v);
+	static const struct {
+		const char *file;
+		bool wheel;
+	} rows[] = {
+		{ "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so", true },
+		{ "torch-2.11.0-cp312-linux_x86_64.whl!/torch/lib/libc10_cuda.so", true },
+		{ "/opt/libtorch/lib/libtorch_cuda.so", true },
+		{ "/venv/site-packages/my_ext/_C.cpython-312-x86_64-linux-gnu.so", false },
+		{ "/venv/site-packages/nvidia/cublas/lib/libcublasLt.so.13", false },
+		{ "libtorchvision_extra.so", true }, /* libtorch* names are PyTorch's */
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		ck_assert_int_eq(kimg_fix_for_file(&d, &v, imgs, 1, rows[i].file, &f), 0);
+		ck_assert_msg((f.wheel[0] != 0) == rows[i].wheel, "%s: wheel '%s'", rows[i].file, f.wheel);
+		ck_assert_str_eq(f.nvcc, "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 "
+					 "-gencode arch=compute_90,code=compute_90");
+	}
+	ck_assert(!kimg_file_is_pytorch(NULL));
+	ck_assert_int_eq(kimg_fix_for_file(&d, &v, imgs, 1, NULL, &f), 0);
+	ck_assert_str_eq(f.wheel, "any current CUDA wheel (cu126, cu128, cu130)"); /* file unknown: as kimg_fix_for */
+}
+END_TEST
+
 static Suite *fix_suite(void)
 {
 	Suite *s = suite_create("fix");
 	TCase *tc = tcase_create("cases");
 	tcase_add_test(tc, ampere_with_hopper_only_module);
+	tcase_add_test(tc, wheel_line_only_for_pytorch);
 	tcase_add_test(tc, orin_with_desktop_cubins);
 	tcase_add_test(tc, hopper_with_sm90a_fits);
 	tcase_add_test(tc, blackwell_with_sm90a_only);

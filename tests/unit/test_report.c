@@ -165,14 +165,15 @@ START_TEST(text_fix_lines_for_nvcc_cmake_torch)
 {
 	build_report(true);
 	ck_assert(rep.fix_known);
-	char *t = render(kimg_report_write_text), want[512];
+	char *t = render(kimg_report_write_text), want[1200];
 	snprintf(want, sizeof want, "kimg:   fix:    %s", rep.fix.advice);
 	ck_assert_msg(has_line(t, want), "%s", t);
 	snprintf(want, sizeof want, "kimg:           nvcc: %s", rep.fix.nvcc);
 	ck_assert_msg(has_line(t, want), "%s", t);
 	snprintf(want, sizeof want, "kimg:           CMake: -DCMAKE_CUDA_ARCHITECTURES=\"%s\"", rep.fix.cmake);
 	ck_assert_msg(has_line(t, want), "%s", t);
-	ck_assert_msg(has_line(t, "kimg:           PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"9.0\""), "%s", t);
+	/* additive: the module's compute_80 PTX stays next to the sm_90 SASS */
+	ck_assert_msg(has_line(t, "kimg:           PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"8.0+PTX;9.0\""), "%s", t);
 	ck_assert_ptr_nonnull(strstr(rep.fix.nvcc, "sm_90"));
 	free(t);
 }
@@ -302,7 +303,7 @@ START_TEST(json_parses_and_has_documented_keys)
 		 "assert d[\"device\"][\"sm\"]==\"9.0\" and d[\"device\"][\"name\"]==\"NVIDIA H200\"\n"
 		 "assert d[\"device\"][\"driver\"]==\"13.0\" and d[\"device\"][\"max_ptx_isa\"]==\"9.0\"\n"
 		 "assert {\"outcome\",\"reason\",\"rule\",\"selected\"}<=set(d[\"verdict\"])\n"
-		 "assert \"sm_90\" in d[\"fix\"][\"nvcc\"] and d[\"fix\"][\"torch_cuda_arch_list\"]==\"9.0\"\n"
+		 "assert \"sm_90\" in d[\"fix\"][\"nvcc\"] and d[\"fix\"][\"torch_cuda_arch_list\"]==\"8.0+PTX;9.0\"\n"
 		 "assert d[\"stack\"][0]==\"main+0x12 (app+0x1234)\"\n"
 		 "assert d[\"python_stack\"]==[{\"file\":\"train.py\",\"line\":12,\"function\":\"main\"}]\n"
 		 "' %s",

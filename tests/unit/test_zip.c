@@ -1,6 +1,8 @@
-/* sys/zip.c: wheel members read in memory through the lazily loaded
- * libarchive (sys/zip.h contract). Archives are built here, stored
- * (method 0), so every byte of the expected output is known. */
+/* sys/zip.c and core/zip_dir.c: wheel members read in memory, the
+ * directory by the core, deflated members through the lazily loaded zlib
+ * (sys/zip.h contract). Archives are built here, stored (method 0) or as
+ * deflate "stored blocks" (method 8, RFC 1951 section 3.2.4, written by
+ * hand), so every byte of the expected output is known. */
 #include "testutil.h"
 
 #include <string.h>
@@ -33,33 +35,44 @@ static void put(uint8_t *p, size_t *len, uint64_t v, int bytes)
 		p[(*len)++] = (uint8_t)(v >> (8 * i));
 }
 
-static void add_member(struct zbuf *z, const char *name, const uint8_t *data, size_t n)
+/* method 0: data as is; method 8: data wrapped in one final stored
+ * deflate block. declared: the uncompressed size written (0: n);
+ * crc_xor spoils the CRC. */
+static void add_member_ex(struct zbuf *z, const char *name, const uint8_t *data, size_t n, int method,
+			  uint64_t declared, uint32_t crc_xor)
 {
-	uint32_t crc = crc32_of(data, n);
+	uint32_t crc = crc32_of(data, n) ^ crc_xor;
 	size_t nl = strlen(name), off = z->len;
+	size_t stored = method == 8 ? n + 5 : n;
+	uint64_t usize = declared ? declared : n;
 	put(z->data, &z->len, 0x04034b50, 4);
 	put(z->data, &z->len, 20, 2); /* version */
 	put(z->data, &z->len, 0, 2);  /* flags */
-	put(z->data, &z->len, 0, 2);  /* stored */
+	put(z->data, &z->len, (uint64_t)method, 2);
 	put(z->data, &z->len, 0, 4);  /* time, date */
 	put(z->data, &z->len, crc, 4);
-	put(z->data, &z->len, n, 4);
-	put(z->data, &z->len, n, 4);
+	put(z->data, &z->len, stored, 4);
+	put(z->data, &z->len, usize, 4);
 	put(z->data, &z->len, nl, 2);
 	put(z->data, &z->len, 0, 2);
 	memcpy(z->data + z->len, name, nl);
 	z->len += nl;
+	if (method == 8) { /* BFINAL=1 BTYPE=00, LEN, NLEN */
+		put(z->data, &z->len, 1, 1);
+		put(z->data, &z->len, n, 2);
+		put(z->data, &z->len, (uint16_t)~n, 2);
+	}
 	memcpy(z->data + z->len, data, n);
 	z->len += n;
 	put(z->cd, &z->cd_len, 0x02014b50, 4);
 	put(z->cd, &z->cd_len, 20, 2);
 	put(z->cd, &z->cd_len, 20, 2);
 	put(z->cd, &z->cd_len, 0, 2);
-	put(z->cd, &z->cd_len, 0, 2);
+	put(z->cd, &z->cd_len, (uint64_t)method, 2);
 	put(z->cd, &z->cd_len, 0, 4);
 	put(z->cd, &z->cd_len, crc, 4);
-	put(z->cd, &z->cd_len, n, 4);
-	put(z->cd, &z->cd_len, n, 4);
+	put(z->cd, &z->cd_len, stored, 4);
+	put(z->cd, &z->cd_len, usize, 4);
 	put(z->cd, &z->cd_len, nl, 2);
 	put(z->cd, &z->cd_len, 0, 2); /* extra */
 	put(z->cd, &z->cd_len, 0, 2); /* comment */
@@ -70,6 +83,11 @@ static void add_member(struct zbuf *z, const char *name, const uint8_t *data, si
 	memcpy(z->cd + z->cd_len, name, nl);
 	z->cd_len += nl;
 	z->count++;
+}
+
+static void add_member(struct zbuf *z, const char *name, const uint8_t *data, size_t n)
+{
+	add_member_ex(z, name, data, n, 0, 0, 0);
 }
 
 static struct kimg_span finish_zip(struct zbuf *z)
@@ -181,13 +199,206 @@ START_TEST(garbage_is_eformat)
 }
 END_TEST
 
-START_TEST(missing_libarchive_is_enocodec_with_the_documented_message)
+/* Every member's outcome, in order: size delivered, or the error code. */
+struct outcomes {
+	unsigned n;
+	int code[8];
+	uint64_t size[8];
+	bool exact[8];
+	char what[8][120];
+};
+
+static int record(void *ctx, const char *name, struct kimg_span bytes, const struct kimg_error *merr)
 {
-	struct kimg_span zip = sample_zip();
+	struct outcomes *o = ctx;
+	if (o->n < 8) {
+		o->code[o->n] = merr ? merr->code : 0;
+		o->size[o->n] = bytes.size;
+		o->exact[o->n] = bytes.size == sizeof big && memcmp(bytes.data, big, sizeof big) == 0;
+		snprintf(o->what[o->n], sizeof o->what[0], "%s", merr ? merr->what : "");
+	}
+	o->n++;
+	return 0;
+}
+
+START_TEST(deflated_members_inflated_and_checked)
+{
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
+	memset(&zb, 0, sizeof zb);
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (uint8_t)(i * 7 + 3);
+	add_member_ex(&zb, "lib/good.so", big, sizeof big, 8, 0, 0);
+	add_member_ex(&zb, "lib/badcrc.so", big, sizeof big, 8, 0, 1);
+	add_member_ex(&zb, "lib/short.so", big, sizeof big, 8, sizeof big + 10, 0); /* declares more */
+	add_member_ex(&zb, "lib/long.so", big, sizeof big, 8, sizeof big - 10, 0);  /* declares less */
+	add_member_ex(&zb, "lib/lzma.so", small, sizeof small, 14, 0, 0);           /* LZMA: not supported */
+	struct kimg_span zip = finish_zip(&zb);
+	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, record, &o, NULL), 5);
+	ck_assert_int_eq(o.code[0], 0);
+	ck_assert(o.exact[0]);
+	ck_assert_int_eq(o.code[1], -KIMG_ECODEC);
+	ck_assert_str_eq(o.what[1], "CRC mismatch");
+	ck_assert_int_eq(o.code[2], -KIMG_ECODEC);
+	ck_assert_int_eq(o.code[3], -KIMG_ECODEC);
+	ck_assert_int_eq(o.code[4], -KIMG_ENOTSUP);
+}
+END_TEST
+
+START_TEST(limits_refuse_before_inflating)
+{
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
+	memset(&zb, 0, sizeof zb);
+	add_member_ex(&zb, "lib/big.so", big, sizeof big, 8, 0, 0);
+	/* declares 64 MiB from a 15-byte stream: past the ratio limit */
+	add_member_ex(&zb, "lib/bomb.so", small, sizeof small, 8, (uint64_t)64 << 20, 0);
+	struct kimg_span zip = finish_zip(&zb);
+	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, record, &o, NULL), 2);
+	ck_assert_int_eq(o.code[0], 0);
+	ck_assert_int_eq(o.code[1], -KIMG_ELIMIT);
+	ck_assert_ptr_nonnull(strstr(o.what[1], "more than 200 times"));
+	kimg_zip_set_limits(1000, 0);
+	memset(&o, 0, sizeof o);
+	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, record, &o, NULL), 2);
+	ck_assert_int_eq(o.code[0], -KIMG_ELIMIT);
+	ck_assert_str_eq(o.what[0], "member of 10000 bytes is larger than the limit (1000 bytes)");
+	kimg_zip_set_limits(0, 0);
+}
+END_TEST
+
+START_TEST(empty_zip_has_no_members)
+{
+	memset(&zb, 0, sizeof zb);
+	struct kimg_span zip = finish_zip(&zb);
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
+	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, record, &o, NULL), 0);
+	ck_assert_uint_eq(o.n, 0);
+}
+END_TEST
+
+/* Directories are skipped; a central directory cut short is EFORMAT. */
+START_TEST(directory_entries_and_truncation)
+{
+	memset(&zb, 0, sizeof zb);
+	add_member(&zb, "pkg/", small, 0);
+	add_member(&zb, "pkg/a.bin", small, sizeof small);
+	struct kimg_span zip = finish_zip(&zb);
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
+	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, record, &o, NULL), 1);
+	/* every cut of the archive: never a crash, an error or fewer members */
+	for (uint64_t cut = 0; cut < zip.size; cut++) {
+		struct kimg_error err = { 0, 0, "" };
+		memset(&o, 0, sizeof o);
+		int rc = kimg_zip_for_each_member(kimg_span_make(zip.data, cut), NULL, record, &o, &err);
+		ck_assert_msg(rc < 0 || o.n <= 1, "cut %llu", (unsigned long long)cut);
+	}
+}
+END_TEST
+
+/* ZIP64 (APPNOTE 4.3.14-4.3.15, 4.5.3): the end record's fields all
+ * 0xffff/0xffffffff, the real ones in the ZIP64 end record; the entry's
+ * sizes and offset in its ZIP64 extra field. Built by hand, one stored member. */
+START_TEST(zip64_directory_and_extra_field)
+{
+	static uint8_t z[512];
+	size_t n = 0;
+	const char *name = "lib/x.so";
+	size_t nl = strlen(name);
+	uint32_t crc = crc32_of(small, sizeof small);
+	put(z, &n, 0x04034b50, 4);
+	put(z, &n, 45, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 4);
+	put(z, &n, crc, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, nl, 2);
+	put(z, &n, 20, 2); /* ZIP64 extra: sizes */
+	memcpy(z + n, name, nl);
+	n += nl;
+	put(z, &n, 1, 2);
+	put(z, &n, 16, 2);
+	put(z, &n, sizeof small, 8);
+	put(z, &n, sizeof small, 8);
+	memcpy(z + n, small, sizeof small);
+	n += sizeof small;
+	size_t cd = n;
+	put(z, &n, 0x02014b50, 4);
+	put(z, &n, 45, 2);
+	put(z, &n, 45, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 4);
+	put(z, &n, crc, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, nl, 2);
+	put(z, &n, 28, 2); /* extra: ZIP64 with size, stored size, offset */
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0, 2);
+	put(z, &n, 0100644u << 16, 4);
+	put(z, &n, 0xffffffffu, 4);
+	memcpy(z + n, name, nl);
+	n += nl;
+	put(z, &n, 1, 2);
+	put(z, &n, 24, 2);
+	put(z, &n, sizeof small, 8);
+	put(z, &n, sizeof small, 8);
+	put(z, &n, 0, 8); /* local header at 0 */
+	size_t cd_size = n - cd, eocd64 = n;
+	put(z, &n, 0x06064b50, 4);
+	put(z, &n, 44, 8);
+	put(z, &n, 45, 2);
+	put(z, &n, 45, 2);
+	put(z, &n, 0, 4);
+	put(z, &n, 0, 4);
+	put(z, &n, 1, 8);
+	put(z, &n, 1, 8);
+	put(z, &n, cd_size, 8);
+	put(z, &n, cd, 8);
+	put(z, &n, 0x07064b50, 4);
+	put(z, &n, 0, 4);
+	put(z, &n, eocd64, 8);
+	put(z, &n, 1, 4);
+	put(z, &n, 0x06054b50, 4);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffff, 2);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0xffffffffu, 4);
+	put(z, &n, 0, 2);
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
 	struct kimg_error err = { 0, 0, "" };
-	kimg_zip_set_library("libkimg-test-absent.so.13");
-	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, on_member, NULL, &err), -KIMG_ENOCODEC);
-	ck_assert_str_eq(err.what, "cannot read archives: libkimg-test-absent.so.13 not found");
+	ck_assert_int_eq(kimg_zip_for_each_member(kimg_span_make(z, n), NULL, record, &o, &err), 1);
+	ck_assert_int_eq(o.code[0], 0);
+	ck_assert_uint_eq(o.size[0], sizeof small);
+	/* without the locator the ZIP64 fields cannot be resolved */
+	z[eocd64 + 56] = 0;
+	ck_assert_int_eq(kimg_zip_for_each_member(kimg_span_make(z, n), NULL, record, &o, &err), -KIMG_EFORMAT);
+	ck_assert_str_eq(err.what, "zip: ZIP64 fields without a ZIP64 locator");
+}
+END_TEST
+
+START_TEST(missing_zlib_loses_only_deflated_members)
+{
+	struct outcomes o;
+	memset(&o, 0, sizeof o);
+	memset(&zb, 0, sizeof zb);
+	add_member(&zb, "lib/stored.so", big, sizeof big);
+	add_member_ex(&zb, "lib/deflated.so", big, sizeof big, 8, 0, 0);
+	struct kimg_span zip = finish_zip(&zb);
+	kimg_zip_set_library("libkimg-test-absent.so.1");
+	ck_assert_int_eq(kimg_zip_for_each_member(zip, NULL, record, &o, NULL), 2);
+	ck_assert_int_eq(o.code[0], 0);
+	ck_assert_int_eq(o.code[1], -KIMG_ENOCODEC);
+	ck_assert_str_eq(o.what[1], "cannot inflate: libkimg-test-absent.so.1 not found");
 }
 END_TEST
 
@@ -198,9 +409,14 @@ int main(void)
 	tcase_add_test(tc, members_delivered_whole_and_in_order_after_head_filter);
 	tcase_add_test(tc, nonzero_callback_return_stops_and_is_returned);
 	tcase_add_test(tc, garbage_is_eformat);
+	tcase_add_test(tc, deflated_members_inflated_and_checked);
+	tcase_add_test(tc, limits_refuse_before_inflating);
+	tcase_add_test(tc, empty_zip_has_no_members);
+	tcase_add_test(tc, directory_entries_and_truncation);
+	tcase_add_test(tc, zip64_directory_and_extra_field);
 	/* Runs in its own forked process (Check's default), so the library
 	 * choice does not leak into the other tests. */
-	tcase_add_test(tc, missing_libarchive_is_enocodec_with_the_documented_message);
+	tcase_add_test(tc, missing_zlib_loses_only_deflated_members);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

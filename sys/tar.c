@@ -1,0 +1,250 @@
+#include "tar.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* libarchive's ABI as far as kimg uses it (archive.h, archive_entry.h of
+ * libarchive 3.x; the soname has been .13 since 3.0). */
+#define LA_OK 0
+#define LA_EOF 1
+#define LA_WARN (-20)
+#define LA_FATAL (-30)
+#define LA_IFMT 0170000
+#define LA_IFREG 0100000
+
+struct archive;
+struct archive_entry;
+
+struct libarchive_api {
+	struct archive *(*read_new)(void);
+	int (*support_format_tar)(struct archive *);
+	int (*support_filter_all)(struct archive *);
+	int (*open_memory)(struct archive *, const void *, size_t);
+	int (*next_header)(struct archive *, struct archive_entry **);
+	ssize_t (*read_data)(struct archive *, void *, size_t);
+	int (*data_skip)(struct archive *);
+	const char *(*error_string)(struct archive *);
+	int (*read_free)(struct archive *);
+	const char *(*entry_pathname)(struct archive_entry *);
+	int64_t (*entry_size)(struct archive_entry *);
+	int (*entry_size_is_set)(struct archive_entry *);
+	unsigned (*entry_filetype)(struct archive_entry *);
+};
+
+/* Process state, as sys/ may hold: the library is loaded once and kept. */
+static const char *lib_name = "libarchive.so.13";
+static struct libarchive_api api;
+static int api_state; /* 0 untried, 1 loaded, -1 unavailable */
+static char api_why[96];
+static uint64_t member_max = KIMG_TAR_MEMBER_MAX_DEFAULT;
+
+void kimg_tar_set_member_max(uint64_t max)
+{
+	member_max = max ? max : KIMG_TAR_MEMBER_MAX_DEFAULT;
+}
+
+void kimg_tar_set_library(const char *soname)
+{
+	if (soname && *soname && api_state == 0)
+		lib_name = soname;
+}
+
+#define LA_SYM(field, sym)                                          \
+	do {                                                        \
+		*(void **)&api.field = dlsym(h, sym);               \
+		if (!api.field) {                                   \
+			snprintf(api_why, sizeof api_why, "%s lacks %s", lib_name, sym); \
+			return -1;                                  \
+		}                                                   \
+	} while (0)
+
+static int load_api(void)
+{
+	void *h = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(api_why, sizeof api_why, "%s not found", lib_name);
+		return -1;
+	}
+	LA_SYM(read_new, "archive_read_new");
+	LA_SYM(support_format_tar, "archive_read_support_format_tar");
+	LA_SYM(support_filter_all, "archive_read_support_filter_all");
+	LA_SYM(open_memory, "archive_read_open_memory");
+	LA_SYM(next_header, "archive_read_next_header");
+	LA_SYM(read_data, "archive_read_data");
+	LA_SYM(data_skip, "archive_read_data_skip");
+	LA_SYM(error_string, "archive_error_string");
+	LA_SYM(read_free, "archive_read_free");
+	LA_SYM(entry_pathname, "archive_entry_pathname");
+	LA_SYM(entry_size, "archive_entry_size");
+	LA_SYM(entry_size_is_set, "archive_entry_size_is_set");
+	LA_SYM(entry_filetype, "archive_entry_filetype");
+	return 1;
+}
+
+static bool api_ready(struct kimg_error *err)
+{
+	if (api_state == 0)
+		api_state = load_api();
+	if (api_state < 0) {
+		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot read tar archives: %s", api_why);
+		return false;
+	}
+	return true;
+}
+
+static const char *la_why(struct archive *a)
+{
+	const char *s = api.error_string(a);
+	return s ? s : "unknown libarchive error";
+}
+
+/* Read up to cap bytes of the current member's data into buf. Returns the
+ * count, or -1 with err set; *fatal tells whether the walk can go on. */
+static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, struct kimg_error *err,
+			 bool *fatal)
+{
+	uint64_t len = 0;
+	while (len < cap) {
+		ssize_t n = api.read_data(a, buf + len, (size_t)(cap - len));
+		if (n == 0)
+			break;
+		if (n < 0) {
+			*fatal = n <= LA_FATAL;
+			kimg_error_set(err, -KIMG_EFORMAT, len, "%s", la_why(a));
+			return -1;
+		}
+		len += (uint64_t)n;
+	}
+	return (int64_t)len;
+}
+
+/* Inflate the rest of a wanted member after its head. The declared size
+ * (when set) sizes the buffer; members without one grow by doubling. */
+static int read_member(struct archive *a, struct archive_entry *e, const unsigned char *head,
+		       uint64_t head_len, unsigned char **out,
+		       uint64_t *out_len, struct kimg_error *err, bool *fatal)
+{
+	uint64_t cap = api.entry_size_is_set(e) && api.entry_size(e) > 0 ? (uint64_t)api.entry_size(e) : 1 << 20;
+	if (cap > member_max)
+		return kimg_error_set(err, -KIMG_ELIMIT, 0, "member larger than the limit (%llu bytes)",
+				      (unsigned long long)member_max);
+	if (cap < head_len)
+		cap = head_len;
+	unsigned char *buf = malloc(cap + 1);
+	if (!buf)
+		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
+	memcpy(buf, head, head_len);
+	uint64_t len = head_len;
+	for (;;) {
+		int64_t n = read_some(a, buf + len, cap - len, err, fatal);
+		if (n < 0) {
+			free(buf);
+			return err ? err->code : -KIMG_EFORMAT;
+		}
+		len += (uint64_t)n;
+		if (len < cap)
+			break;
+		/* Full: probe for one more byte before growing. */
+		unsigned char extra;
+		int64_t m = read_some(a, &extra, 1, err, fatal);
+		if (m < 0) {
+			free(buf);
+			return err ? err->code : -KIMG_EFORMAT;
+		}
+		if (m == 0)
+			break;
+		if (cap * 2 > member_max) {
+			free(buf);
+			return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than the limit (%llu bytes)",
+					      (unsigned long long)member_max);
+		}
+		unsigned char *nb = realloc(buf, cap * 2 + 1);
+		if (!nb) {
+			free(buf);
+			return kimg_error_set(err, -ENOMEM, len, "out of memory");
+		}
+		buf = nb;
+		cap *= 2;
+		buf[len++] = extra;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+int kimg_tar_for_each_member(struct kimg_span zip, kimg_tar_want_fn want, kimg_tar_member_fn fn,
+			     void *ctx, struct kimg_error *err)
+{
+	if (!api_ready(err))
+		return err ? err->code : -KIMG_ENOCODEC;
+	struct archive *a = api.read_new();
+	if (!a)
+		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
+	int delivered = 0, rc = 0;
+	if (api.support_format_tar(a) != LA_OK || api.support_filter_all(a) < LA_WARN || api.open_memory(a, zip.data, (size_t)zip.size) != LA_OK) {
+		rc = kimg_error_set(err, -KIMG_EFORMAT, 0, "not a readable tar archive: %s", la_why(a));
+		goto out;
+	}
+	unsigned char head[KIMG_TAR_HEAD_SIZE];
+	for (;;) {
+		struct archive_entry *e;
+		int r = api.next_header(a, &e);
+		if (r == LA_EOF)
+			break;
+		if (r < LA_WARN) {
+			rc = kimg_error_set(err, -KIMG_EFORMAT, 0, "tar archive: %s", la_why(a));
+			goto out;
+		}
+		if ((api.entry_filetype(e) & LA_IFMT) != LA_IFREG)
+			continue;
+		const char *pn = api.entry_pathname(e);
+		char name[1024];
+		snprintf(name, sizeof name, "%s", pn ? pn : "?");
+		struct kimg_error merr = { 0, 0, "" };
+		bool fatal = false;
+		int64_t hn = read_some(a, head, sizeof head, &merr, &fatal);
+		if (hn < 0) {
+			int s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);
+			delivered++;
+			if (s)
+				rc = s;
+			if (s || fatal) /* fn has reported it; libarchive cannot go on */
+				goto out;
+			continue;
+		}
+		if (want && !want(ctx, name, kimg_span_make(head, (uint64_t)hn))) {
+			(void)api.data_skip(a);
+			continue;
+		}
+		unsigned char *buf = NULL;
+		uint64_t len = 0;
+		int s;
+		if ((uint64_t)hn < sizeof head) /* the head was the whole member */
+			s = fn(ctx, name, kimg_span_make(head, (uint64_t)hn), NULL);
+		else if (read_member(a, e, head, (uint64_t)hn, &buf, &len, &merr, &fatal) == 0)
+			s = fn(ctx, name, kimg_span_make(buf, len), NULL);
+		else
+			s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);
+		free(buf);
+		delivered++;
+		if (s) {
+			rc = s;
+			goto out;
+		}
+		if (fatal) /* reported through fn; nothing after it is reachable */
+			goto out;
+	}
+out:
+	api.read_free(a);
+	return rc ? rc : delivered;
+}
+
+const char *kimg_tar_library(void)
+{
+	return lib_name;
+}
