@@ -52,23 +52,34 @@ static bool has_directive(const uint8_t *p, uint64_t n, const char *d)
 	return n > len && memcmp(p, d, len) == 0 && (p[len] == ' ' || p[len] == '\t');
 }
 
-/* Text whose lines include ".version X" or ".target Y" before any NUL. */
+/* PTX text: after blank space and comments, the first thing is ".version"
+ * (every PTX module begins with it, PTX ISA "PTX Module Directives"; a
+ * ".target" first is accepted too). Looking only there, not at any line,
+ * keeps source files that carry PTX in a string (Python tests of numba,
+ * C++ with an embedded kernel) from being taken for PTX in a walk. */
 static bool looks_like_ptx(struct kimg_span in)
 {
 	uint64_t n = in.size < PTX_SNIFF_MAX ? in.size : PTX_SNIFF_MAX;
 	const uint8_t *p = in.data;
 	uint64_t i = 0;
 	while (i < n) {
-		while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r') {
 			i++;
-		if (has_directive(p + i, n - i, ".version") || has_directive(p + i, n - i, ".target"))
-			return true;
-		while (i < n && p[i] != '\n') {
-			if (p[i] == 0)
+		} else if (i + 1 < n && p[i] == '/' && p[i + 1] == '/') {
+			while (i < n && p[i] != '\n' && p[i] != 0)
+				i++;
+			if (i < n && p[i] == 0)
 				return false;
-			i++;
+		} else if (i + 1 < n && p[i] == '/' && p[i + 1] == '*') {
+			for (i += 2; i + 1 < n && !(p[i] == '*' && p[i + 1] == '/'); i++)
+				if (p[i] == 0)
+					return false;
+			if (i + 1 >= n)
+				return false;
+			i += 2;
+		} else {
+			return has_directive(p + i, n - i, ".version") || has_directive(p + i, n - i, ".target");
 		}
-		i++;
 	}
 	return false;
 }

@@ -39,13 +39,20 @@ done
 # fork against the real driver: the child's own report in its own %p log
 gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -o "$WORK/fork" tests/shim/progs/fork.c -ldl &&
 	nvcc -cubin -gencode arch=compute_80,code=sm_80 -o "$WORK/sm80.cubin" tests/fixtures/src/kern.cu || failn=$((failn + 1))
+# A real driver does not let a forked child use its parent's CUDA context,
+# so each process initialises CUDA after the fork ("early"); and a child
+# that only exits after its parent's report must write nothing ("quiet").
 rm -f "$WORK"/k-*.log
-env LD_PRELOAD="$LIB" KIMG_FORMAT=json KIMG_LOG="$WORK/k-%p.log" "$WORK/fork" "$WORK/sm80.cubin" axpy >"$WORK/fork.out" 2>&1
-check "fork: both processes saw 209" test $? = 0
+env LD_PRELOAD="$LIB" KIMG_FORMAT=json KIMG_LOG="$WORK/k-%p.log" "$WORK/fork" "$WORK/sm80.cubin" axpy early >"$WORK/fork.out" 2>&1
+check "fork (before cuInit): both processes saw 209" test $? = 0
 check "fork: two logs, one per process" test "$(ls "$WORK"/k-*.log 2>/dev/null | wc -l)" = 2
 for p in $(sed -n 's/^\(parent\|child\): //p' "$WORK/fork.out"); do
 	check "fork: k-$p.log holds one report of pid $p" \
 		bash -c "[ \$(grep -c '\"pid\":$p' '$WORK/k-$p.log') = 1 ] && [ \$(wc -l <'$WORK/k-$p.log') = 1 ]"
 done
+rm -f "$WORK"/k-*.log
+env LD_PRELOAD="$LIB" KIMG_FORMAT=json KIMG_LOG="$WORK/k-%p.log" "$WORK/fork" "$WORK/sm80.cubin" axpy quiet >"$WORK/fork.out" 2>&1
+check "fork (child only exits): the parent saw 209" test $? = 0
+check "fork: one log, the parent's; the child wrote nothing" test "$(ls "$WORK"/k-*.log 2>/dev/null | wc -l)" = 1
 echo "$pass passed, $failn failed"
 [ "$failn" -eq 0 ]

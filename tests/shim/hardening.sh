@@ -77,6 +77,16 @@ sys.exit(0 if len(R) == 1 and R[0]["process"]["pid"] == int(sys.argv[2]) else 1)
 PY
 check "fork: two logs, no other" test "$(ls "$TMP"/k-*.log | wc -l)" = 2
 check "fork: one summary per process that failed" test "$(grep -c 'failed to load' "$TMP/fork.err")" = 2
+# fork before cuInit, as a real driver requires (tests/gpu/hardening_gpu.sh
+# runs this mode on the GPU): each process its own log and report
+rm -f "$TMP"/k-*.log
+kimg KIMG_FORMAT=json KIMG_LOG="$TMP/k-%p.log" "$PROGS/fork" "$CUBIN" axpy early >"$TMP/fork3.out" 2>/dev/null
+check "fork before cuInit: both processes saw 209" test $? = 0
+check "fork before cuInit: two logs" test "$(ls "$TMP"/k-*.log | wc -l)" = 2
+for p in $(sed -n 's/^\(parent\|child\): //p' "$TMP/fork3.out"); do
+	check "fork before cuInit: k-$p.log holds one report of pid $p" \
+		test "$(grep -c "\"pid\":$p[,}]" "$TMP/k-$p.log" 2>/dev/null)" = 1
+done
 # a child that fails in nothing prints no summary of its parent's failures
 kimg KIMG_LOG= "$PROGS/fork" "$CUBIN" axpy quiet >/dev/null 2>"$TMP/fork2.err"
 check "fork: a child that failed in nothing repeats no summary of its parent's" \

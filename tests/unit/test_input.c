@@ -126,6 +126,16 @@ START_TEST(classify_small_and_synthetic_inputs)
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(ptx_after_comments, sizeof ptx_after_comments - 1)),
 			 KIMG_INPUT_PTX);
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(not_ptx, sizeof not_ptx - 1)), KIMG_INPUT_UNKNOWN);
+	/* Source files that carry PTX in a string are not PTX (numba's tests in
+	 * a site-packages walk were taken for compute_XX modules): only blank
+	 * space and comments may come before the first directive. */
+	static const char py_with_ptx[] = "import numba\nPTX = '''\n.version 8.4\n.target sm_100a\n'''\n";
+	static const char block_comment_first[] = "/* a\n * block */ .version 8.0\n.target sm_80\n";
+	static const char open_comment[] = "/* never closed .version 8.0\n";
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(py_with_ptx, sizeof py_with_ptx - 1)), KIMG_INPUT_UNKNOWN);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(block_comment_first, sizeof block_comment_first - 1)),
+			 KIMG_INPUT_PTX);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(open_comment, sizeof open_comment - 1)), KIMG_INPUT_UNKNOWN);
 	/* The names kimg-probe prints (docs/json.md "kind" and "origin"). */
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_HOST_ELF), "elf");
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_ARCHIVE), "archive");

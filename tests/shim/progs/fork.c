@@ -8,7 +8,11 @@
  *   busy   the parent's failure happens on a second thread, and the fork
  *          while that thread is still inside its report (the test makes the
  *          report's write block on a full FIFO): the child must not inherit
- *          a held lock */
+ *          a held lock
+ *   early  fork before cuInit, then each process initialises CUDA and
+ *          fails on its own: what a real driver supports (a child may not
+ *          use a CUDA context its parent created, so the other modes need
+ *          the stand-in driver) */
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -53,10 +57,27 @@ int main(int argc, char **argv)
 	lib_load = (CUresult(*)(void **, const void *, int *, void **, unsigned, int *, void **, unsigned))dlsym(
 		h, "cuLibraryLoadData");
 	get_kernel = (CUresult(*)(void **, void *, const char *))dlsym(h, "cuLibraryGetKernel");
-	if (!init || !lib_load || !get_kernel || init(0) != 0)
+	if (!init || !lib_load || !get_kernel)
 		return 2;
 	bytes = read_all(argv[1], NULL);
 	kernel = argv[2];
+	if (!strcmp(mode, "early")) {
+		printf("parent: %ld\n", (long)getpid());
+		fflush(stdout);
+		pid_t early = fork();
+		if (early < 0)
+			return 2;
+		CUresult mine = init(0) == 0 ? fail_once() : -1;
+		if (early == 0) {
+			printf("child: %ld\n", (long)getpid());
+			exit(mine == 209 ? 0 : 1);
+		}
+		int st = 0;
+		waitpid(early, &st, 0);
+		return mine == 209 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	}
+	if (init(0) != 0)
+		return 2;
 	CUresult parent = 0;
 	pthread_t t;
 	bool busy = !strcmp(mode, "busy");
