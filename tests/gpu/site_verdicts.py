@@ -76,9 +76,15 @@ def probe_json(probe, args):
 
 def site_check(probe, dirs):
     print("== check --sm native over " + " ".join(dirs))
-    # check first: it gets no help from a page cache that the read below warms
+    # Both timed in the same state, the page cache warm: a first read warms
+    # it (a check run first and cold, against a read that the check's
+    # readahead has half warmed, compares two different things; cold times
+    # are bench/'s environment benchmark). The best of two runs each.
+    read_all(dirs)
     rc, doc, err, check_s = probe_json(probe, ["check", "--sm", "native", "--json"] + dirs)
+    check_s = min(check_s, probe_json(probe, ["check", "--sm", "native", "--json"] + dirs)[3])
     nbytes, read_s = read_all(dirs)
+    read_s = min(read_s, read_all(dirs)[1])
     check(doc is not None, "check --json parses")
     if doc is None:
         print(err[:2000])
@@ -104,7 +110,7 @@ def site_check(probe, dirs):
     check(s["errors"] == 0, "no errors (archives, .npz data, unreadable files)")
     check(s["cannot_run"] == 0, "no failures")
     check(s["dispatched"] > 0, "dispatched modules counted")
-    check(read_s > 0 and check_s < read_s, "check takes less time than reading the files once")
+    check(read_s > 0 and check_s < read_s, "check takes less time than reading the files once (page cache warm)")
     # cuobjdump reads ELF files, fatbins and cubins, not raw PTX text
     return sorted({f["path"] for f in doc["files"] if f["modules"] and "!/" not in f["path"] and f["kind"] != "ptx"})
 
