@@ -7,6 +7,8 @@
  *   FAKE_CUDA_TEGRA   1: integrated GPU
  *   FAKE_CUDA_DRIVER  cuDriverGetVersion (default 13000)
  *   FAKE_CUDA_COUNT   number of devices (default 1; 0: cuInit gives 100)
+ *   FAKE_CUDA_INIT_ERROR  cuInit returns this code (803, 804: a driver that
+ *                     refuses the process; default 0)
  *   FAKE_CUDA_NAME    device name (default "Fake GPU")
  *   FAKE_CUDA_LAZY    1: cuLibraryGetKernel always succeeds and the error
  *                     surfaces at cuKernelGetFunction / launch instead
@@ -261,6 +263,8 @@ static int initialised;
 FAKE_API CUresult cuInit(unsigned flags)
 {
 	ENTER("cuInit");
+	if (env_int("FAKE_CUDA_INIT_ERROR", 0) != 0)
+		return env_int("FAKE_CUDA_INIT_ERROR", 0);
 	if (env_int("FAKE_CUDA_COUNT", 1) <= 0)
 		return 100; /* CUDA_ERROR_NO_DEVICE */
 	initialised = 1;

@@ -65,8 +65,8 @@ int main(int argc, char **argv)
 	int r4 = cudaGetDriverEntryPoint("cuLaunchKernel", &entry, 0, &status);
 	printf("cudaGetDriverEntryPoint: %d owner %s\n", r4, owner_of(entry));
 	entry = NULL;
-	r4 = cudaGetDriverEntryPoint("cuInit", &entry, 0, &status);
-	printf("cudaGetDriverEntryPoint cuInit: %d owner %s\n", r4, owner_of(entry));
+	r4 = cudaGetDriverEntryPoint("cuDeviceGet", &entry, 0, &status);
+	printf("cudaGetDriverEntryPoint cuDeviceGet: %d owner %s\n", r4, owner_of(entry));
 	/* by version: "cuGetProcAddress" at 12000 is the 5-argument _v2 */
 	entry = NULL;
 	r4 = cudaGetDriverEntryPointByVersion("cuGetProcAddress", &entry, 12000, 0, &status);
