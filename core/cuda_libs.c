@@ -107,6 +107,14 @@ static const struct kimg_cuda_lib_kind *match_name(const char *base, const char 
 	size_t stem_len = (size_t)(so - base);
 	if (stem_len > 4 && memcmp(so - 4, ".alt", 4) == 0)
 		stem_len -= 4; /* libnvrtc.alt.so.13 */
+	/* auditwheel's renamed copies: "libcudart-e409450e.so.11.0" (8 hex digits) */
+	if (stem_len > 9 && base[stem_len - 9] == '-') {
+		bool hex = true;
+		for (size_t i = stem_len - 8; i < stem_len && hex; i++)
+			hex = (base[i] >= '0' && base[i] <= '9') || (base[i] >= 'a' && base[i] <= 'f');
+		if (hex)
+			stem_len -= 9;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (strlen(kinds[i].stem) == stem_len && memcmp(kinds[i].stem, base, stem_len) == 0) {
 			*after_so = so[3] == '.' ? so + 4 : so + 3;

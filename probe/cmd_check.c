@@ -588,7 +588,7 @@ int probe_cmd_check(int argc, char **argv)
 		if ((int)strlen(label) > s.label_width)
 			s.label_width = (int)strlen(label);
 	}
-	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out };
+	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);
