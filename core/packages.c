@@ -266,7 +266,7 @@ static const struct kimg_pkg_advice advice[] = {
 	  "install a release of {pkg} that supports {sm} (NVIDIA's library wheels add architectures in "
 	  "newer releases; keep the -cuNN suffix of your CUDA line)" },
 	{ NULL, KIMG_PKG_OTHER, "other",
-	  "rebuild with the nvcc / CMake settings of the fix for {sm}" },
+	  "rebuild {pkg} for {sm} (CMAKE_CUDA_ARCHITECTURES=\"{cmake}\"; the nvcc -gencode flags of the fix)" },
 };
 
 #define GENERIC_EXTENSION_ADVICE                                                                                   \

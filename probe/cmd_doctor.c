@@ -14,6 +14,7 @@
 #include "doctor.h"
 #include "extras.h"
 #include "gpu_readings.h"
+#include "readings.h"
 #include "rules.h"
 
 static const char doctor_help[] =
@@ -242,26 +243,14 @@ static void text_gpus(const struct kimg_gpu_inventory *inv)
 	}
 	for (int i = 0; i < inv->n; i++) {
 		const struct kimg_gpu_reading *g = &inv->gpus[i];
-		char a[24], b[24], c[24];
-		cc_text(g->cc_driver, a, sizeof a);
-		cc_text(g->cc_nvml, b, sizeof b);
-		cc_text(g->cc_table, c, sizeof c);
-		if (g->ordinal >= 0)
-			printf("GPU %d: %s, compute capability %s%s\n", g->ordinal, g->name, a, g->tegra ? ", Tegra" : "");
-		else
-			printf("not visible to CUDA: %s (NVML %d)\n", g->name, g->nvml_index);
-		printf("  readings: driver %s, NVML %s, name table %s: %s\n", a, b, c,
-		       kimg_gpu_reading_disagrees(g) ? "DISAGREE (the driver picks images by its own reading)" : "agree");
-		printf("  uuid: %s%s%s%s\n", g->uuid[0] ? g->uuid : "?", g->parent_uuid[0] ? " (MIG instance of " : "",
-		       g->parent_uuid, g->parent_uuid[0] ? ")" : "");
-		if (g->mig_mode == 1 && !g->parent_uuid[0])
-			printf("  MIG mode on: CUDA sees its MIG instances, not the whole GPU\n");
+		char cc[24];
+		if (g->ordinal < 0)
+			continue;
+		cc_text(g->cc_driver, cc, sizeof cc);
+		printf("GPU %d: %s, compute capability %s%s\n", g->ordinal, g->name, cc, g->tegra ? ", Tegra" : "");
+		probe_text_reading(g);
 	}
-	if (inv->nvml_count < 0)
-		printf("NVML: %s\n", inv->nvml_error);
-	if (inv->visible_set)
-		printf("CUDA_VISIBLE_DEVICES=%s: CUDA sees %d of %d GPUs\n", inv->visible_devices,
-		       inv->cuda_count > 0 ? inv->cuda_count : 0, inv->nvml_count >= 0 ? inv->nvml_count : inv->n);
+	probe_text_not_visible(inv);
 }
 
 static bool file_fails(const struct doc_file *f)
@@ -302,6 +291,8 @@ static struct group *make_groups(struct doctor *d, size_t *n_out)
 		return NULL;
 	for (size_t i = 0; i < d->n_files; i++) {
 		struct doc_file *f = &d->files[i];
+		if (f->modules == 0 && !f->lib_needs_driver)
+			continue; /* a runtime without device code: listed with the runtimes only */
 		size_t k = 0;
 		while (k < n && !same_pkg(g[k].pkg, f->pkg))
 			k++;
@@ -355,8 +346,8 @@ static void text_group(struct doctor *d, const struct group *g)
 			sass += d->files[g->files[i]].sass;
 			ptx += d->files[g->files[i]].ptx_jit;
 		}
-		printf("  ok    %-40s %3zu file%s, %lu module%s (%lu sass, %lu ptx_jit checks)\n", name, g->n,
-		       g->n == 1 ? " " : "s", g->modules, g->modules == 1 ? "" : "s", sass, ptx);
+		printf("  ok    %-40s %zu file%s, %lu module%s (%lu run as sass, %lu by ptx_jit)\n", name, g->n,
+		       g->n == 1 ? "" : "s", g->modules, g->modules == 1 ? "" : "s", sass, ptx);
 		return;
 	}
 	printf("  FAIL  %-40s %lu of %zu file%s cannot run\n", name, files_failing, g->n, g->n == 1 ? "" : "s");
@@ -438,7 +429,7 @@ static void text_runtimes(struct doctor *d)
 
 static void json_gpus(struct kimg_json *j, const struct kimg_gpu_inventory *inv)
 {
-	char cuda[16], isa[16], a[24], b[24], c[24];
+	char cuda[16], isa[16];
 	probe_format_cuda_version(inv->driver.cuda_version, cuda, sizeof cuda);
 	kimg_report_format_isa(inv->driver.max_ptx_isa, isa, sizeof isa);
 	kimg_json_key(j, "driver");
@@ -452,37 +443,21 @@ static void json_gpus(struct kimg_json *j, const struct kimg_gpu_inventory *inv)
 	kimg_json_begin_array(j);
 	for (int i = 0; i < inv->n; i++) {
 		const struct kimg_gpu_reading *g = &inv->gpus[i];
-		cc_text(g->cc_driver, a, sizeof a);
-		cc_text(g->cc_nvml, b, sizeof b);
-		cc_text(g->cc_table, c, sizeof c);
+		if (g->ordinal < 0)
+			continue;
+		char cc[24];
+		cc_text(g->cc_driver, cc, sizeof cc);
 		kimg_json_begin_object(j);
-		kimg_json_key(j, "index");
-		if (g->ordinal >= 0)
-			kimg_json_int(j, g->ordinal);
-		else
-			kimg_json_null(j);
+		kimg_json_kv_int(j, "index", g->ordinal);
 		kimg_json_kv_string(j, "name", g->name);
+		kimg_json_kv_string(j, "cc", cc);
+		kimg_json_kv_bool(j, "tegra", g->tegra);
 		kimg_json_kv_string(j, "uuid", g->uuid[0] ? g->uuid : NULL);
-		kimg_json_kv_string(j, "mig_parent_uuid", g->parent_uuid[0] ? g->parent_uuid : NULL);
-		kimg_json_key(j, "cc");
-		kimg_json_begin_object(j);
-		kimg_json_kv_string(j, "driver", g->cc_driver ? a : NULL);
-		kimg_json_kv_string(j, "nvml", g->cc_nvml ? b : NULL);
-		kimg_json_kv_string(j, "name_table", g->cc_table ? c : NULL);
-		kimg_json_kv_bool(j, "agree", !kimg_gpu_reading_disagrees(g));
-		kimg_json_kv_string(j, "used", g->cc_driver ? "driver" : NULL);
-		kimg_json_end_object(j);
-		kimg_json_key(j, "mig_mode");
-		if (g->mig_mode >= 0)
-			kimg_json_bool(j, g->mig_mode == 1);
-		else
-			kimg_json_null(j);
-		kimg_json_kv_bool(j, "visible", g->ordinal >= 0);
+		probe_json_cc_readings(j, g);
 		kimg_json_end_object(j);
 	}
 	kimg_json_end_array(j);
-	kimg_json_kv_string(j, "cuda_visible_devices", inv->visible_set ? inv->visible_devices : NULL);
-	kimg_json_kv_string(j, "nvml_error", inv->nvml_count < 0 ? inv->nvml_error : NULL);
+	probe_json_not_visible(j, inv);
 }
 
 static void json_fail(struct kimg_json *j, const struct doctor *d, const struct doc_file *f)
