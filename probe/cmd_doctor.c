@@ -632,7 +632,8 @@ int probe_cmd_doctor(int argc, char **argv)
 		}
 	}
 	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name };
-	d.out.json = false; /* unreadable inputs: stderr lines only, the page lists them by count */
+	bool json = d.out.json;
+	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
 	if (have_py)
 		probe_walk(py.paths, py.n_paths, &w);
 	else
@@ -663,7 +664,7 @@ int probe_cmd_doctor(int argc, char **argv)
 		 : d.n_targets == 0 ? PROBE_EXIT_ERROR
 		 : cannot || libs_bad ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	double elapsed = now_s() - t0;
-	if (args.out->json) {
+	if (json) {
 		struct kimg_json *j = &d.out.j;
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);
