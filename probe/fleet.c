@@ -11,16 +11,9 @@
 
 #define FLEET_LINE_MAX (1u << 20)
 
-struct fleet_ctx {
-	struct probe_fleet_gpu *v;
-	size_t n, cap;
-	char last_host[128];
-	bool failed;
-};
-
 static int add_gpu(void *ctx, const char *host, const struct kimg_inventory_gpu *g)
 {
-	struct fleet_ctx *c = ctx;
+	struct probe_fleet *c = ctx;
 	for (size_t i = 0; i < c->n; i++) {
 		struct probe_fleet_gpu *e = &c->v[i];
 		if (e->gpu.sm == g->sm && e->gpu.tegra == g->tegra && e->gpu.driver_version == g->driver_version &&
@@ -52,11 +45,20 @@ static int add_gpu(void *ctx, const char *host, const struct kimg_inventory_gpu 
 	return 0;
 }
 
+int probe_fleet_add_document(struct probe_fleet *f, struct kimg_span line, void *arena, size_t arena_size,
+			     struct kimg_error *err)
+{
+	int rc = kimg_inventory_parse(line, arena, arena_size, add_gpu, f, err);
+	if (rc >= 0)
+		f->documents++;
+	return rc;
+}
+
 int probe_fleet_read(const char *path, struct probe_fleet_gpu **out, char *err, size_t err_size)
 {
 	struct kimg_file f;
 	struct kimg_error e = { 0, 0, "" };
-	struct fleet_ctx c;
+	struct probe_fleet c;
 	memset(&c, 0, sizeof c);
 	if (kimg_file_open(path, &f, &e) < 0) {
 		snprintf(err, err_size, "%s: %s", path, e.what);
@@ -82,7 +84,7 @@ int probe_fleet_read(const char *path, struct probe_fleet_gpu **out, char *err, 
 			status = -1;
 			break;
 		}
-		if (kimg_inventory_parse(kimg_span_make(s, len), arena, FLEET_LINE_MAX * 4, add_gpu, &c, &e) < 0) {
+		if (probe_fleet_add_document(&c, kimg_span_make(s, len), arena, FLEET_LINE_MAX * 4, &e) < 0) {
 			snprintf(err, err_size, "%s:%lu: %s", path, line_no, e.what[0] ? e.what : "not a device document");
 			status = -1;
 			break;

@@ -143,6 +143,18 @@ run "$PROBE" check --sm "@$TMP/bad.jsonl" "$FX/sm80_exe"
 expect_rc 2 "--sm @FILE with a line that is no device document"
 expect_grep "names the file and line" "$TMP/err" "bad.jsonl:1: not a 'kimg-probe device --json' document"
 
+# summarize: inventories beside reports
+cp "$TMP/fleet.jsonl" "$TMP/mixed.jsonl"
+echo '{"error":{"code":209,"name":"CUDA_ERROR_NO_BINARY_FOR_GPU"},"call":"cuLibraryGetKernel","module":{"file":"/app","offset":4096},"device":{"name":"NVIDIA H200","sm":"9.0"},"process":{"host":"node3","rank":0}}' >>"$TMP/mixed.jsonl"
+run "$PROBE" summarize --json "$TMP/mixed.jsonl"
+expect_rc 1 "summarize reports and device documents together (a report: exit 1)"
+expect_json "the report is one group, the three documents an inventory of two GPU + driver rows, no line skipped" \
+	'd["reports"] == 1 and d["skipped_lines"] == 0 and d["inventory"]["documents"] == 3
+	 and [(g["name"], g["sm"], g["driver_cuda_version"], g["gpus"], g["hosts"]) for g in d["inventory"]["gpus"]]
+	 == [("NVIDIA H200", "9.0", "13.0", 2, 2), ("NVIDIA A100-SXM4-80GB", "8.0", "12.2", 1, 1)]'
+run "$PROBE" summarize "$TMP/mixed.jsonl"
+expect_grep "text: the inventory table" "$TMP/out" "GPU inventory: 3 device documents"
+
 # ---- 3. doctor ----
 h200 run "$PROBE" doctor --json "$TMP/env"
 expect_rc 1 "doctor over the fake environment on the stand-in H200"
