@@ -276,13 +276,29 @@ bool kimg_cuda_lib_identify(const char *basename, struct kimg_span bytes, struct
 	return true;
 }
 
+/* Package names compare as PEP 503 normalises them: case and the
+ * separators - _ . do not matter ("nvidia_cuda_runtime_cu12"). */
+static bool name_prefix(const char *name, const char *prefix)
+{
+	size_t i = 0;
+	for (; prefix[i]; i++) {
+		char a = name[i], b = prefix[i];
+		if (a >= 'A' && a <= 'Z')
+			a = (char)(a - 'A' + 'a');
+		if (a == '_' || a == '.')
+			a = '-';
+		if (a != b)
+			return false;
+	}
+	return name[i] == '\0' || name[i] == '-' || name[i] == '_' || name[i] == '.';
+}
+
 bool kimg_cuda_lib_version_from_package(struct kimg_cuda_lib *lib, const char *name, const char *version)
 {
 	if (!name || !version)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(cuda_versioned_packages); i++) {
-		size_t len = strlen(cuda_versioned_packages[i]);
-		if (strncmp(name, cuda_versioned_packages[i], len) != 0 || (name[len] != '\0' && name[len] != '-'))
+		if (!name_prefix(name, cuda_versioned_packages[i]))
 			continue;
 		int a, b;
 		if (parse_dotted(version, &a, &b) != 2)

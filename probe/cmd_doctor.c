@@ -63,6 +63,7 @@ struct doc_file {
 	unsigned long modules, stubs, sass, ptx_jit, cannot;
 	struct doc_fail fail;        /* the first failure */
 	bool is_lib;
+	bool system;                 /* a runtime of /usr/local/cuda or LD_LIBRARY_PATH: listed, not judged into the exit status */
 	struct kimg_cuda_lib lib;
 	bool lib_needs_driver;
 };
@@ -198,7 +199,10 @@ static void add_lib_dir(struct doctor *d, const char *dir)
 			continue; /* the dev symlinks name the same file */
 		char *pv[1] = { path };
 		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL };
+		size_t before = d->n_files;
 		probe_walk(pv, 1, &w);
+		for (size_t i = before; i < d->n_files; i++)
+			d->files[i].system = true;
 	}
 	closedir(dh);
 }
@@ -291,7 +295,7 @@ static struct group *make_groups(struct doctor *d, size_t *n_out)
 		return NULL;
 	for (size_t i = 0; i < d->n_files; i++) {
 		struct doc_file *f = &d->files[i];
-		if (f->modules == 0 && !f->lib_needs_driver)
+		if ((f->modules == 0 && !f->lib_needs_driver) || f->system)
 			continue; /* a runtime without device code: listed with the runtimes only */
 		size_t k = 0;
 		while (k < n && !same_pkg(g[k].pkg, f->pkg))
@@ -423,6 +427,8 @@ static void text_runtimes(struct doctor *d)
 			char fix[768];
 			probe_cuda_lib_fix_text(&f->lib, &v, "    ", fix, sizeof fix);
 			fputs(fix, stdout);
+			if (f->system)
+				printf("    (outside the checked environment: does not change the exit status)\n");
 		}
 	}
 }
@@ -539,6 +545,7 @@ static void json_runtimes(struct kimg_json *j, struct doctor *d)
 			continue;
 		kimg_json_begin_object(j);
 		kimg_json_kv_string(j, "path", f->path);
+		kimg_json_kv_bool(j, "outside_checked", f->system);
 		probe_json_package(j, f->pkg);
 		probe_cuda_lib_json(&d->extras, j, &f->lib, d->targets, d->n_targets);
 		kimg_json_end_object(j);
@@ -644,7 +651,7 @@ int probe_cmd_doctor(int argc, char **argv)
 	for (size_t i = 0; i < d.n_files; i++) {
 		struct doc_file *f = &d.files[i];
 		cannot += f->cannot;
-		if (f->is_lib && f->lib.cuda_major >= 0) {
+		if (f->is_lib && f->lib.cuda_major >= 0 && !f->system) {
 			struct kimg_runtime_verdict v;
 			/* every distinct driver among the targets */
 			for (int t = 0; t < d.n_targets && !f->lib_needs_driver; t++) {
@@ -729,10 +736,10 @@ int probe_cmd_doctor(int argc, char **argv)
 			text_group(&d, &groups[k]);
 		if (n_groups == 0)
 			printf("  none found\n");
-		printf("%s: %zu package%s, %lu cannot run%s; %lu module/GPU pair%s cannot run, %lu CUDA librar%s need a newer driver; %lu error%s; %.2f s\n",
+		printf("%s: %zu package%s, %lu cannot run%s; %lu module/GPU pair%s cannot run, %lu CUDA librar%s a newer driver; %lu error%s; %.2f s\n",
 		       status == PROBE_EXIT_OK ? "OK" : status == PROBE_EXIT_FAIL ? "FAIL" : "INCOMPLETE", n_groups,
 		       n_groups == 1 ? "" : "s", failing_pkgs, d.n_targets ? "" : " (not checked: no GPU)", cannot,
-		       cannot == 1 ? "" : "s", libs_bad, libs_bad == 1 ? "y" : "ies", d.out.errors,
+		       cannot == 1 ? "" : "s", libs_bad, libs_bad == 1 ? "y needs" : "ies need", d.out.errors,
 		       d.out.errors == 1 ? "" : "s", elapsed);
 	}
 	fflush(stdout);

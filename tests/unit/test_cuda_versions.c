@@ -127,6 +127,10 @@ START_TEST(lib_from_package)
 	ck_assert(kimg_cuda_lib_identify("libcudart.so.12", kimg_span_make(NULL, 0), &lib));
 	ck_assert(kimg_cuda_lib_version_from_package(&lib, "nvidia-cuda-runtime-cu12", "12.4.127"));
 	ck_assert_int_eq(lib.cuda_minor, 4);
+	ck_assert(kimg_cuda_lib_identify("libcudart.so.12", kimg_span_make(NULL, 0), &lib));
+	ck_assert(kimg_cuda_lib_version_from_package(&lib, "nvidia_cuda_runtime_cu12", "12.6.77")); /* dist-info spelling */
+	ck_assert_int_eq(lib.cuda_minor, 6);
+	ck_assert(!kimg_cuda_lib_version_from_package(&lib, "nvidia-cuda-runtimex", "12.6.77"));
 	ck_assert_str_eq(lib.source, "package version");
 	/* a package of another major than the file is not believed */
 	ck_assert(kimg_cuda_lib_identify("libcudart.so.12", kimg_span_make(NULL, 0), &lib));
