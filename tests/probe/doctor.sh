@@ -6,43 +6,46 @@
 # here, and the stand-in driver and NVML of tests/fake_cuda.
 . "$(dirname "$0")/lib.bash"
 
-# ---- 1. a real CUDA 13 runtime against a 12.2 driver ----
-cudart=""
-for c in ${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart.so.13 /usr/local/cuda/lib64/libcudart.so.13; do
-	[ -f "$c" ] && { cudart=$c; break; }
-done
+# ---- 1. the toolkit's real CUDA runtime against a driver one major older ----
+# The fixtures are built with this toolkit (CUDA 13: libcudart.so.13; a 12.9 toolkit: .so.12), so its
+# runtime is here wherever they are. Oracle: NVIDIA's minor-version table, 13.x >= 580, 12.x >= 525.60.13.
+nvcc_bin=$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc_bin")")")
+cudart=$(ls "$cuda_root"/lib64/libcudart.so.[0-9]* "$cuda_root"/targets/*/lib/libcudart.so.[0-9]* 2>/dev/null | head -n 1)
 if [ -z "$cudart" ]; then
-	# the fixtures are built with this toolkit, so it is there wherever they are
-	bad "no libcudart.so.13 under \$CUDA_HOME/lib64 or /usr/local/cuda/lib64 (the CUDA 13 toolkit the fixtures need)"
+	bad "no libcudart.so.N next to $nvcc_bin (the toolkit the fixtures are built with)"
 else
+	N=$(basename "$cudart" | sed 's/^libcudart\.so\.\([0-9]*\).*/\1/')
+	case $N in 13) old=12.2 floor=580 ;; 12) old=11.8 floor=525.60.13 ;; *) old="" ;; esac
+	[ -n "$old" ] || bad "toolkit runtime $cudart: CUDA $N is outside this test's table"
 	mkdir -p "$TMP/rt"
-	cp "$cudart" "$TMP/rt/"
-	run "$PROBE" check --sm 9.0 --driver 12.2 --json "$TMP/rt"
-	expect_rc 1 "real libcudart.so.13 checked with --driver 12.2"
-	expect_json "recognised: cudart, soname libcudart.so.13, CUDA 13.x, minimum driver 580" \
+	cp -L "$cudart" "$TMP/rt/libcudart.so.$N"
+	run "$PROBE" check --sm 9.0 --driver "$old" --json "$TMP/rt"
+	expect_rc 1 "real libcudart.so.$N checked with --driver $old"
+	expect_json "recognised: cudart, soname libcudart.so.$N, CUDA $N.x, minimum driver $floor" \
 		'(lambda l: (l["library"], l["soname"], l["cuda_version"], l["min_driver"]))(d["files"][0]["cuda_library"])
-		 == ("cudart", "libcudart.so.13", "13.x", "580")'
-	expect_json "driver 12.2: needs_newer_driver, error 35 cudaErrorInsufficientDriver, fix >= 580 and cuda-compat-13-0" \
+		 == ("cudart", "libcudart.so.'"$N"'", "'"$N"'.x", "'"$floor"'")'
+	expect_json "driver $old: needs_newer_driver, error 35 cudaErrorInsufficientDriver, fix >= $floor and cuda-compat-$N-0" \
 		'(lambda v: (v["driver_cuda_version"], v["outcome"], v["expected_error"], v["error_name"], v["fix"]["min_driver"],
 		   v["fix"]["cuda_compat_package"]))(d["files"][0]["cuda_library"]["verdicts"][0])
-		 == ("12.2", "needs_newer_driver", 35, "cudaErrorInsufficientDriver", "580", "cuda-compat-13-0")'
+		 == ("'"$old"'", "needs_newer_driver", 35, "cudaErrorInsufficientDriver", "'"$floor"'", "cuda-compat-'"$N"'-0")'
 	expect_json "summary: one CUDA library, one needing a newer driver, ok false" \
 		'd["summary"]["cuda_libraries"] == 1 and d["summary"]["needs_newer_driver"] == 1 and d["ok"] is False'
-	run "$PROBE" check --sm 9.0 --driver 12.2 "$TMP/rt"
-	expect_grep "text: the 35 verdict" "$TMP/out" "driver CUDA 12.2: NEEDS A NEWER DRIVER"
-	expect_grep "text: the driver fix" "$TMP/out" "fix: upgrade the driver to >= 580"
-	run "$PROBE" check --sm 9.0 --driver 13.0 "$TMP/rt"
-	expect_rc 0 "the same runtime with --driver 13.0"
+	run "$PROBE" check --sm 9.0 --driver "$old" "$TMP/rt"
+	expect_grep "text: the 35 verdict" "$TMP/out" "driver CUDA $old: NEEDS A NEWER DRIVER"
+	expect_grep "text: the driver fix" "$TMP/out" "fix: upgrade the driver to >= $floor"
+	run "$PROBE" check --sm 9.0 --driver "$N.0" "$TMP/rt"
+	expect_rc 0 "the same runtime with --driver $N.0"
 	run "$PROBE" check --sm 9.0 "$TMP/rt"
 	expect_rc 0 "no driver given: the runtime is described, not failed"
-	expect_grep "no driver: says what it needs" "$TMP/out" "needs a driver >= 580"
-	# a pip-style name carrying the full version: 12.4 on a 12.2 driver is minor-version compatibility
-	cp "$cudart" "$TMP/rt/libcudart.so.12.4.127"
-	rm "$TMP/rt/libcudart.so.13"
-	run "$PROBE" check --sm 9.0 --driver 12.2 --json "$TMP/rt"
-	expect_json "libcudart.so.12.4.127 (file name wins): CUDA 12.4 on 12.2 runs under minor-version compatibility" \
+	expect_grep "no driver: says what it needs" "$TMP/out" "needs a driver >= $floor"
+	# a pip-style name carrying the full version: a newer minor on an older one of the same major
+	rm "$TMP/rt/libcudart.so.$N"
+	cp -L "$cudart" "$TMP/rt/libcudart.so.$N.4.127"
+	run "$PROBE" check --sm 9.0 --driver "$N.2" --json "$TMP/rt"
+	expect_json "libcudart.so.$N.4.127 (file name wins): CUDA $N.4 on $N.2 runs under minor-version compatibility" \
 		'(lambda l: (l["cuda_version"], l["version_source"], l["verdicts"][0]["outcome"]))(d["files"][0]["cuda_library"])
-		 == ("12.4", "file name", "minor_version_compat")'
+		 == ("'"$N"'.4", "file name", "minor_version_compat")'
 fi
 
 # ---- 2. the owning package ----
