@@ -371,6 +371,19 @@ static int status_version(void *ctx, const char *package, const char *version)
 	return 0;
 }
 
+/* Most of what dpkg lists is documentation, headers and configuration:
+ * not indexed (half the lines, and the lookups only ask for files with
+ * device code). */
+static bool never_device_code(const char *path)
+{
+	static const char *const dirs[] = { "/usr/share/", "/usr/include/", "/etc/", "/usr/lib/python3/dist-packages/__pycache__/" };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return true;
+	size_t l = strlen(path);
+	return (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyc") == 0);
+}
+
 static void read_dpkg(struct kimg_owners *o)
 {
 	o->dpkg_loaded = true;
@@ -403,7 +416,7 @@ static void read_dpkg(struct kimg_owners *o)
 		uint64_t pos = 0;
 		int rc;
 		while (idx >= 0 && (rc = kimg_list_next(f.bytes, &pos, line, sizeof line)) != 0)
-			if (rc == 1 && line[0] == '/')
+			if (rc == 1 && line[0] == '/' && !never_device_code(line))
 				table_put(o, line, (uint32_t)idx);
 		kimg_file_close(&f);
 	}

@@ -6,7 +6,8 @@
  * it holds conda-meta/, that environment's records (conda). Files no
  * Python or conda record names are looked up in dpkg's file lists
  * (<dpkg dir>/info/<package>.list, read once, on the first such lookup; versions
- * from <dpkg dir>/status). Paths are compared after making them absolute
+ * from <dpkg dir>/status; documentation, headers, /etc and Python sources
+ * are not indexed). Paths are compared after making them absolute
  * and removing "." / ".." / "//" lexically: symbolic links are not
  * resolved, so a file reached through a link to its directory is not
  * found. A wheel member ("dist/foo-1.0-py3-none-any.whl!/foo/_C.so") is
