@@ -10,11 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cuda_errors.h"
 #include "doctor.h"
 #include "extras.h"
 #include "gpu_readings.h"
-#include "readings.h"
 #include "rules.h"
 
 static const char doctor_help[] =
@@ -45,38 +43,6 @@ static const char doctor_help[] =
 	"CUDA runtime needs a newer driver; 2 usage error, unreadable input, or no GPU\n"
 	"to check against.\n";
 
-#define MAX_FAILS_SHOWN 4
-
-struct doc_fail {              /* one module that cannot run on one target */
-	unsigned long module;      /* index in the file, from 1 */
-	int target;
-	enum kimg_reason reason;
-	const char *rule;
-	int expected_error;
-	struct kimg_fix fix;
-	bool have_fix;
-};
-
-struct doc_file {
-	char *path;
-	const struct kimg_pkg *pkg;  /* stable until the owners index is freed */
-	unsigned long modules, stubs, sass, ptx_jit, cannot;
-	struct doc_fail fail;        /* the first failure */
-	bool is_lib;
-	bool system;                 /* a runtime of /usr/local/cuda or LD_LIBRARY_PATH: listed, not judged into the exit status */
-	struct kimg_cuda_lib lib;
-	bool lib_needs_driver;
-};
-
-struct doctor {
-	struct probe_out out;        /* first: probe_input_unreadable's ctx */
-	struct probe_extras extras;
-	struct probe_target *targets;
-	int n_targets;
-	struct doc_file *files;
-	size_t n_files, cap_files;
-	unsigned long errors_before;
-};
 
 static struct doc_file *new_file(struct doctor *d)
 {
@@ -221,337 +187,6 @@ static void add_system_libs(struct doctor *d)
 	}
 }
 
-/* ---- rendering ---- */
-
-static void cc_text(unsigned sm, char *buf, size_t size)
-{
-	if (sm)
-		snprintf(buf, size, "%u.%u", sm / 10, sm % 10);
-	else
-		snprintf(buf, size, "?");
-}
-
-static void text_gpus(const struct kimg_gpu_inventory *inv)
-{
-	char cuda[16], isa[16];
-	probe_format_cuda_version(inv->driver.cuda_version, cuda, sizeof cuda);
-	kimg_report_format_isa(inv->driver.max_ptx_isa, isa, sizeof isa);
-	if (inv->cuda_count < 0) {
-		printf("GPUs: none usable: %s\n", inv->cuda_error);
-		if (inv->driver.cuda_version)
-			printf("  driver %s, CUDA %s\n", inv->driver.release[0] ? inv->driver.release : "(release unknown)",
-			       cuda);
-	} else {
-		printf("driver %s, CUDA %s, PTX ISA up to %s\n", inv->driver.release[0] ? inv->driver.release : "(release unknown)",
-		       cuda[0] ? cuda : "?", isa[0] ? isa : "?");
-	}
-	for (int i = 0; i < inv->n; i++) {
-		const struct kimg_gpu_reading *g = &inv->gpus[i];
-		char cc[24];
-		if (g->ordinal < 0)
-			continue;
-		cc_text(g->cc_driver, cc, sizeof cc);
-		printf("GPU %d: %s, compute capability %s%s\n", g->ordinal, g->name, cc, g->tegra ? ", Tegra" : "");
-		probe_text_reading(g);
-	}
-	probe_text_not_visible(inv);
-}
-
-static bool file_fails(const struct doc_file *f)
-{
-	return f->cannot || f->lib_needs_driver;
-}
-
-struct group {
-	const struct kimg_pkg *pkg;
-	size_t *files;       /* indexes into doctor.files */
-	size_t n;
-	unsigned long modules, cannot, libs_bad;
-};
-
-static bool same_pkg(const struct kimg_pkg *a, const struct kimg_pkg *b)
-{
-	if (!a || !b)
-		return a == b;
-	return strcmp(a->name, b->name) == 0 && strcmp(a->version, b->version) == 0 && strcmp(a->source, b->source) == 0;
-}
-
-static int group_cmp(const void *pa, const void *pb)
-{
-	const struct group *a = pa, *b = pb;
-	bool fa = a->cannot || a->libs_bad, fb = b->cannot || b->libs_bad;
-	if (fa != fb)
-		return fa ? -1 : 1;
-	if (!a->pkg != !b->pkg)
-		return a->pkg ? -1 : 1;
-	return a->pkg ? strcmp(a->pkg->name, b->pkg->name) : 0;
-}
-
-static struct group *make_groups(struct doctor *d, size_t *n_out)
-{
-	struct group *g = calloc(d->n_files + 1, sizeof *g);
-	size_t n = 0;
-	if (!g)
-		return NULL;
-	for (size_t i = 0; i < d->n_files; i++) {
-		struct doc_file *f = &d->files[i];
-		if ((f->modules == 0 && !f->lib_needs_driver) || f->system)
-			continue; /* a runtime without device code: listed with the runtimes only */
-		size_t k = 0;
-		while (k < n && !same_pkg(g[k].pkg, f->pkg))
-			k++;
-		if (k == n) {
-			g[n].pkg = f->pkg;
-			g[n].files = calloc(d->n_files, sizeof *g[n].files);
-			if (!g[n].files)
-				continue;
-			n++;
-		}
-		g[k].files[g[k].n++] = i;
-		g[k].modules += f->modules;
-		g[k].cannot += f->cannot;
-		g[k].libs_bad += f->lib_needs_driver;
-	}
-	qsort(g, n, sizeof *g, group_cmp);
-	*n_out = n;
-	return g;
-}
-
-static void target_name(const struct probe_target *t, char *buf, size_t size)
-{
-	char cc[16];
-	kimg_arch_format_cc(t->dev.cc, cc, sizeof cc);
-	if (t->dev.ordinal >= 0)
-		snprintf(buf, size, "GPU %d (%s, %s)", t->dev.ordinal, t->dev.name, cc);
-	else if (t->named)
-		snprintf(buf, size, "%s (%s)", t->dev.name, cc);
-	else
-		snprintf(buf, size, "%s", cc);
-}
-
-static const char *short_path(const char *p)
-{
-	/* the part after site-packages/ or dist-packages/ reads best */
-	const char *s = strstr(p, "-packages/");
-	return s ? s + 10 : p;
-}
-
-static void text_group(struct doctor *d, const struct group *g)
-{
-	char name[256], advice[640] = "", nvcc[200] = "";
-	probe_format_package(g->pkg, name, sizeof name);
-	bool fails = g->cannot || g->libs_bad;
-	unsigned long files_failing = 0;
-	for (size_t i = 0; i < g->n; i++)
-		files_failing += file_fails(&d->files[g->files[i]]);
-	if (!fails) {
-		unsigned long sass = 0, ptx = 0;
-		for (size_t i = 0; i < g->n; i++) {
-			sass += d->files[g->files[i]].sass;
-			ptx += d->files[g->files[i]].ptx_jit;
-		}
-		printf("  ok    %-40s %zu file%s, %lu module%s (%lu run as sass, %lu by ptx_jit)\n", name, g->n,
-		       g->n == 1 ? "" : "s", g->modules, g->modules == 1 ? "" : "s", sass, ptx);
-		return;
-	}
-	printf("  FAIL  %-40s %lu of %zu file%s cannot run\n", name, files_failing, g->n, g->n == 1 ? "" : "s");
-	unsigned shown = 0;
-	for (size_t i = 0; i < g->n; i++) {
-		const struct doc_file *f = &d->files[g->files[i]];
-		if (!file_fails(f))
-			continue;
-		if (shown++ >= MAX_FAILS_SHOWN)
-			continue;
-		if (f->cannot) {
-			char tn[160];
-			const struct doc_fail *x = &f->fail;
-			const char *ename = kimg_cuda_error_name(x->expected_error);
-			target_name(&d->targets[x->target], tn, sizeof tn);
-			printf("        %s: %lu module/GPU pair%s cannot run; first: module %lu on %s: %s [%s] -> error %d%s%s%s\n",
-			       short_path(f->path), f->cannot, f->cannot == 1 ? "" : "s", x->module, tn,
-			       kimg_reason_text(x->reason), x->rule ? x->rule : "?", x->expected_error, ename ? " (" : "",
-			       ename ? ename : "", ename ? ")" : "");
-			if (!advice[0])
-				probe_package_advice(g->pkg, &d->targets[x->target], x->have_fix ? &x->fix : NULL, advice,
-						     sizeof advice);
-			if (!nvcc[0] && x->have_fix && x->fix.nvcc[0] &&
-			    kimg_pkg_advice_for(g->pkg ? g->pkg->name : "")->family == KIMG_PKG_OTHER)
-				snprintf(nvcc, sizeof nvcc, "%s", x->fix.nvcc);
-		}
-		if (f->lib_needs_driver) {
-			char ver[16];
-			probe_cuda_lib_version(&f->lib, ver, sizeof ver);
-			printf("        %s: %s for CUDA %s needs a newer driver -> error 35 (cudaErrorInsufficientDriver)\n",
-			       short_path(f->path), f->lib.kind->what, ver);
-		}
-	}
-	if (shown > MAX_FAILS_SHOWN)
-		printf("        ... and %u more (kimg-probe check --sm native for all)\n", shown - MAX_FAILS_SHOWN);
-	if (advice[0])
-		printf("        fix: %s\n", advice);
-	if (nvcc[0])
-		printf("             nvcc %s\n", nvcc);
-}
-
-static int lib_driver(const struct doctor *d)
-{
-	for (int t = 0; t < d->n_targets; t++)
-		if (d->targets[t].dev.driver_version)
-			return d->targets[t].dev.driver_version;
-	return 0;
-}
-
-static void text_runtimes(struct doctor *d)
-{
-	bool any = false;
-	for (size_t i = 0; i < d->n_files; i++)
-		any |= d->files[i].is_lib;
-	printf("CUDA runtimes and libraries:%s\n", any ? "" : " none found");
-	for (size_t i = 0; i < d->n_files; i++) {
-		struct doc_file *f = &d->files[i];
-		if (!f->is_lib)
-			continue;
-		char ver[16], pkg[256] = "";
-		struct kimg_runtime_verdict v;
-		probe_cuda_lib_version(&f->lib, ver, sizeof ver);
-		probe_cuda_lib_judge(&f->lib, lib_driver(d), &v);
-		if (f->pkg)
-			probe_format_package(f->pkg, pkg, sizeof pkg);
-		const char *verdict = v.outcome == KIMG_RUNTIME_OK ? "ok"
-				      : v.outcome == KIMG_RUNTIME_MINOR_COMPAT ? "ok (minor-version compatibility)"
-				      : v.outcome == KIMG_RUNTIME_NEEDS_DRIVER ? "NEEDS A NEWER DRIVER"
-				      : "not judged (no driver)";
-		printf("  %-16s CUDA %-5s %s  %s%s%s%s\n", f->lib.kind->id, ver, verdict, f->path, pkg[0] ? " [" : "", pkg,
-		       pkg[0] ? "]" : "");
-		if (v.outcome == KIMG_RUNTIME_NEEDS_DRIVER) {
-			char fix[768];
-			probe_cuda_lib_fix_text(&f->lib, &v, "    ", fix, sizeof fix);
-			fputs(fix, stdout);
-			if (f->system)
-				printf("    (outside the checked environment: does not change the exit status)\n");
-		}
-	}
-}
-
-static void json_gpus(struct kimg_json *j, const struct kimg_gpu_inventory *inv)
-{
-	char cuda[16], isa[16];
-	probe_format_cuda_version(inv->driver.cuda_version, cuda, sizeof cuda);
-	kimg_report_format_isa(inv->driver.max_ptx_isa, isa, sizeof isa);
-	kimg_json_key(j, "driver");
-	kimg_json_begin_object(j);
-	kimg_json_kv_string(j, "release", inv->driver.release[0] ? inv->driver.release : NULL);
-	kimg_json_kv_string(j, "cuda_version", cuda[0] ? cuda : NULL);
-	kimg_json_kv_string(j, "max_ptx_isa", isa[0] ? isa : NULL);
-	kimg_json_kv_string(j, "error", inv->cuda_count < 0 ? inv->cuda_error : NULL);
-	kimg_json_end_object(j);
-	kimg_json_key(j, "gpus");
-	kimg_json_begin_array(j);
-	for (int i = 0; i < inv->n; i++) {
-		const struct kimg_gpu_reading *g = &inv->gpus[i];
-		if (g->ordinal < 0)
-			continue;
-		char cc[24];
-		cc_text(g->cc_driver, cc, sizeof cc);
-		kimg_json_begin_object(j);
-		kimg_json_kv_int(j, "index", g->ordinal);
-		kimg_json_kv_string(j, "name", g->name);
-		kimg_json_kv_string(j, "cc", cc);
-		kimg_json_kv_bool(j, "tegra", g->tegra);
-		kimg_json_kv_string(j, "uuid", g->uuid[0] ? g->uuid : NULL);
-		probe_json_cc_readings(j, g);
-		kimg_json_end_object(j);
-	}
-	kimg_json_end_array(j);
-	probe_json_not_visible(j, inv);
-}
-
-static void json_fail(struct kimg_json *j, const struct doctor *d, const struct doc_file *f)
-{
-	const struct doc_fail *x = &f->fail;
-	char cc[16], v[16];
-	kimg_json_begin_object(j);
-	kimg_json_kv_string(j, "path", f->path);
-	kimg_json_kv_uint(j, "modules", f->modules);
-	kimg_json_kv_uint(j, "cannot_run", f->cannot);
-	kimg_json_kv_bool(j, "needs_newer_driver", f->lib_needs_driver);
-	if (f->cannot) {
-		kimg_arch_format_cc(d->targets[x->target].dev.cc, cc, sizeof cc);
-		kimg_json_key(j, "first");
-		kimg_json_begin_object(j);
-		kimg_json_kv_uint(j, "module", x->module);
-		kimg_json_kv_string(j, "sm", cc);
-		kimg_json_kv_string(j, "reason", kimg_reason_id(x->reason));
-		kimg_json_kv_string(j, "rule", x->rule);
-		kimg_json_kv_int(j, "expected_error", x->expected_error);
-		kimg_json_key(j, "fix");
-		if (x->have_fix) {
-			kimg_json_begin_object(j);
-			kimg_json_kv_string(j, "nvcc", x->fix.nvcc[0] ? x->fix.nvcc : NULL);
-			kimg_json_kv_string(j, "cmake", x->fix.cmake[0] ? x->fix.cmake : NULL);
-			kimg_json_kv_string(j, "torch_cuda_arch_list", x->fix.torch_arch_list[0] ? x->fix.torch_arch_list : NULL);
-			probe_format_cuda_version(x->fix.min_toolkit, v, sizeof v);
-			kimg_json_kv_string(j, "min_toolkit", v[0] ? v : NULL);
-			kimg_json_kv_string(j, "wheel", x->fix.wheel[0] ? x->fix.wheel : NULL);
-			kimg_json_end_object(j);
-		} else {
-			kimg_json_null(j);
-		}
-		kimg_json_end_object(j);
-	}
-	kimg_json_end_object(j);
-}
-
-static void json_groups(struct kimg_json *j, struct doctor *d, const struct group *g, size_t n)
-{
-	kimg_json_key(j, "packages");
-	kimg_json_begin_array(j);
-	for (size_t k = 0; k < n; k++) {
-		char advice[640] = "";
-		kimg_json_begin_object(j);
-		probe_json_package(j, g[k].pkg);
-		const struct kimg_pkg_advice *a = kimg_pkg_advice_for(g[k].pkg ? g[k].pkg->name : "");
-		kimg_json_kv_string(j, "family", a->label);
-		kimg_json_kv_uint(j, "files", g[k].n);
-		kimg_json_kv_uint(j, "modules", g[k].modules);
-		kimg_json_kv_uint(j, "cannot_run", g[k].cannot);
-		kimg_json_kv_uint(j, "needs_newer_driver", g[k].libs_bad);
-		kimg_json_kv_string(j, "verdict", g[k].cannot ? "cannot_run" : g[k].libs_bad ? "needs_newer_driver" : "ok");
-		kimg_json_key(j, "failures");
-		kimg_json_begin_array(j);
-		for (size_t i = 0; i < g[k].n; i++) {
-			const struct doc_file *f = &d->files[g[k].files[i]];
-			if (!file_fails(f))
-				continue;
-			json_fail(j, d, f);
-			if (f->cannot && !advice[0])
-				probe_package_advice(g[k].pkg, &d->targets[f->fail.target], f->fail.have_fix ? &f->fail.fix : NULL,
-						     advice, sizeof advice);
-		}
-		kimg_json_end_array(j);
-		kimg_json_kv_string(j, "fix", advice[0] ? advice : NULL);
-		kimg_json_end_object(j);
-	}
-	kimg_json_end_array(j);
-}
-
-static void json_runtimes(struct kimg_json *j, struct doctor *d)
-{
-	kimg_json_key(j, "cuda_libraries");
-	kimg_json_begin_array(j);
-	for (size_t i = 0; i < d->n_files; i++) {
-		struct doc_file *f = &d->files[i];
-		if (!f->is_lib)
-			continue;
-		kimg_json_begin_object(j);
-		kimg_json_kv_string(j, "path", f->path);
-		kimg_json_kv_bool(j, "outside_checked", f->system);
-		probe_json_package(j, f->pkg);
-		probe_cuda_lib_json(&d->extras, j, &f->lib, d->targets, d->n_targets);
-		kimg_json_end_object(j);
-	}
-	kimg_json_end_array(j);
-}
 
 static int parse_driver(const char *text)
 {
@@ -647,7 +282,6 @@ int probe_cmd_doctor(int argc, char **argv)
 		probe_walk(args.paths, args.n_paths, &w);
 	add_system_libs(&d);
 	unsigned long cannot = 0, libs_bad = 0;
-	int drv_for_libs = lib_driver(&d);
 	for (size_t i = 0; i < d.n_files; i++) {
 		struct doc_file *f = &d.files[i];
 		cannot += f->cannot;
@@ -658,12 +292,11 @@ int probe_cmd_doctor(int argc, char **argv)
 				probe_cuda_lib_judge(&f->lib, d.targets[t].dev.driver_version, &v);
 				f->lib_needs_driver = v.outcome == KIMG_RUNTIME_NEEDS_DRIVER;
 			}
-			(void)drv_for_libs;
 			libs_bad += f->lib_needs_driver;
 		}
 	}
 	size_t n_groups = 0;
-	struct group *groups = make_groups(&d, &n_groups);
+	struct group *groups = probe_doctor_groups(&d, &n_groups);
 	unsigned long failing_pkgs = 0;
 	for (size_t k = 0; groups && k < n_groups; k++)
 		failing_pkgs += groups[k].cannot || groups[k].libs_bad;
@@ -671,77 +304,11 @@ int probe_cmd_doctor(int argc, char **argv)
 		 : d.n_targets == 0 ? PROBE_EXIT_ERROR
 		 : cannot || libs_bad ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	double elapsed = now_s() - t0;
-	if (json) {
-		struct kimg_json *j = &d.out.j;
-		kimg_json_init(j, stdout);
-		kimg_json_begin_object(j);
-		json_gpus(j, &inv);
-		kimg_json_key(j, "python");
-		if (have_py) {
-			kimg_json_begin_object(j);
-			kimg_json_kv_string(j, "executable", py.executable);
-			kimg_json_kv_string(j, "version", py.version[0] ? py.version : NULL);
-			kimg_json_key(j, "paths");
-			kimg_json_begin_array(j);
-			for (int i = 0; i < py.n_paths; i++)
-				kimg_json_string(j, py.paths[i]);
-			kimg_json_end_array(j);
-			kimg_json_end_object(j);
-		} else {
-			kimg_json_null(j);
-		}
-		kimg_json_key(j, "targets");
-		kimg_json_begin_array(j);
-		for (int t = 0; t < d.n_targets; t++) {
-			char cc[16], name[160];
-			kimg_arch_format_cc(d.targets[t].dev.cc, cc, sizeof cc);
-			target_name(&d.targets[t], name, sizeof name);
-			kimg_json_begin_object(j);
-			kimg_json_kv_string(j, "sm", cc);
-			kimg_json_kv_string(j, "label", name);
-			kimg_json_end_object(j);
-		}
-		kimg_json_end_array(j);
-		json_runtimes(j, &d);
-		json_groups(j, &d, groups, n_groups);
-		kimg_json_kv_bool(j, "ok", status == PROBE_EXIT_OK);
-		kimg_json_key(j, "summary");
-		kimg_json_begin_object(j);
-		kimg_json_kv_uint(j, "files", d.n_files);
-		kimg_json_kv_uint(j, "packages", n_groups);
-		kimg_json_kv_uint(j, "failing_packages", failing_pkgs);
-		kimg_json_kv_uint(j, "cannot_run", cannot);
-		kimg_json_kv_uint(j, "needs_newer_driver", libs_bad);
-		kimg_json_kv_uint(j, "errors", d.out.errors);
-		kimg_json_kv_uint(j, "gpus_checked", (uint64_t)d.n_targets);
-		kimg_json_key(j, "seconds");
-		kimg_json_double(j, elapsed);
-		kimg_json_end_object(j);
-		kimg_json_end_object(j);
-		fputc('\n', stdout);
-	} else {
-		printf("kimg doctor\n");
-		text_gpus(&inv);
-		if (sm_list)
-			printf("checking against --sm %s instead of this machine's GPUs\n", sm_list);
-		else if (d.n_targets == 0)
-			printf("NO GPU TO CHECK AGAINST: the device code below is listed, not judged "
-			       "(kimg-probe doctor --sm LIST to judge it for other GPUs)\n");
-		text_runtimes(&d);
-		if (have_py)
-			printf("Python: %s %s, %d director%s of sys.path\n", py.executable, py.version, py.n_paths,
-			       py.n_paths == 1 ? "y" : "ies");
-		printf("Packages with device code (%zu), failures first:\n", n_groups);
-		for (size_t k = 0; groups && k < n_groups; k++)
-			text_group(&d, &groups[k]);
-		if (n_groups == 0)
-			printf("  none found\n");
-		printf("%s: %zu package%s, %lu cannot run%s; %lu module/GPU pair%s cannot run, %lu CUDA librar%s a newer driver; %lu error%s; %.2f s\n",
-		       status == PROBE_EXIT_OK ? "OK" : status == PROBE_EXIT_FAIL ? "FAIL" : "INCOMPLETE", n_groups,
-		       n_groups == 1 ? "" : "s", failing_pkgs, d.n_targets ? "" : " (not checked: no GPU)", cannot,
-		       cannot == 1 ? "" : "s", libs_bad, libs_bad == 1 ? "y needs" : "ies need", d.out.errors,
-		       d.out.errors == 1 ? "" : "s", elapsed);
-	}
+	struct doctor_totals tot = { status, cannot, libs_bad, failing_pkgs, elapsed, sm_list };
+	if (json)
+		probe_doctor_json(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
+	else
+		probe_doctor_text(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
 	fflush(stdout);
 	for (size_t k = 0; groups && k < n_groups; k++)
 		free(groups[k].files);
