@@ -4,6 +4,7 @@
  * one JSON object, "report": "driver_mismatch"), on the KIMG_LOG target. */
 #include "driver_mismatch.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "cuda_errors.h"
 #include "cuda_versions.h"
 #include "diag.h"
+#include "hooks.h" /* glibc symbol-version pins for dlopen, dlclose */
 
 static _Atomic int compared_version; /* highest requested version already compared */
 static _Atomic int reported;
@@ -105,6 +107,18 @@ static void emit(const char *call, int error, int requested, int driver)
 		kimg_log_write(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
+/* Only once the driver is loaded: kimg_driver_real() resolves its table
+ * once, so asking before (a shared runtime answers cudaRuntimeGetVersion
+ * before it loads libcuda) would leave the diagnosis without a driver. */
+static bool driver_loaded(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return false;
+	dlclose(h); /* drops only the reference NOLOAD took */
+	return true;
+}
+
 static int driver_version(void)
 {
 	const struct kimg_driver_api *api = kimg_driver_real();
@@ -114,14 +128,15 @@ static int driver_version(void)
 	return v;
 }
 
-void kimg_driver_mismatch_note_request(int version)
+void kimg_driver_mismatch_note_request(int version, const char *call)
 {
 	int seen = atomic_load_explicit(&compared_version, memory_order_relaxed);
 	if (KIMG_LIKELY(version <= seen) || atomic_load_explicit(&reported, memory_order_relaxed))
 		return;
 	/* Versions of 100000 and more are no CUDA version (some callers pass
 	 * flags there by mistake): ignored. */
-	if (version >= 100000 || !atomic_compare_exchange_strong(&compared_version, &seen, version))
+	if (version >= 100000 || !driver_loaded() ||
+	    !atomic_compare_exchange_strong(&compared_version, &seen, version))
 		return;
 	int saved = errno;
 	kimg_in_diagnosis++;
@@ -130,7 +145,7 @@ void kimg_driver_mismatch_note_request(int version)
 	struct kimg_runtime_verdict v;
 	kimg_runtime_judge(version / 1000, version % 1000 / 10, drv, &v);
 	if (v.outcome == KIMG_RUNTIME_NEEDS_DRIVER)
-		emit("cuGetProcAddress", 35, version, drv);
+		emit(call, 35, version, drv);
 	kimg_in_diagnosis--;
 	errno = saved;
 }

@@ -361,7 +361,7 @@ static CUresult proc_finish(CUresult r, const char *sym, void **pfn, int version
 	/* the runtime asks with its own CUDA version: newer than the driver is error 35 */
 	kimg_shim_ensure_init();
 	if (kimg_hooks_active())
-		kimg_driver_mismatch_note_request(version);
+		kimg_driver_mismatch_note_request(version, "cuGetProcAddress");
 	if (r == KIMG_CUDA_SUCCESS && sym && pfn && *pfn) {
 		kimg_shim_ensure_init();
 		if (kimg_hooks_active())

@@ -87,6 +87,7 @@ const struct kimg_hook kimg_hook_table[KIMG_HOOK_COUNT] = {
 	RT(cudaGetDriverEntryPoint_ptsz),
 	RT(cudaGetDriverEntryPointByVersion),
 	RT(cudaGetDriverEntryPointByVersion_ptsz),
+	RT(cudaRuntimeGetVersion),
 };
 #undef RT
 

@@ -5,7 +5,8 @@
 # however many names it asks for, naming both versions, error 35 and the
 # R580 fix; cuInit returning 803 or 804 (the stand-in driver's
 # FAKE_CUDA_INIT_ERROR) gets one report each, the program its code
-# unchanged. A driver of the runtime's major, or newer, gets no report.
+# unchanged; a shared runtime whose cudaRuntimeGetVersion says 13.0 likewise. A driver of the
+# runtime's major, or newer, gets no report.
 . "$(dirname "$0")/shimlib.bash"
 
 run old FAKE_CUDA_SM=80 FAKE_CUDA_DRIVER=12020 -- "$PROGS/drv_dl" gpa load "$FIX/sm80.cubin"
@@ -36,6 +37,16 @@ check "803 names CUDA_ERROR_SYSTEM_DRIVER_MISMATCH and the user-mode/kernel-mode
 	report init803 'R[0]["error"]["name"] == "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" and "kernel module" in R[0]["why"]'
 check "804 names CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE and says to drop cuda-compat" \
 	report init804 'R[0]["error"]["name"] == "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" and "cuda-compat" in R[0]["fix"]'
+
+# a shared runtime whose driver table libkimg never sees (FAKE_CUDART_PRIVATE): its
+# cudaRuntimeGetVersion answer, 13.0, against the 12.2 driver
+run rtver FAKE_CUDART_PRIVATE=1 FAKE_CUDA_DRIVER=12020 -- "$PROGS/rt" "$FIX/multi.fatbin" axpy
+check "cudaRuntimeGetVersion answers 13000 unchanged" has rtver "cudaRuntimeGetVersion: 0 13000"
+check "runtime 13.0 (cudaRuntimeGetVersion) on driver 12.2: one driver_mismatch report, error 35" \
+	report rtver 'len([r for r in R if r.get("report") == "driver_mismatch"]) == 1 and first("cudaRuntimeGetVersion", 35)["runtime_cuda_version"] == "13.0"'
+run rtok FAKE_CUDART_PRIVATE=1 FAKE_CUDART_VERSION=13020 FAKE_CUDA_DRIVER=13000 -- "$PROGS/rt" "$FIX/multi.fatbin" axpy
+check "runtime 13.2 on driver 13.0 (minor-version compatibility): no report" \
+	report rtok 'not [r for r in R if r.get("report") == "driver_mismatch"]'
 
 # linked directly against libcuda: cuInit binds to libkimg's export
 run direct FAKE_CUDA_SM=80 FAKE_CUDA_INIT_ERROR=804 -- "$PROGS/drv_direct" direct load "$FIX/sm80.cubin"
