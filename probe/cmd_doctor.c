@@ -84,52 +84,84 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 		f->lib = lib;
 	}
 	f->modules = pf.n_mods;
-	for (size_t i = 0; i < pf.n_mods; i++) {
+	/* The file's modules are judged together: first every verdict, then
+	 * which failures are code for other GPUs (doctor_dispatch.c). */
+	int nt = d->n_targets;
+	struct kimg_module_verdict *v = nt && pf.n_mods ? calloc(pf.n_mods * (size_t)nt, sizeof *v) : NULL;
+	bool *stub = pf.n_mods ? calloc(pf.n_mods, sizeof *stub) : NULL;
+	bool *runs = nt ? calloc((size_t)nt, sizeof *runs) : NULL;
+	if (pf.n_mods && nt && (!v || !stub || !runs)) {
+		free(v);
+		free(stub);
+		free(runs);
+		probe_file_free(&pf);
+		return;
+	}
+	for (size_t i = 0; i < pf.n_mods && nt; i++) {
+		const struct probe_module *m = &pf.mods[i];
+		bool any_fail = false;
+		if (m->n_imgs == 0)
+			continue;
+		for (int t = 0; t < nt; t++) {
+			struct kimg_module_verdict *mv = &v[i * (size_t)nt + (size_t)t];
+			kimg_rules_check_module(m->imgs, m->n_imgs, &d->targets[t].dev, NULL, mv);
+			any_fail |= mv->outcome == KIMG_OUTCOME_CANNOT_RUN;
+		}
+		stub[i] = any_fail && probe_module_is_link_stub(m);
+		for (int t = 0; t < nt && !stub[i]; t++)
+			runs[t] |= v[i * (size_t)nt + (size_t)t].outcome != KIMG_OUTCOME_CANNOT_RUN;
+	}
+	bool lib_dispatches = probe_doctor_library_dispatches(path);
+	for (size_t i = 0; i < pf.n_mods && nt; i++) {
 		const struct probe_module *m = &pf.mods[i];
 		if (m->n_imgs == 0)
 			continue;
-		bool any_fail = false;
-		struct kimg_module_verdict v[64];
-		int nt = d->n_targets < 64 ? d->n_targets : 64;
-		for (int t = 0; t < nt; t++) {
-			kimg_rules_check_module(m->imgs, m->n_imgs, &d->targets[t].dev, NULL, &v[t]);
-			any_fail |= v[t].outcome == KIMG_OUTCOME_CANNOT_RUN;
-		}
-		if (any_fail && probe_module_is_link_stub(m)) {
+		if (stub[i]) {
 			f->stubs++;
 			continue;
 		}
 		for (int t = 0; t < nt; t++) {
-			if (v[t].outcome == KIMG_OUTCOME_SASS) {
+			const struct kimg_module_verdict *mv = &v[i * (size_t)nt + (size_t)t];
+			if (mv->outcome == KIMG_OUTCOME_SASS) {
 				f->sass++;
-			} else if (v[t].outcome == KIMG_OUTCOME_PTX_JIT) {
+			} else if (mv->outcome == KIMG_OUTCOME_PTX_JIT) {
 				f->ptx_jit++;
+			} else if (probe_doctor_module_dispatched(m, lib_dispatches, runs[t])) {
+				f->dispatched++;
 			} else {
 				if (!f->cannot) {
 					struct doc_fail *x = &f->fail;
 					x->module = i + 1;
 					x->target = t;
-					x->reason = v[t].reason;
-					x->rule = v[t].rule;
-					x->expected_error = v[t].expected_error;
-					x->have_fix = kimg_fix_for(&d->targets[t].dev, &v[t], m->imgs, m->n_imgs, &x->fix) == 0;
+					x->reason = mv->reason;
+					x->rule = mv->rule;
+					x->expected_error = mv->expected_error;
+					x->have_fix = kimg_fix_for(&d->targets[t].dev, mv, m->imgs, m->n_imgs, &x->fix) == 0;
 				}
 				f->cannot++;
 			}
 		}
 	}
+	free(v);
+	free(stub);
+	free(runs);
 	(void)explicit_path;
 	probe_file_free(&pf);
 }
 
 /* Names that never hold device code, left unopened: most files of a
- * Python environment are these. */
+ * Python environment are these (and data archives, which would otherwise
+ * be opened as zips). */
 static bool skip_by_name(void *ctx, const char *path)
 {
 	static const char *const text_ext[] = { ".py", ".pyc", ".pyi", ".pyx", ".pxd", ".h", ".hpp", ".cuh", ".hxx",
 						".inl", ".c", ".cc", ".cpp", ".cu", ".txt", ".md", ".rst", ".json",
 						".yaml", ".yml", ".toml", ".cfg", ".ini", ".html", ".js", ".css", ".svg",
-						".png", ".jpg", ".gif", ".typed", ".csv", ".pem", ".mo", ".po", ".xml" };
+						".png", ".jpg", ".gif", ".typed", ".csv", ".pem", ".mo", ".po", ".xml",
+						/* data archives: numpy, pickles, checkpoints, web assets, compressed
+						 * data, zipped eggs (pip no longer installs them) */
+						".npz", ".npy", ".pkl", ".pt", ".pth", ".ckpt", ".safetensors", ".zip",
+						".jar", ".gz", ".bz2", ".xz", ".egg" };
 	(void)ctx;
 	size_t len = strlen(path);
 	for (size_t i = 0; i < sizeof text_ext / sizeof text_ext[0]; i++) {

@@ -40,6 +40,7 @@ struct doc_file {
 	char *path;
 	const struct kimg_pkg *pkg;  /* stable until the owners index is freed */
 	unsigned long modules, stubs, sass, ptx_jit, cannot;
+	unsigned long dispatched;    /* (module, GPU) pairs for other GPUs, selected at run time (doctor_dispatch.c) */
 	struct doc_fail fail;        /* the first failure */
 	bool is_lib;
 	bool system;                 /* a runtime of /usr/local/cuda or LD_LIBRARY_PATH: listed, not judged into the exit status */
@@ -61,7 +62,7 @@ struct group {                 /* the files of one package (pkg NULL: no package
 	const struct kimg_pkg *pkg;
 	size_t *files;             /* indexes into doctor.files */
 	size_t n;
-	unsigned long modules, cannot, libs_bad;
+	unsigned long modules, cannot, libs_bad, dispatched;
 };
 
 struct doctor_totals {
@@ -73,6 +74,11 @@ struct doctor_totals {
 
 /* The packages with device code, failing first (each group's files
  * malloc'ed; free them and the array). */
+/* doctor_dispatch.c: a module that cannot run on a GPU but is code for
+ * other GPUs its library selects at run time (see there). */
+bool probe_doctor_library_dispatches(const char *path);
+bool probe_doctor_module_dispatched(const struct probe_module *m, bool library_dispatches, bool other_module_runs);
+
 struct group *probe_doctor_groups(struct doctor *d, size_t *n_out);
 void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, const struct probe_python *py,
 		       const struct group *groups, size_t n_groups, const struct doctor_totals *t);

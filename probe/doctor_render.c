@@ -91,6 +91,7 @@ struct group *probe_doctor_groups(struct doctor *d, size_t *n_out)
 		g[k].files[g[k].n++] = i;
 		g[k].modules += f->modules;
 		g[k].cannot += f->cannot;
+		g[k].dispatched += f->dispatched;
 		g[k].libs_bad += f->lib_needs_driver;
 	}
 	qsort(g, n, sizeof *g, group_cmp);
@@ -131,8 +132,11 @@ static void text_group(struct doctor *d, const struct group *g)
 			sass += d->files[g->files[i]].sass;
 			ptx += d->files[g->files[i]].ptx_jit;
 		}
-		printf("  ok    %-40s %zu file%s, %lu module%s (%lu run as sass, %lu by ptx_jit)\n", name, g->n,
+		printf("  ok    %-40s %zu file%s, %lu module%s (%lu run as sass, %lu by ptx_jit", name, g->n,
 		       g->n == 1 ? "" : "s", g->modules, g->modules == 1 ? "" : "s", sass, ptx);
+		if (g->dispatched)
+			printf(", %lu for other GPUs, selected at run time", g->dispatched);
+		printf(")\n");
 		return;
 	}
 	printf("  FAIL  %-40s %lu of %zu file%s cannot run\n", name, files_failing, g->n, g->n == 1 ? "" : "s");
@@ -296,6 +300,7 @@ static void json_groups(struct kimg_json *j, struct doctor *d, const struct grou
 		kimg_json_kv_uint(j, "files", g[k].n);
 		kimg_json_kv_uint(j, "modules", g[k].modules);
 		kimg_json_kv_uint(j, "cannot_run", g[k].cannot);
+		kimg_json_kv_uint(j, "dispatched", g[k].dispatched);
 		kimg_json_kv_uint(j, "needs_newer_driver", g[k].libs_bad);
 		kimg_json_kv_string(j, "verdict", g[k].cannot ? "cannot_run" : g[k].libs_bad ? "needs_newer_driver" : "ok");
 		kimg_json_key(j, "failures");

@@ -166,6 +166,17 @@ expect_json "doctor: packages failures first, foo and bar failing, each with a f
 	 == [("bar", "cannot_run", True), ("foo", "cannot_run", True), (None, "cannot_run", True)]'
 expect_json "doctor: GPU readings agree, target is GPU 0" \
 	'd["gpus"][0]["cc_readings"]["agree"] is True and d["targets"][0]["label"] == "GPU 0 (NVIDIA H200, 9.0)"'
+# a library that selects per-GPU modules at run time: its sm_80-only module, next to one that runs
+# on 9.0, is code for other GPUs (not a failure); with no module that runs, the file still fails
+mkdir -p "$TMP/libs/ok" "$TMP/libs/bad"
+cp "$FX/libtwo.so" "$TMP/libs/ok/libcublasLt.so.13"
+cp "$FX/sm80_exe" "$TMP/libs/bad/libcublasLt.so.13"
+h200 run "$PROBE" doctor --json "$TMP/libs/ok"
+expect_json "libcublasLt with an sm_90 module: the sm_80-only module is dispatched, nothing fails" \
+	'[(p["verdict"], p["dispatched"], p["cannot_run"]) for p in d["packages"]] == [("ok", 1, 0)]'
+h200 run "$PROBE" doctor --json "$TMP/libs/bad"
+expect_json "libcublasLt with no module for 9.0: still cannot run" \
+	'[(p["verdict"], p["dispatched"]) for p in d["packages"]] == [("cannot_run", 0)]'
 h200 run "$PROBE" doctor "$TMP/env"
 expect_grep "doctor text: a FAIL line for foo" "$TMP/out" "FAIL  foo 1.2.3 (pip)"
 expect_grep "doctor text: the summary line" "$TMP/out" "FAIL: 3 packages, 3 cannot run"
