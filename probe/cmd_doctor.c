@@ -97,10 +97,16 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 		probe_file_free(&pf);
 		return;
 	}
+	bool lib_dispatches = probe_doctor_library_dispatches(path);
+	/* In a linked executable or shared object, __nv_relfatbin containers are
+	 * the -rdc device-link inputs: the driver never loads them on their own
+	 * (issue 10 item 2), so they are not judged. */
+	uint16_t e_type = 0;
+	bool linked = pf.kind == KIMG_INPUT_HOST_ELF && kimg_span_u16(&bytes, 16, &e_type) && (e_type == 2 || e_type == 3);
 	for (size_t i = 0; i < pf.n_mods && nt; i++) {
 		const struct probe_module *m = &pf.mods[i];
 		bool any_fail = false;
-		if (m->n_imgs == 0)
+		if (m->n_imgs == 0 || (linked && m->origin == KIMG_ORIGIN_RELFATBIN))
 			continue;
 		for (int t = 0; t < nt; t++) {
 			struct kimg_module_verdict *mv = &v[i * (size_t)nt + (size_t)t];
@@ -111,11 +117,14 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 		for (int t = 0; t < nt && !stub[i]; t++)
 			runs[t] |= v[i * (size_t)nt + (size_t)t].outcome != KIMG_OUTCOME_CANNOT_RUN;
 	}
-	bool lib_dispatches = probe_doctor_library_dispatches(path);
 	for (size_t i = 0; i < pf.n_mods && nt; i++) {
 		const struct probe_module *m = &pf.mods[i];
 		if (m->n_imgs == 0)
 			continue;
+		if (linked && m->origin == KIMG_ORIGIN_RELFATBIN) {
+			f->link_inputs++;
+			continue;
+		}
 		if (stub[i]) {
 			f->stubs++;
 			continue;

@@ -41,6 +41,7 @@ struct doc_file {
 	const struct kimg_pkg *pkg;  /* stable until the owners index is freed */
 	unsigned long modules, stubs, sass, ptx_jit, cannot;
 	unsigned long dispatched;    /* (module, GPU) pairs for other GPUs, selected at run time (doctor_dispatch.c) */
+	unsigned long link_inputs;   /* __nv_relfatbin modules of a linked file: not judged */
 	struct doc_fail fail;        /* the first failure */
 	bool is_lib;
 	bool system;                 /* a runtime of /usr/local/cuda or LD_LIBRARY_PATH: listed, not judged into the exit status */
