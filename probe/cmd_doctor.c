@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "dispatch.h"
 #include "doctor.h"
 #include "extras.h"
 #include "gpu_readings.h"
@@ -59,6 +60,15 @@ static struct doc_file *new_file(struct doctor *d)
 	return f;
 }
 
+/* A module that cannot run on dev: code its library selects for other
+ * GPUs (not a failure), by the core's file-level rules F0-F3. */
+static bool dispatched(const char *path, const struct probe_module *m, const struct kimg_device *dev, bool file_runs)
+{
+	struct kimg_dispatch_verdict v;
+	kimg_dispatch_judge_module(path, m->imgs, m->n_imgs, dev, file_runs, &v);
+	return v.dispatched;
+}
+
 static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct doctor *d = ctx;
@@ -85,7 +95,7 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 	}
 	f->modules = pf.n_mods;
 	/* The file's modules are judged together: first every verdict, then
-	 * which failures are code for other GPUs (doctor_dispatch.c). */
+	 * which failures are code for other GPUs (core/dispatch.h, F0-F3). */
 	int nt = d->n_targets;
 	struct kimg_module_verdict *v = nt && pf.n_mods ? calloc(pf.n_mods * (size_t)nt, sizeof *v) : NULL;
 	bool *stub = pf.n_mods ? calloc(pf.n_mods, sizeof *stub) : NULL;
@@ -97,7 +107,6 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 		probe_file_free(&pf);
 		return;
 	}
-	bool lib_dispatches = probe_doctor_library_dispatches(path);
 	/* In a linked executable or shared object, __nv_relfatbin containers are
 	 * the -rdc device-link inputs: the driver never loads them on their own
 	 * (issue 10 item 2), so they are not judged. */
@@ -135,7 +144,7 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 				f->sass++;
 			} else if (mv->outcome == KIMG_OUTCOME_PTX_JIT) {
 				f->ptx_jit++;
-			} else if (probe_doctor_module_dispatched(m, lib_dispatches, runs[t])) {
+			} else if (dispatched(path, m, &d->targets[t].dev, runs[t])) {
 				f->dispatched++;
 			} else {
 				if (!f->cannot) {

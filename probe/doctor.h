@@ -40,7 +40,7 @@ struct doc_file {
 	char *path;
 	const struct kimg_pkg *pkg;  /* stable until the owners index is freed */
 	unsigned long modules, stubs, sass, ptx_jit, cannot;
-	unsigned long dispatched;    /* (module, GPU) pairs for other GPUs, selected at run time (doctor_dispatch.c) */
+	unsigned long dispatched;    /* (module, GPU) pairs for other GPUs, selected at run time (core/dispatch.h) */
 	unsigned long link_inputs;   /* __nv_relfatbin modules of a linked file: not judged */
 	struct doc_fail fail;        /* the first failure */
 	bool is_lib;
@@ -75,11 +75,6 @@ struct doctor_totals {
 
 /* The packages with device code, failing first (each group's files
  * malloc'ed; free them and the array). */
-/* doctor_dispatch.c: a module that cannot run on a GPU but is code for
- * other GPUs its library selects at run time (see there). */
-bool probe_doctor_library_dispatches(const char *path);
-bool probe_doctor_module_dispatched(const struct probe_module *m, bool library_dispatches, bool other_module_runs);
-
 struct group *probe_doctor_groups(struct doctor *d, size_t *n_out);
 void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, const struct probe_python *py,
 		       const struct group *groups, size_t n_groups, const struct doctor_totals *t);
