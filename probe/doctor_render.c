@@ -121,7 +121,12 @@ static const char *short_path(const char *p)
 static void text_group(struct doctor *d, const struct group *g)
 {
 	char name[256], advice[640] = "", nvcc[200] = "";
-	probe_format_package(g->pkg, name, sizeof name);
+	/* names from package records and paths from the walk, escaped as check
+	 * escapes them (probe_esc); static: 16 KB each, one page at a time */
+	static struct probe_esc e1, e2;
+	char raw[256];
+	probe_format_package(g->pkg, raw, sizeof raw);
+	snprintf(name, sizeof name, "%s", probe_esc(&e1, raw));
 	bool fails = g->cannot || g->libs_bad;
 	unsigned long files_failing = 0;
 	for (size_t i = 0; i < g->n; i++)
@@ -153,7 +158,7 @@ static void text_group(struct doctor *d, const struct group *g)
 			const char *ename = kimg_cuda_error_name(x->expected_error);
 			target_name(&d->targets[x->target], tn, sizeof tn);
 			printf("        %s: %lu module/GPU pair%s cannot run; first: module %lu on %s: %s [%s] -> error %d%s%s%s\n",
-			       short_path(f->path), f->cannot, f->cannot == 1 ? "" : "s", x->module, tn,
+			       probe_esc(&e2, short_path(f->path)), f->cannot, f->cannot == 1 ? "" : "s", x->module, tn,
 			       kimg_reason_text(x->reason), x->rule ? x->rule : "?", x->expected_error, ename ? " (" : "",
 			       ename ? ename : "", ename ? ")" : "");
 			if (!advice[0])
@@ -167,13 +172,13 @@ static void text_group(struct doctor *d, const struct group *g)
 			char ver[16];
 			probe_cuda_lib_version(&f->lib, ver, sizeof ver);
 			printf("        %s: %s for CUDA %s needs a newer driver -> error 35 (cudaErrorInsufficientDriver)\n",
-			       short_path(f->path), f->lib.kind->what, ver);
+			       probe_esc(&e2, short_path(f->path)), f->lib.kind->what, ver);
 		}
 	}
 	if (shown > MAX_FAILS_SHOWN)
 		printf("        ... and %u more (kimg-probe check --sm native for all)\n", shown - MAX_FAILS_SHOWN);
 	if (advice[0])
-		printf("        fix: %s\n", advice);
+		printf("        fix: %s\n", probe_esc(&e2, advice));
 	if (nvcc[0])
 		printf("             nvcc %s\n", nvcc);
 }
@@ -206,8 +211,9 @@ static void text_runtimes(struct doctor *d)
 				      : v.outcome == KIMG_RUNTIME_MINOR_COMPAT ? "ok (minor-version compatibility)"
 				      : v.outcome == KIMG_RUNTIME_NEEDS_DRIVER ? "NEEDS A NEWER DRIVER"
 				      : "not judged (no driver)";
-		printf("  %-16s CUDA %-5s %s  %s%s%s%s\n", f->lib.kind->id, ver, verdict, f->path, pkg[0] ? " [" : "", pkg,
-		       pkg[0] ? "]" : "");
+		static struct probe_esc e1, e2;
+		printf("  %-16s CUDA %-5s %s  %s%s%s%s\n", f->lib.kind->id, ver, verdict, probe_esc(&e1, f->path),
+		       pkg[0] ? " [" : "", probe_esc(&e2, pkg), pkg[0] ? "]" : "");
 		if (v.outcome == KIMG_RUNTIME_NEEDS_DRIVER) {
 			char fix[768];
 			probe_cuda_lib_fix_text(&f->lib, &v, "    ", fix, sizeof fix);
@@ -402,8 +408,9 @@ void probe_doctor_text(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 		printf("NO GPU TO CHECK AGAINST: the device code below is listed, not judged "
 		       "(kimg-probe doctor --sm LIST to judge it for other GPUs)\n");
 	text_runtimes(d);
+	static struct probe_esc e;
 	if (py)
-		printf("Python: %s %s, %d director%s of sys.path\n", py->executable, py->version, py->n_paths,
+		printf("Python: %s %s, %d director%s of sys.path\n", probe_esc(&e, py->executable), py->version, py->n_paths,
 		       py->n_paths == 1 ? "y" : "ies");
 	printf("Packages with device code (%zu), failures first:\n", n_groups);
 	for (size_t k = 0; groups && k < n_groups; k++)

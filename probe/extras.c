@@ -313,10 +313,11 @@ void probe_extras_text_packages(const struct probe_extras *x)
 			snprintf(verdict, sizeof verdict, "NEEDS A NEWER DRIVER");
 		else
 			snprintf(verdict, sizeof verdict, "ok");
-		printf("  %-32s %-14s %-10s %5lu %7lu  %s\n", g->source ? g->name : "(no package record)",
-		       g->version[0] ? g->version : "-", g->installer[0] ? g->installer : "-", g->files, g->modules,
-		       verdict);
+		static struct probe_esc e1, e2, e3; /* names from package records, as check escapes paths */
+		printf("  %-32s %-14s %-10s %5lu %7lu  %s\n", g->source ? probe_esc(&e1, g->name) : "(no package record)",
+		       g->version[0] ? probe_esc(&e2, g->version) : "-", g->installer[0] ? probe_esc(&e3, g->installer) : "-",
+		       g->files, g->modules, verdict);
 		if (g->advice[0])
-			printf("    fix for %s: %s\n", g->source ? g->name : "these files", g->advice);
+			printf("    fix for %s: %s\n", g->source ? probe_esc(&e1, g->name) : "these files", probe_esc(&e2, g->advice));
 	}
 }

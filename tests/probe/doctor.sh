@@ -180,6 +180,12 @@ expect_json "libcublasLt with no module for 9.0: still cannot run" \
 h200 run "$PROBE" doctor "$TMP/env"
 expect_grep "doctor text: a FAIL line for foo" "$TMP/out" "FAIL  foo 1.2.3 (pip)"
 expect_grep "doctor text: the summary line" "$TMP/out" "FAIL: 3 packages, 3 cannot run"
+# names from the walk are escaped in the page, as check escapes them
+esc_dir="$TMP/esc/x$(printf '\033')[31m"
+mkdir -p "$esc_dir" && cp "$FX/sm80_exe" "$esc_dir/lib.so"
+run "$PROBE" doctor --sm 9.0 "$TMP/esc"
+if grep -q "$(printf '\033')" "$TMP/out"; then bad "doctor text: an ESC from a path reached the terminal"; else
+	expect_grep "doctor text: the ESC in a path shown as \\x1b" "$TMP/out" 'x\x1b[31m/lib.so'; fi
 # the Python environment of an interpreter: a stand-in python3 printing what the real one would
 mkdir -p "$TMP/bin"
 cat >"$TMP/bin/python3" <<PY
