@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "dispatch.h"
+#include "file_rules.h"
 #include "doctor.h"
 #include "extras.h"
 #include "gpu_readings.h"
@@ -60,15 +60,6 @@ static struct doc_file *new_file(struct doctor *d)
 	return f;
 }
 
-/* A module that cannot run on dev: code its library selects for other
- * GPUs (not a failure), by the core's file-level rules F0-F3. */
-static bool dispatched(const char *path, const struct probe_module *m, const struct kimg_device *dev, bool file_runs)
-{
-	struct kimg_dispatch_verdict v;
-	kimg_dispatch_judge_module(path, m->imgs, m->n_imgs, dev, file_runs, &v);
-	return v.dispatched;
-}
-
 static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct doctor *d = ctx;
@@ -94,75 +85,68 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 		f->lib = lib;
 	}
 	f->modules = pf.n_mods;
-	/* The file's modules are judged together: first every verdict, then
-	 * which failures are code for other GPUs (core/dispatch.h, F0-F3). */
+	/* The file's modules judged together, as check judges them
+	 * (kimg_rules_judge_file: F0-F3 dispatch, R1/R2 for -rdc link inputs). */
 	int nt = d->n_targets;
-	struct kimg_module_verdict *v = nt && pf.n_mods ? calloc(pf.n_mods * (size_t)nt, sizeof *v) : NULL;
-	bool *stub = pf.n_mods ? calloc(pf.n_mods, sizeof *stub) : NULL;
-	bool *runs = nt ? calloc((size_t)nt, sizeof *runs) : NULL;
-	if (pf.n_mods && nt && (!v || !stub || !runs)) {
-		free(v);
-		free(stub);
-		free(runs);
+	struct kimg_file_module *fm = pf.n_mods ? calloc(pf.n_mods, sizeof *fm) : NULL;
+	struct kimg_module_judgement *mj = pf.n_mods ? calloc(pf.n_mods, sizeof *mj) : NULL;
+	if (pf.n_mods && (!fm || !mj)) {
+		free(fm);
+		free(mj);
 		probe_file_free(&pf);
 		return;
 	}
-	/* In a linked executable or shared object, __nv_relfatbin containers are
-	 * the -rdc device-link inputs: the driver never loads them on their own
-	 * (issue 10 item 2), so they are not judged. */
-	uint16_t e_type = 0;
-	bool linked = pf.kind == KIMG_INPUT_HOST_ELF && kimg_span_u16(&bytes, 16, &e_type) && (e_type == 2 || e_type == 3);
 	for (size_t i = 0; i < pf.n_mods && nt; i++) {
 		const struct probe_module *m = &pf.mods[i];
-		bool any_fail = false;
-		if (m->n_imgs == 0 || (linked && m->origin == KIMG_ORIGIN_RELFATBIN))
-			continue;
-		for (int t = 0; t < nt; t++) {
-			struct kimg_module_verdict *mv = &v[i * (size_t)nt + (size_t)t];
-			kimg_rules_check_module(m->imgs, m->n_imgs, &d->targets[t].dev, NULL, mv);
-			any_fail |= mv->outcome == KIMG_OUTCOME_CANNOT_RUN;
-		}
-		stub[i] = any_fail && probe_module_is_link_stub(m);
-		for (int t = 0; t < nt && !stub[i]; t++)
-			runs[t] |= v[i * (size_t)nt + (size_t)t].outcome != KIMG_OUTCOME_CANNOT_RUN;
-	}
-	for (size_t i = 0; i < pf.n_mods && nt; i++) {
-		const struct probe_module *m = &pf.mods[i];
-		if (m->n_imgs == 0)
-			continue;
-		if (linked && m->origin == KIMG_ORIGIN_RELFATBIN) {
+		bool fails = false;
+		fm[i].imgs = m->imgs;
+		fm[i].n_imgs = m->n_imgs;
+		if (m->link_input) {
+			fm[i].role = KIMG_ROLE_LINK_INPUT;
 			f->link_inputs++;
 			continue;
 		}
-		if (stub[i]) {
-			f->stubs++;
-			continue;
+		for (int t = 0; t < nt && m->n_imgs && !fails; t++) {
+			struct kimg_module_verdict v;
+			kimg_rules_check_module(m->imgs, m->n_imgs, &d->targets[t].dev, NULL, &v);
+			fails = v.outcome == KIMG_OUTCOME_CANNOT_RUN;
 		}
-		for (int t = 0; t < nt; t++) {
-			const struct kimg_module_verdict *mv = &v[i * (size_t)nt + (size_t)t];
-			if (mv->outcome == KIMG_OUTCOME_SASS) {
-				f->sass++;
-			} else if (mv->outcome == KIMG_OUTCOME_PTX_JIT) {
-				f->ptx_jit++;
-			} else if (dispatched(path, m, &d->targets[t].dev, runs[t])) {
+		bool stub = fails && probe_module_is_link_stub(m);
+		f->stubs += stub;
+		fm[i].role = stub || m->n_imgs == 0 ? KIMG_ROLE_SKIP : KIMG_ROLE_LOADED;
+	}
+	for (int t = 0; t < nt && pf.n_mods; t++) {
+		const struct kimg_device *dev = &d->targets[t].dev;
+		kimg_rules_judge_file(path, fm, pf.n_mods, dev, 0, mj);
+		for (size_t i = 0; i < pf.n_mods; i++) {
+			const struct probe_module *m = &pf.mods[i];
+			const struct kimg_module_judgement *j = &mj[i];
+			if (j->fate == KIMG_FATE_NOT_JUDGED)
+				continue;
+			if (j->fate == KIMG_FATE_DISPATCHED) {
 				f->dispatched++;
+			} else if (j->fate == KIMG_FATE_RUNS) {
+				if (j->verdict.outcome == KIMG_OUTCOME_SASS)
+					f->sass++;
+				else
+					f->ptx_jit++; /* PTX JIT, or after a JIT link (R1) */
 			} else {
 				if (!f->cannot) {
 					struct doc_fail *x = &f->fail;
 					x->module = i + 1;
 					x->target = t;
-					x->reason = mv->reason;
-					x->rule = mv->rule;
-					x->expected_error = mv->expected_error;
-					x->have_fix = kimg_fix_for(&d->targets[t].dev, mv, m->imgs, m->n_imgs, &x->fix) == 0;
+					x->reason = j->verdict.reason;
+					x->rule = j->verdict.rule;
+					x->file_rule = j->rule;
+					x->expected_error = j->verdict.expected_error;
+					x->have_fix = kimg_fix_for_file(dev, &j->verdict, m->imgs, m->n_imgs, path, &x->fix) == 0;
 				}
 				f->cannot++;
 			}
 		}
 	}
-	free(v);
-	free(stub);
-	free(runs);
+	free(fm);
+	free(mj);
 	(void)explicit_path;
 	probe_file_free(&pf);
 }

@@ -30,7 +30,8 @@ struct doc_fail {              /* one module that cannot run on one target */
 	unsigned long module;      /* index in the file, from 1 */
 	int target;
 	enum kimg_reason reason;
-	const char *rule;
+	const char *rule;          /* the module rule (compat-rules.md: "S1") */
+	const char *file_rule;     /* the file-level rule ("F0", "R2"), or NULL */
 	int expected_error;
 	struct kimg_fix fix;
 	bool have_fix;
@@ -40,7 +41,7 @@ struct doc_file {
 	char *path;
 	const struct kimg_pkg *pkg;  /* stable until the owners index is freed */
 	unsigned long modules, stubs, sass, ptx_jit, cannot;
-	unsigned long dispatched;    /* (module, GPU) pairs for other GPUs, selected at run time (core/dispatch.h) */
+	unsigned long dispatched;    /* (module, GPU) pairs for other GPUs, selected at run time (core/file_rules.h) */
 	unsigned long link_inputs;   /* __nv_relfatbin modules of a linked file: not judged */
 	struct doc_fail fail;        /* the first failure */
 	bool is_lib;

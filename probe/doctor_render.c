@@ -120,7 +120,7 @@ static const char *short_path(const char *p)
 
 static void text_group(struct doctor *d, const struct group *g)
 {
-	char name[256], advice[640] = "", nvcc[200] = "";
+	char name[256], advice[640] = "", nvcc[sizeof ((struct kimg_fix *)0)->nvcc] = "";
 	/* names from package records and paths from the walk, escaped as check
 	 * escapes them (probe_esc); static: 16 KB each, one page at a time */
 	static struct probe_esc e1, e2;
@@ -157,9 +157,10 @@ static void text_group(struct doctor *d, const struct group *g)
 			const struct doc_fail *x = &f->fail;
 			const char *ename = kimg_cuda_error_name(x->expected_error);
 			target_name(&d->targets[x->target], tn, sizeof tn);
-			printf("        %s: %lu module/GPU pair%s cannot run; first: module %lu on %s: %s [%s] -> error %d%s%s%s\n",
+			printf("        %s: %lu module/GPU pair%s cannot run; first: module %lu on %s: %s [%s%s%s] -> error %d%s%s%s\n",
 			       probe_esc(&e2, short_path(f->path)), f->cannot, f->cannot == 1 ? "" : "s", x->module, tn,
-			       kimg_reason_text(x->reason), x->rule ? x->rule : "?", x->expected_error, ename ? " (" : "",
+			       kimg_reason_text(x->reason), x->rule ? x->rule : "?", x->file_rule ? ", " : "",
+			       x->file_rule ? x->file_rule : "", x->expected_error, ename ? " (" : "",
 			       ename ? ename : "", ename ? ")" : "");
 			if (!advice[0])
 				probe_package_advice(g->pkg, &d->targets[x->target], x->have_fix ? &x->fix : NULL, advice,
@@ -274,6 +275,7 @@ static void json_fail(struct kimg_json *j, const struct doctor *d, const struct 
 		kimg_json_kv_string(j, "sm", cc);
 		kimg_json_kv_string(j, "reason", kimg_reason_id(x->reason));
 		kimg_json_kv_string(j, "rule", x->rule);
+		kimg_json_kv_string(j, "file_rule", x->file_rule);
 		kimg_json_kv_int(j, "expected_error", x->expected_error);
 		kimg_json_key(j, "fix");
 		if (x->have_fix) {

@@ -96,7 +96,7 @@ expect_json "wheel member: package flash_attn 2.8.3 from the wheel name" \
 	'(d["files"][0]["package"]["name"], d["files"][0]["package"]["version"], d["files"][0]["package"]["source"]) == ("flash_attn", "2.8.3", "wheel")'
 run "$PROBE" check --sm 9.0 "$TMP/flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl"
 expect_grep "PyTorch extension advice for flash_attn: TORCH_CUDA_ARCH_LIST" "$TMP/out" \
-	'fix for flash_attn: reinstall flash_attn built for sm_90: TORCH_CUDA_ARCH_LIST="9.0+PTX"'
+	'fix for flash_attn: reinstall flash_attn built for sm_90: TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX"'
 
 # ---- the stand-in driver and NVML ----
 fake=$TMP/fake
