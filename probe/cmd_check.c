@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "extras.h"
 #include "file_rules.h"
 #include "fix.h"
 #include "probe.h"
@@ -21,8 +22,10 @@ static const char check_help[] =
 	"\n"
 	"  --sm LIST      comma-separated GPUs: a compute capability (9.0, 90,\n"
 	"                 sm_90), a GPU name (\"RTX 4060 Ti\", H100, \"Jetson AGX\n"
-	"                 Orin\"; quote names with spaces), or 'native' for the GPUs\n"
-	"                 of this machine with their real driver version. No empty\n"
+	"                 Orin\"; quote names with spaces), 'native' for the GPUs\n"
+	"                 of this machine with their real driver version, or @FILE:\n"
+	"                 'kimg-probe device --json' documents of many hosts, one per\n"
+	"                 line (each distinct GPU + driver is one target). No empty\n"
 	"                 items; a CC no GPU has (860 = 86.0) is refused. Repeated\n"
 	"                 --sm options are merged; a GPU given twice is checked once\n"
 	"  --driver X.Y   CUDA version of the driver assumed for the GPUs given by\n"
@@ -52,13 +55,21 @@ static const char check_help[] =
 	"when every device-link input carries PTX the GPU can JIT [R1]; otherwise\n"
 	"the launch fails with error 500 [R2].\n"
 	"\n"
+	"Each file is named with the package that installed it (pip/uv dist-info\n"
+	"RECORD, conda-meta, dpkg; $KIMG_DPKG_DIR is dpkg's directory, default\n"
+	"/var/lib/dpkg), and the text ends with a table by package with its fix.\n"
+	"CUDA runtimes and libraries among the inputs (libcudart.so.N, NVRTC,\n"
+	"nvJitLink, cuBLAS ...) are judged against each target's driver: a runtime\n"
+	"of a newer CUDA major than the driver gets error 35, with the minimum\n"
+	"driver and the fixes.\n"
+	"\n"
 	"Modules that are device-link stubs (every image a cubin without kernels,\n"
 	"as CUDA 13 executables carry; fatbin-format.md section 2) are reported as\n"
 	"such and never make the check fail. A stub is detected only for modules\n"
 	"that would otherwise fail, since it needs the cubins' symbol tables.\n"
 	"\n"
 	"Exit status: 0 when every module runs or is dispatched on every listed GPU;\n"
-	"1 when some module fails; 2 on a usage error or when any input could not be read\n"
+	"1 when some module fails, or a CUDA runtime needs a newer driver; 2 on a usage error or when any input could not be read\n"
 	"(2 wins over 1: a partial check is not a pass). Problems with inputs are\n"
 	"printed as 'kimg-probe: PATH: problem' on stderr.\n";
 
@@ -70,6 +81,7 @@ struct check_state {
 	bool strict;                     /* --strict: KIMG_FILE_STRICT */
 	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
+	struct probe_extras extras;      /* owning packages, CUDA libraries (extras.h) */
 };
 
 static void target_label(const struct probe_target *t, char *buf, size_t size)
@@ -403,14 +415,36 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	size_t shown = 0;
 	for (size_t i = 0; i < pf.n_mods; i++)
 		shown += s->out.all_modules || !pf.mods[i].link_input;
+	/* the package that installed the file, and whether it is a CUDA library (extras.h) */
+	struct kimg_cuda_lib lib;
+	bool is_lib = probe_cuda_lib_identify(path, bytes, NULL, &lib);
+	const struct kimg_pkg *pkg = pf.n_mods > 0 || is_lib ? probe_extras_owner(&s->extras, path) : NULL;
+	unsigned long file_cannot = 0, file_libs = 0;
+	char advice[640] = "";
+	if (is_lib && pkg)
+		kimg_cuda_lib_version_from_package(&lib, pkg->name, pkg->version);
+	for (size_t i = 0; judged && i < pf.n_mods; i++)
+		for (size_t t = 0; t < nt; t++) {
+			const struct verdict_row *r = &rows[i * nt + t];
+			if (r->j.fate != KIMG_FATE_FAILS)
+				continue;
+			file_cannot++;
+			if (!advice[0])
+				probe_package_advice(pkg, &s->targets[t], r->have_fix ? &r->fix : NULL, advice, sizeof advice);
+		}
 	if (s->out.json) {
 		probe_json_file_begin(&s->out.j, &pf);
-	} else if (shown > 0 || explicit_path) {
+	} else if (shown > 0 || explicit_path || is_lib) {
 		struct probe_esc e;
 		printf("%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
 		       shown == 0 && !pf.error[0] ? " (no device code)" : "");
 		if (pf.error[0])
 			printf("  error: %s\n", probe_esc(&e, pf.error));
+		if (pkg) {
+			char name[256];
+			probe_format_package(pkg, name, sizeof name);
+			printf("  package: %s\n", probe_esc(&e, name));
+		}
 	}
 	size_t index = 0;
 	for (size_t i = 0; i < pf.n_mods; i++) {
@@ -433,10 +467,18 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	if (s->out.json) {
 		kimg_json_end_array(&s->out.j);
 		json_tallies(s, judged ? ft : NULL);
+		probe_json_package(&s->out.j, pkg);
+		if (is_lib)
+			file_libs = probe_cuda_lib_json(&s->extras, &s->out.j, &lib, s->targets, s->n_targets);
 		kimg_json_end_object(&s->out.j);
-	} else if (shown > 0 && judged) {
-		text_tallies(s, ft);
+	} else {
+		if (shown > 0 && judged)
+			text_tallies(s, ft);
+		if (is_lib)
+			file_libs = probe_cuda_lib_text(&s->extras, &lib, s->targets, s->n_targets);
 	}
+	if (pf.n_mods > 0 || is_lib)
+		probe_extras_count(&s->extras, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
 	free(rows);
 	free(ft);
 	free(stub);
@@ -491,6 +533,7 @@ int probe_cmd_check(int argc, char **argv)
 		free(sm_lists);
 		return PROBE_EXIT_ERROR;
 	}
+	probe_extras_init(&s.extras);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		enum probe_arg taken = probe_args_take(&args, argv[i]);
@@ -545,7 +588,7 @@ int probe_cmd_check(int argc, char **argv)
 		if ((int)strlen(label) > s.label_width)
 			s.label_width = (int)strlen(label);
 	}
-	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out };
+	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);
@@ -554,7 +597,8 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_begin_array(j);
 	}
 	probe_walk(args.paths, args.n_paths, &w);
-	status = s.out.errors ? PROBE_EXIT_ERROR : s.cannot ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+	status = s.out.errors ? PROBE_EXIT_ERROR
+		 : s.cannot || s.extras.libs_need_driver ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	if (s.out.json) {
 		kimg_json_end_array(j);
 		kimg_json_kv_bool(j, "ok", status == PROBE_EXIT_OK);
@@ -569,11 +613,15 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_kv_uint(j, "jit_link", s.by_outcome[KIMG_OUTCOME_JIT_LINK]);
 		kimg_json_kv_uint(j, "dispatched", s.dispatched);
 		kimg_json_kv_uint(j, "cannot_run", s.cannot);
+		kimg_json_kv_uint(j, "cuda_libraries", s.extras.libs);
+		kimg_json_kv_uint(j, "needs_newer_driver", s.extras.libs_need_driver);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
 		kimg_json_end_object(j);
 		fputc('\n', stdout);
 	} else {
+		probe_extras_sort_groups(&s.extras);
+		probe_extras_text_packages(&s.extras);
 		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit", s.files,
 		       s.files == 1 ? "" : "s", s.modules, s.modules == 1 ? "" : "s", s.n_targets,
 		       s.n_targets == 1 ? "" : "s", s.checks - s.cannot - s.dispatched, s.by_outcome[KIMG_OUTCOME_SASS],
@@ -584,6 +632,10 @@ int probe_cmd_check(int argc, char **argv)
 		if (s.dispatched)
 			printf("%lu dispatched for other GPUs, ", s.dispatched);
 		printf("%lu cannot run", s.cannot);
+		if (s.extras.libs)
+			printf("; %lu CUDA librar%s, %lu need%s a newer driver", s.extras.libs,
+			       s.extras.libs == 1 ? "y" : "ies", s.extras.libs_need_driver,
+			       s.extras.libs_need_driver == 1 ? "s" : "");
 		if (s.stubs)
 			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
 		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",
@@ -592,6 +644,7 @@ int probe_cmd_check(int argc, char **argv)
 out:
 	probe_args_free(&args);
 	free(sm_lists);
+	probe_extras_free(&s.extras);
 	free(s.targets);
 	return status;
 }

@@ -1,8 +1,10 @@
 /* kimg-probe device: the GPUs the driver sees, as the rules see them. */
 #include <string.h>
+#include <unistd.h>
 
 #include "driver_query.h"
 #include "probe.h"
+#include "readings.h"
 #include "rules.h"
 
 #define MAX_DEVICES 64
@@ -15,6 +17,13 @@ static const char device_help[] =
 	"/proc/driver/nvidia/version), the CUDA version of the driver\n"
 	"(cuDriverGetVersion) and the newest PTX ISA its JIT compiler accepts.\n"
 	"libcuda.so.1 is loaded at run time; kimg-probe does not link it.\n"
+	"\n"
+	"Each GPU's compute capability is read three ways: the driver's attributes\n"
+	"(what the driver uses to pick an image), NVML (libnvidia-ml.so.1) and kimg's\n"
+	"GPU-name table; disagreements are shown. GPUs are named by UUID; GPUs NVML\n"
+	"lists that CUDA does not see (CUDA_VISIBLE_DEVICES, MIG) are listed as not\n"
+	"visible. The JSON document (one line) carries the host name, so documents\n"
+	"of many hosts, one per line, make a fleet file for 'check --sm @FILE'.\n"
 	"\n"
 	"  --json   one JSON document on stdout (docs/json.md)\n"
 	"\n"
@@ -43,13 +52,18 @@ int probe_cmd_device(int argc, char **argv)
 		fprintf(stderr, "kimg-probe: %s\n", err.what);
 		return PROBE_EXIT_ERROR;
 	}
-	char cuda[16], isa[16], cc[16], sm[24];
+	char cuda[16], isa[16], cc[16], sm[24], host[256] = "";
+	struct kimg_gpu_inventory inv;
+	kimg_gpu_inventory_read(&inv);
+	if (gethostname(host, sizeof host - 1) != 0)
+		host[0] = '\0';
 	probe_format_cuda_version(info.cuda_version, cuda, sizeof cuda);
 	kimg_report_format_isa(info.max_ptx_isa, isa, sizeof isa);
 	if (json) {
 		struct kimg_json j;
 		kimg_json_init(&j, stdout);
 		kimg_json_begin_object(&j);
+		kimg_json_kv_string(&j, "host", host[0] ? host : NULL);
 		kimg_json_key(&j, "driver");
 		kimg_json_begin_object(&j);
 		kimg_json_kv_string(&j, "release", info.release[0] ? info.release : NULL);
@@ -72,9 +86,13 @@ int probe_cmd_device(int argc, char **argv)
 			kimg_json_kv_string(&j, "driver", info.release[0] ? info.release : NULL);
 			kimg_json_kv_string(&j, "cuda_driver", cuda[0] ? cuda : NULL);
 			kimg_json_kv_string(&j, "max_ptx_isa", isa[0] ? isa : NULL);
+			const struct kimg_gpu_reading *g = probe_device_reading(&inv, devs[i].ordinal);
+			kimg_json_kv_string(&j, "uuid", g && g->uuid[0] ? g->uuid : NULL);
+			probe_json_cc_readings(&j, g);
 			kimg_json_end_object(&j);
 		}
 		kimg_json_end_array(&j);
+		probe_json_not_visible(&j, &inv);
 		kimg_json_end_object(&j);
 		fputc('\n', stdout);
 		return PROBE_EXIT_OK;
@@ -89,7 +107,9 @@ int probe_cmd_device(int argc, char **argv)
 		kimg_arch_format(devs[i].cc, false, sm, sizeof sm);
 		printf("GPU %d: %s, compute capability %s (%s)%s\n", devs[i].ordinal, devs[i].name, cc, sm,
 		       devs[i].tegra ? ", Tegra" : (i < 16 && info.integrated[i] ? ", integrated" : ""));
+		probe_text_reading(probe_device_reading(&inv, devs[i].ordinal));
 	}
+	probe_text_not_visible(&inv);
 	if (info.device_count > n)
 		printf("(%d more GPUs not shown)\n", info.device_count - n);
 	return PROBE_EXIT_OK;

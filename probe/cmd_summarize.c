@@ -23,6 +23,9 @@ static const char summarize_help[] =
 	"that opens like a report ('{') but is not valid JSON (cut short, damaged,\n"
 	"not UTF-8) is an unreadable report: a failure that cannot be shown, so\n"
 	"the exit status is then 2.\n"
+	"Lines that are 'kimg-probe device --json' documents (a fleet inventory,\n"
+	"as srun or a Kubernetes job on every node collects them) are merged into\n"
+	"a GPU inventory table: distinct GPU + driver, with GPU and host counts.\n"
 	"\n"
 	"  --json   one JSON document on stdout (docs/json.md)\n"
 	"\n"
@@ -196,6 +199,7 @@ static void print_json(const struct probe_summary *s)
 	kimg_json_kv_uint(&j, "reports", s->reports);
 	kimg_json_kv_uint(&j, "skipped_lines", s->skipped);
 	kimg_json_kv_uint(&j, "unreadable_reports", s->unreadable);
+	probe_summary_json_inventory(s, &j);
 	kimg_json_end_object(&j);
 	fputc('\n', stdout);
 }
@@ -334,6 +338,8 @@ int probe_cmd_summarize(int argc, char **argv)
 		print_json(&s);
 	else
 		print_text(&s);
+	if (!json)
+		probe_summary_print_inventory(&s);
 	/* A report that could not be read is a failure nobody can see: never "no failures". */
 	int rc = io_error || s.unreadable ? PROBE_EXIT_ERROR : s.reports > 0 ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	probe_summary_free(&s);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doctor.h"
 #include "probe.h"
 #include "tar.h"
 #include "zip.h"
@@ -20,6 +21,9 @@ static const char main_help[] =
 	"                          error CUDA would give, and the build fix\n"
 	"  summarize FILE...       merge libkimg.so JSON reports of many ranks and\n"
 	"                          hosts into one table (module, error, ranks, GPUs)\n"
+	"  doctor                  everything at once: the GPUs, the driver, the CUDA\n"
+	"                          runtimes, and the Python environment checked\n"
+	"                          against this machine's GPUs, by package\n"
 	"\n"
 	"'kimg-probe COMMAND --help' describes each. Every command takes --json\n"
 	"(schema: docs/json.md).\n"
@@ -83,6 +87,7 @@ static const struct command commands[] = {
 	{ "scan", probe_cmd_scan },
 	{ "check", probe_cmd_check },
 	{ "summarize", probe_cmd_summarize },
+	{ "doctor", probe_cmd_doctor },
 };
 
 /* "4G", "512M", "64K", "1000": 0 when unset; -1 when malformed or 0. */
@@ -153,7 +158,7 @@ int main(int argc, char **argv)
 			int status = commands[i].run(argc - 1, argv + 1);
 			return finish_stdout() < 0 ? PROBE_EXIT_ERROR : status;
 		}
-	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check, summarize; see kimg-probe --help)\n",
+	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check, summarize, doctor; see kimg-probe --help)\n",
 		argv[1]);
 	return PROBE_EXIT_ERROR;
 }

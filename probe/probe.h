@@ -123,6 +123,9 @@ struct probe_walker {
 	 * read (walk.c abandons it midway), its JSON is closed back to where
 	 * the input began before on_error adds the error. */
 	struct probe_out *out;
+	/* Optional: true to leave a file found inside a directory unopened
+	 * (doctor skips Python sources and other text by name). */
+	bool (*skip_file)(void *ctx, const char *path);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;

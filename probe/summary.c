@@ -167,6 +167,8 @@ void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_s
 		int rc = kimg_jdoc_parse(&doc, line, &err);
 		if (rc == 0 && add_report(s, doc.root, line))
 			continue;
+		if (rc == 0 && probe_summary_add_inventory(s, doc.root, line))
+			continue;
 		if (skipped++ == 0) {
 			first_bad = lineno;
 			snprintf(why, sizeof why, "%s", rc < 0 ? err.what : "a JSON value without error.code and module");
@@ -222,6 +224,7 @@ void probe_summary_free(struct probe_summary *s)
 	}
 	free(s->g);
 	free(s->arena);
+	probe_summary_free_inventory(s);
 }
 
 void probe_summary_init(struct probe_summary *s)

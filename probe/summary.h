@@ -46,6 +46,8 @@ struct probe_summary_group {
 	size_t first_len;
 };
 
+struct probe_fleet;
+
 struct probe_summary {
 	struct probe_summary_group *g;
 	size_t n, cap;
@@ -55,6 +57,7 @@ struct probe_summary {
 	 * a failure that could not be read, so it counts as an error. */
 	unsigned long unreadable;
 	unsigned char *arena;
+	struct probe_fleet *inventory; /* `device --json` documents met beside the reports (fleet.h) */
 };
 
 /* Ready s (allocates the line arena; exits 2 when out of memory, as the
@@ -67,6 +70,15 @@ void probe_summary_free(struct probe_summary *s);
  * and the unreadable reports among them once more ("... could not be
  * read"). */
 void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_span bytes);
+
+/* A `device --json` document (inventory.h): its GPUs merged into
+ * s->inventory (summary_inventory.c). False when root is not one. */
+bool probe_summary_add_inventory(struct probe_summary *s, const struct kimg_jval *root, struct kimg_span line);
+/* The inventory table after the report groups (text) / "inventory" (JSON). */
+void probe_summary_print_inventory(const struct probe_summary *s);
+struct kimg_json;
+void probe_summary_json_inventory(const struct probe_summary *s, struct kimg_json *j);
+void probe_summary_free_inventory(struct probe_summary *s);
 
 /* The fix object of a group's first report (parsed again into the arena:
  * valid until the next call), or NULL when it had none. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "driver_query.h"
+#include "fleet.h"
 #include "gpus.h"
 #include "probe.h"
 #include "rules.h"
@@ -144,6 +145,23 @@ static int parse_list(const char *list, int driver_version, struct probe_target 
 			for (size_t i = 0; i < nn && rc == 0; i++)
 				rc = push_unique(v, n, cap, &natives[i]);
 			free(natives);
+			if (rc < 0)
+				break;
+		} else if (tok[0] == '@') { /* a fleet file (fleet.c) */
+			struct probe_fleet_gpu *fleet = NULL;
+			char why[512];
+			int k = probe_fleet_read(tok + 1, &fleet, why, sizeof why);
+			if (k < 0) {
+				fprintf(stderr, "kimg-probe: --sm @FILE: %s\n", why);
+				rc = -1;
+				break;
+			}
+			for (int i = 0; i < k && rc == 0; i++) {
+				struct probe_target t;
+				probe_fleet_target(&fleet[i], &t);
+				rc = push_unique(v, n, cap, &t);
+			}
+			free(fleet);
 			if (rc < 0)
 				break;
 		} else {

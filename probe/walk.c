@@ -374,7 +374,7 @@ static void walk_entry(struct walk_state *ws, const char *path, int depth)
 	}
 	if (S_ISDIR(st.st_mode))
 		walk_dir(ws, path, depth + 1);
-	else if (S_ISREG(st.st_mode))
+	else if (S_ISREG(st.st_mode) && !(ws->w->skip_file && ws->w->skip_file(ws->w->ctx, path)))
 		walk_file(ws, path, false);
 	/* FIFOs, sockets, devices inside a tree: skipped, reading one could block or never end. */
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include "cuda_errors.h"
+#include "driver_mismatch.h"
 #include "fallback.h"
 #include "hooks.h"
 
@@ -357,6 +358,10 @@ DEFINE_LAUNCH_COOP(cuLaunchCooperativeKernel_ptsz);
 
 static CUresult proc_finish(CUresult r, const char *sym, void **pfn, int version, unsigned long long flags)
 {
+	/* the runtime asks with its own CUDA version: newer than the driver is error 35 */
+	kimg_shim_ensure_init();
+	if (kimg_hooks_active())
+		kimg_driver_mismatch_note_request(version, "cuGetProcAddress");
 	if (r == KIMG_CUDA_SUCCESS && sym && pfn && *pfn) {
 		kimg_shim_ensure_init();
 		if (kimg_hooks_active())

@@ -42,6 +42,7 @@
 
 #include "audit.h"
 #include "cuda_errors.h"
+#include "driver_mismatch.h"
 #include "hooks.h"
 
 /* ---- the real function per (hook, runtime version) ---- */
@@ -59,7 +60,7 @@ static const char *const cudart_versions[CUDART_VERSION_COUNT] = { CUDART_NODE_1
  * array covers them without the driver rows. */
 #define RT_FIRST KIMG_HOOK___cudaRegisterFatBinary
 #define RT_COUNT (KIMG_HOOK_COUNT - RT_FIRST)
-_Static_assert(KIMG_HOOK_cudaGetDriverEntryPointByVersion_ptsz + 1 == KIMG_HOOK_COUNT,
+_Static_assert(KIMG_HOOK_cudaRuntimeGetVersion + 1 == KIMG_HOOK_COUNT,
 	       "runtime hooks must be the last rows of enum kimg_hook_id");
 
 /* Written once per slot (compare-and-swap from NULL), as kimg_hook_real. */
@@ -317,6 +318,22 @@ static cudaError_t entry_by_version(void *real, bool ptsz, const char *sym, void
 #define ROW_ENTRY_VER(name, ptsz) \
 	cudaError_t, name, P_ENTRY_VER, return, entry_by_version(real, ptsz, sym, pfn, version, flags, status)
 
+/* The runtime's own CUDA version, as the program asks for it: newer than
+ * the driver is reported once (driver_mismatch.h); the answer is unchanged. */
+static cudaError_t runtime_version(void *real, int *version)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((cudaError_t(*)(int *))real)(version);
+	if (r == 0 && version && *version > 0) {
+		kimg_shim_ensure_init();
+		if (kimg_hooks_active())
+			kimg_driver_mismatch_note_request(*version, "cudaRuntimeGetVersion");
+	}
+	return r;
+}
+#define ROW_RUNTIME_VERSION(name) cudaError_t, name, (int *version), return, runtime_version(real, version)
+
 /* Indirection so a ROW_* list is split into RT_HOOK's arguments. */
 #define RT_HOOK_(...) RT_HOOK(__VA_ARGS__)
 
@@ -334,3 +351,4 @@ RT_HOOK_(ROW_ENTRY(cudaGetDriverEntryPoint, false))
 RT_HOOK_(ROW_ENTRY(cudaGetDriverEntryPoint_ptsz, true))
 RT_HOOK_(ROW_ENTRY_VER(cudaGetDriverEntryPointByVersion, false))
 RT_HOOK_(ROW_ENTRY_VER(cudaGetDriverEntryPointByVersion_ptsz, true))
+RT_HOOK_(ROW_RUNTIME_VERSION(cudaRuntimeGetVersion))

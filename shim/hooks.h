@@ -76,6 +76,7 @@ enum kimg_hook_id {
 	KIMG_HOOK_cuLinkAddFile_v2,
 	KIMG_HOOK_cuLinkComplete,
 	KIMG_HOOK_cuLinkDestroy,
+	KIMG_HOOK_cuInit,               /* hook_init.c: 803 / 804 (driver_mismatch.h) */
 	/* shared cudart (hook_runtime.c) */
 	KIMG_HOOK___cudaRegisterFatBinary,
 	KIMG_HOOK___cudaRegisterFunction,
@@ -91,6 +92,7 @@ enum kimg_hook_id {
 	KIMG_HOOK_cudaGetDriverEntryPoint_ptsz,
 	KIMG_HOOK_cudaGetDriverEntryPointByVersion,
 	KIMG_HOOK_cudaGetDriverEntryPointByVersion_ptsz,
+	KIMG_HOOK_cudaRuntimeGetVersion,  /* the runtime's CUDA version against the driver (driver_mismatch.h) */
 	KIMG_HOOK_COUNT
 };
 
@@ -146,6 +148,8 @@ KIMG_HIDDEN CUresult kimg_w_cuLinkAddFile(KIMG_LINK_ADD_FILE_ARGS);
 KIMG_HIDDEN CUresult kimg_w_cuLinkAddFile_v2(KIMG_LINK_ADD_FILE_ARGS);
 KIMG_HIDDEN CUresult kimg_w_cuLinkComplete(CUhandle state, void **cubin, size_t *size);
 KIMG_HIDDEN CUresult kimg_w_cuLinkDestroy(CUhandle state);
+KIMG_HIDDEN CUresult kimg_w_cuInit(unsigned flags);
+KIMG_HIDDEN cudaError_t kimg_w_cudaRuntimeGetVersion(int *version);
 KIMG_HIDDEN void **kimg_w___cudaRegisterFatBinary(void *fat_cubin);
 KIMG_HIDDEN void kimg_w___cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun,
 					       const char *device_name, int thread_limit, void *tid, void *bid,

@@ -72,6 +72,7 @@ const struct kimg_hook kimg_hook_table[KIMG_HOOK_COUNT] = {
 					 (void *)kimg_w_cuLinkAddFile_v2 },
 	[KIMG_HOOK_cuLinkComplete] = { "cuLinkComplete", "cuLinkComplete", 0, 0, (void *)kimg_w_cuLinkComplete },
 	[KIMG_HOOK_cuLinkDestroy] = { "cuLinkDestroy", "cuLinkDestroy", 0, 0, (void *)kimg_w_cuLinkDestroy },
+	[KIMG_HOOK_cuInit] = { "cuInit", "cuInit", 0, 0, (void *)kimg_w_cuInit },
 	RT(__cudaRegisterFatBinary),
 	RT(__cudaRegisterFunction),
 	RT(cudaLaunchKernel),
@@ -86,6 +87,7 @@ const struct kimg_hook kimg_hook_table[KIMG_HOOK_COUNT] = {
 	RT(cudaGetDriverEntryPoint_ptsz),
 	RT(cudaGetDriverEntryPointByVersion),
 	RT(cudaGetDriverEntryPointByVersion_ptsz),
+	RT(cudaRuntimeGetVersion),
 };
 #undef RT
 

@@ -7,7 +7,11 @@
  *   FAKE_CUDA_TEGRA   1: integrated GPU
  *   FAKE_CUDA_DRIVER  cuDriverGetVersion (default 13000)
  *   FAKE_CUDA_COUNT   number of devices (default 1; 0: cuInit gives 100)
+ *   FAKE_CUDA_INIT_ERROR  cuInit returns this code (803, 804: a driver that
+ *                     refuses the process; default 0)
  *   FAKE_CUDA_NAME    device name (default "Fake GPU")
+ *                     (cuDeviceGetUuid: bytes a0 a1 ... ae, then the device
+ *                     index: fake_nvml.c hands out the same UUIDs)
  *   FAKE_CUDA_LAZY    1: cuLibraryGetKernel always succeeds and the error
  *                     surfaces at cuKernelGetFunction / launch instead
  *   FAKE_CUDA_NO_JIT  1: a load that needs the PTX JIT gives 221 (no JIT library)
@@ -261,6 +265,8 @@ static int initialised;
 FAKE_API CUresult cuInit(unsigned flags)
 {
 	ENTER("cuInit");
+	if (env_int("FAKE_CUDA_INIT_ERROR", 0) != 0)
+		return env_int("FAKE_CUDA_INIT_ERROR", 0);
 	if (env_int("FAKE_CUDA_COUNT", 1) <= 0)
 		return 100; /* CUDA_ERROR_NO_DEVICE */
 	initialised = 1;
@@ -302,6 +308,23 @@ FAKE_API CUresult cuDeviceGetName(char *name, int len, int dev)
 		return 1;
 	snprintf(name, (size_t)len, "%s", n && *n ? n : "Fake GPU");
 	return 0;
+}
+
+FAKE_API CUresult cuDeviceGetUuid(unsigned char *uuid, int dev)
+{
+	ENTER("cuDeviceGetUuid");
+	if (!uuid || dev < 0 || dev >= env_int("FAKE_CUDA_COUNT", 1))
+		return 101; /* CUDA_ERROR_INVALID_DEVICE */
+	for (int i = 0; i < 15; i++)
+		uuid[i] = (unsigned char)(0xa0 + i);
+	uuid[15] = (unsigned char)dev;
+	return 0;
+}
+
+FAKE_API CUresult cuDeviceGetUuid_v2(unsigned char *uuid, int dev);
+CUresult cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
+{
+	return cuDeviceGetUuid(uuid, dev);
 }
 
 FAKE_API CUresult cuDeviceGetAttribute(int *value, int attrib, int dev)

@@ -137,6 +137,17 @@ int cudaGetFuncBySymbol(void **fn, const void *symbol)
 /* CUDART_VERSION 13000: the runtime asks the driver for the 13.0 ABI,
  * through a table libkimg never saw, so the wrapping must happen at the
  * runtime entry point. */
+/* FAKE_CUDART_VERSION: what cudaRuntimeGetVersion answers (default 13000). */
+API int cudaRuntimeGetVersion(int *v);
+int cudaRuntimeGetVersion(int *v)
+{
+	const char *e = getenv("FAKE_CUDART_VERSION");
+	if (!v)
+		return 1;
+	*v = e && *e ? atoi(e) : 13000;
+	return 0;
+}
+
 API int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status);
 int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status)
 {

@@ -45,6 +45,20 @@ with zipfile.ZipFile(os.path.join(d, "zip64.zip"), "w", allowZip64=True) as z:
 PY
 }
 
+# Seeds for fuzz_packages: the first byte picks the parser (0 RECORD, 1 dpkg
+# .list, 2 dpkg status, 3 conda-meta, 4 device document, 5 CUDA library
+# name + ELF bytes).
+package_seeds() { # $1 directory
+	printf '\000%s' 'foo/_C.so,sha256=abc,12\n"a,b",,\n"q""x",,\n' >"$1/record"
+	printf '\001%s' '/.\n/usr/lib/x86_64-linux-gnu/libcudart.so.12\n' >"$1/list"
+	printf '\002%s' 'Package: a\nStatus: install ok installed\nVersion: 1.0\n\nPackage: b\nVersion: 2\n' >"$1/status"
+	printf '\003%s' '{"name":"pytorch","version":"2.5.1","files":["lib/libtorch_cuda.so"]}' >"$1/conda.json"
+	printf '\004%s' '{"host":"n1","driver":{"cuda_version":"12.2"},"devices":[{"name":"NVIDIA H200","cc":"9.0","tegra":false,"cuda_driver":"13.0"}]}' >"$1/device.json"
+	if [ -f /usr/local/cuda/lib64/libcudart.so.13 ]; then
+		{ printf '\005'; cat /usr/local/cuda/lib64/libcudart.so.13; } >"$1/cudart"
+	fi
+}
+
 seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	local d="$BUILD/fuzz/seeds-$1"
 	rm -rf "$d" && mkdir -p "$d"
@@ -58,9 +72,10 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
 	fuzz_zip) zip_seeds "$d" ;;
+	fuzz_packages) package_seeds "$d" ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
-	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ -d tests/fixtures/committed ]; then
+	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ -d tests/fixtures/committed ]; then
 		cp tests/fixtures/committed/* "$d"/ 2>/dev/null
 	fi
 	if [ -z "$(ls -A "$d")" ]; then

@@ -12,6 +12,7 @@
 #   7. verdicts true to this environment (tests/gpu/site_verdicts.py): check --sm native over
 #      python3's site-packages passes with the dispatched modules counted, wrong-arch builds
 #      still fail, -rdc verdicts equal the programs, scan equals cuobjdump (and --all, -all)
+#   8. kimg-probe doctor over the stock Python environment and device's three readings (tests/gpu/doctor_gpu.sh)
 # Logs go to ${OUT:-build/gpu}. Prints one "N passed, N failed" line per part.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -60,4 +61,7 @@ if [ "${KIMG_GPU_SKIP_SITE:-0}" != 1 ]; then
 	python3 tests/gpu/site_verdicts.py "$BUILD" "$BUILD/gpu-work" | tee "$LOGS/site.log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
+echo "== kimg-probe doctor and device readings"
+BUILD="$BUILD" OUT="$LOGS" bash tests/gpu/doctor_gpu.sh | tee "$LOGS/doctor.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 exit $status

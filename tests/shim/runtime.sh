@@ -32,8 +32,8 @@ check "module found through the registration handle (__cudaRegisterFatBinary)" \
 # hooked name comes back wrapped, any other name untouched
 check "cudaGetDriverEntryPoint(cuLaunchKernel) returns libkimg's wrapper" \
 	has private "cudaGetDriverEntryPoint: 0 owner libkimg"
-check "cudaGetDriverEntryPoint(cuInit) returns the driver's function" \
-	has private "cudaGetDriverEntryPoint cuInit: 0 owner libcuda.so.1"
+check "cudaGetDriverEntryPoint(cuDeviceGet), a name kimg does not hook, returns the driver's function" \
+	has private "cudaGetDriverEntryPoint cuDeviceGet: 0 owner libcuda.so.1"
 check "cudaGetDriverEntryPointByVersion(cuGetProcAddress, 12000): wrapped _v2" \
 	has private "cudaGetDriverEntryPointByVersion cuGetProcAddress 12000: 0 owner libkimg"
 check "... which takes 5 arguments and wraps what it returns" \
@@ -77,7 +77,7 @@ for node in 13 12 11.0; do
 		report "v${node}attr" 'len(R) == 1 and R[0]["call"] == "cudaFuncGetAttributes" and R[0]["kernel"]["name"] == "axpy"'
 	check "v$node: cudaGetDriverEntryPoint@libcudart.so.$node wraps the hooked name, passes others" \
 		eval 'has "v${node}attr" "cudaGetDriverEntryPoint: 0 owner libkimg" &&
-			has "v${node}attr" "cudaGetDriverEntryPoint cuInit: 0 owner libcuda.so.1"'
+			has "v${node}attr" "cudaGetDriverEntryPoint cuDeviceGet: 0 owner libcuda.so.1"'
 	check "v$node: cudaGetDriverEntryPointByVersion@libcudart.so.$node hands out the wrapped _v2" \
 		has "v${node}attr" "via it, cuLaunchKernel flag 2: 0 status 0 owner libkimg"
 

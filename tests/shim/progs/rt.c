@@ -20,6 +20,7 @@ void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fu
 int cudaLaunchKernel(const void *func, struct dim3 g, struct dim3 b, void **args, size_t shmem, void *stream);
 int cudaFuncGetAttributes(void *attr, const void *func);
 int cudaGetFuncBySymbol(void **fn, const void *symbol);
+int cudaRuntimeGetVersion(int *version);
 int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status);
 int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,
 				     int *status);
@@ -41,6 +42,11 @@ int main(int argc, char **argv)
 	printf("registered: %s\n", handle ? "yes" : "no");
 	__cudaRegisterFunction(handle, (const char *)(void *)kernel_stub, argv[2], argv[2], -1, NULL, NULL, NULL, NULL,
 			       NULL);
+
+	/* after registration, as programs ask (the runtime has loaded the driver) */
+	int rtv = 0;
+	int r0 = cudaRuntimeGetVersion(&rtv);
+	printf("cudaRuntimeGetVersion: %d %d\n", r0, rtv);
 
 	char attr[256];
 	int launch_first = argc > 3 && strcmp(argv[3], "launch-first") == 0;
@@ -65,8 +71,8 @@ int main(int argc, char **argv)
 	int r4 = cudaGetDriverEntryPoint("cuLaunchKernel", &entry, 0, &status);
 	printf("cudaGetDriverEntryPoint: %d owner %s\n", r4, owner_of(entry));
 	entry = NULL;
-	r4 = cudaGetDriverEntryPoint("cuInit", &entry, 0, &status);
-	printf("cudaGetDriverEntryPoint cuInit: %d owner %s\n", r4, owner_of(entry));
+	r4 = cudaGetDriverEntryPoint("cuDeviceGet", &entry, 0, &status);
+	printf("cudaGetDriverEntryPoint cuDeviceGet: %d owner %s\n", r4, owner_of(entry));
 	/* by version: "cuGetProcAddress" at 12000 is the 5-argument _v2 */
 	entry = NULL;
 	r4 = cudaGetDriverEntryPointByVersion("cuGetProcAddress", &entry, 12000, 0, &status);

@@ -1,0 +1,69 @@
+/* GPU inventory documents (inventory.h). */
+#include "inventory.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "arch.h"
+#include "json_read.h"
+
+int kimg_inventory_parse_cuda_version(const char *text)
+{
+	unsigned major, minor;
+	char tail;
+	if (!text || sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
+		return -1;
+	return (int)(major * 1000 + minor * 10);
+}
+
+bool kimg_inventory_is_document(const struct kimg_jval *root)
+{
+	const struct kimg_jval *devs = kimg_jval_get(root, "devices");
+	const struct kimg_jval *drv = kimg_jval_get(root, "driver");
+	return devs && devs->type == KIMG_JARRAY && drv && drv->type == KIMG_JOBJECT;
+}
+
+static void copy(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+int kimg_inventory_parse(struct kimg_span line, void *arena, size_t arena_size,
+			 int (*fn)(void *ctx, const char *host, const struct kimg_inventory_gpu *gpu), void *ctx,
+			 struct kimg_error *err)
+{
+	struct kimg_jdoc doc;
+	kimg_jdoc_init(&doc, arena, arena_size);
+	int rc = kimg_jdoc_parse(&doc, line, err);
+	if (rc < 0)
+		return rc;
+	if (!kimg_inventory_is_document(doc.root))
+		return kimg_error_set(err, -KIMG_EFORMAT, 0, "not a 'kimg-probe device --json' document (no \"devices\")");
+	const char *host = kimg_jval_string(kimg_jval_get(doc.root, "host"));
+	const struct kimg_jval *drv = kimg_jval_get(doc.root, "driver");
+	int count = 0;
+	for (const struct kimg_jval *d = kimg_jval_get(doc.root, "devices")->child; d; d = d->next) {
+		struct kimg_inventory_gpu g;
+		struct kimg_arch cc;
+		memset(&g, 0, sizeof g);
+		const char *ccs = kimg_jval_string(kimg_jval_get(d, "cc"));
+		if (!ccs || kimg_arch_parse(ccs, &cc, NULL) != 0 || cc.sm < 10)
+			continue;
+		g.sm = cc.sm;
+		const struct kimg_jval *t = kimg_jval_get(d, "tegra");
+		g.tegra = t && t->type == KIMG_JTRUE;
+		copy(g.name, sizeof g.name, kimg_jval_string(kimg_jval_get(d, "name")));
+		const char *cuda = kimg_jval_string(kimg_jval_get(d, "cuda_driver"));
+		if (!cuda)
+			cuda = kimg_jval_string(kimg_jval_get(drv, "cuda_version"));
+		int v = kimg_inventory_parse_cuda_version(cuda);
+		g.driver_version = v > 0 ? v : 0;
+		const char *rel = kimg_jval_string(kimg_jval_get(d, "driver"));
+		copy(g.release, sizeof g.release, rel ? rel : kimg_jval_string(kimg_jval_get(drv, "release")));
+		copy(g.uuid, sizeof g.uuid, kimg_jval_string(kimg_jval_get(d, "uuid")));
+		if ((rc = fn(ctx, host ? host : "", &g)) != 0)
+			return rc;
+		count++;
+	}
+	return count;
+}

@@ -1,0 +1,360 @@
+/* kimg-probe doctor: the whole diagnosis in one command. The GPUs (three
+ * readings of each, what CUDA_VISIBLE_DEVICES and MIG leave visible), the
+ * driver, every CUDA runtime found, and a check of the Python environment
+ * against the GPUs of this machine, grouped by the package that installed
+ * each file, failures first, each with its fix. Verdicts come from the
+ * core exactly as `check` gets them; this file collects and renders. */
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "file_rules.h"
+#include "doctor.h"
+#include "extras.h"
+#include "gpu_readings.h"
+#include "rules.h"
+
+static const char doctor_help[] =
+	"usage: kimg-probe doctor [--json] [--python PATH] [--sm LIST] [--driver X.Y] [DIR...]\n"
+	"\n"
+	"Everything kimg can tell about this machine, on one page:\n"
+	"  - the GPUs: compute capability from the driver's attributes, from NVML and\n"
+	"    from the GPU-name table (disagreements shown; the driver uses its own),\n"
+	"    UUIDs, what CUDA_VISIBLE_DEVICES and MIG leave visible\n"
+	"  - the driver (release, CUDA version, newest PTX ISA) and every CUDA runtime\n"
+	"    and library found (the Python environment, /usr/local/cuda*, the\n"
+	"    LD_LIBRARY_PATH directories), each judged against the driver\n"
+	"  - 'check --sm native' over the Python environment of python3 on PATH (its\n"
+	"    sys.path, asked once), or of --python PATH, or over the DIRs given:\n"
+	"    failures first, grouped by the package that installed each file (pip,\n"
+	"    conda, dpkg), each with the fix for that package\n"
+	"\n"
+	"  --json         one JSON document on stdout (docs/json.md)\n"
+	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
+	"  --sm LIST      check against these GPUs instead of this machine's (as check)\n"
+	"  --driver X.Y   driver CUDA version for the GPUs of --sm (as check)\n"
+	"\n"
+	"On a machine without a GPU or driver it says so, still lists the packages\n"
+	"with device code and the CUDA runtimes, and exits 2 (nothing to check\n"
+	"against) unless --sm is given.\n"
+	"\n"
+	"Exit status as check: 0 everything can run; 1 some module cannot run, or a\n"
+	"CUDA runtime needs a newer driver; 2 usage error, unreadable input, or no GPU\n"
+	"to check against.\n";
+
+
+static struct doc_file *new_file(struct doctor *d)
+{
+	if (d->n_files == d->cap_files) {
+		size_t nc = d->cap_files ? d->cap_files * 2 : 64;
+		struct doc_file *v = realloc(d->files, nc * sizeof *v);
+		if (!v)
+			return NULL;
+		d->files = v;
+		d->cap_files = nc;
+	}
+	struct doc_file *f = &d->files[d->n_files++];
+	memset(f, 0, sizeof *f);
+	return f;
+}
+
+static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
+{
+	struct doctor *d = ctx;
+	struct probe_file pf = { .path = path, .walk_flags = d->out.walk_flags, .bytes = bytes };
+	struct kimg_cuda_lib lib;
+	bool is_lib = probe_cuda_lib_identify(path, bytes, NULL, &lib);
+	probe_collect(&pf);
+	d->out.errors += probe_report_problems(&pf);
+	if (pf.n_mods == 0 && !is_lib) {
+		probe_file_free(&pf);
+		return;
+	}
+	struct doc_file *f = new_file(d);
+	if (!f || !(f->path = strdup(path))) {
+		probe_file_free(&pf);
+		return;
+	}
+	f->pkg = probe_extras_owner(&d->extras, path);
+	f->is_lib = is_lib;
+	if (is_lib) {
+		if (f->pkg)
+			kimg_cuda_lib_version_from_package(&lib, f->pkg->name, f->pkg->version);
+		f->lib = lib;
+	}
+	f->modules = pf.n_mods;
+	/* The file's modules judged together, as check judges them
+	 * (kimg_rules_judge_file: F0-F3 dispatch, R1/R2 for -rdc link inputs). */
+	int nt = d->n_targets;
+	struct kimg_file_module *fm = pf.n_mods ? calloc(pf.n_mods, sizeof *fm) : NULL;
+	struct kimg_module_judgement *mj = pf.n_mods ? calloc(pf.n_mods, sizeof *mj) : NULL;
+	if (pf.n_mods && (!fm || !mj)) {
+		free(fm);
+		free(mj);
+		probe_file_free(&pf);
+		return;
+	}
+	for (size_t i = 0; i < pf.n_mods && nt; i++) {
+		const struct probe_module *m = &pf.mods[i];
+		bool fails = false;
+		fm[i].imgs = m->imgs;
+		fm[i].n_imgs = m->n_imgs;
+		if (m->link_input) {
+			fm[i].role = KIMG_ROLE_LINK_INPUT;
+			f->link_inputs++;
+			continue;
+		}
+		for (int t = 0; t < nt && m->n_imgs && !fails; t++) {
+			struct kimg_module_verdict v;
+			kimg_rules_check_module(m->imgs, m->n_imgs, &d->targets[t].dev, NULL, &v);
+			fails = v.outcome == KIMG_OUTCOME_CANNOT_RUN;
+		}
+		bool stub = fails && probe_module_is_link_stub(m);
+		f->stubs += stub;
+		fm[i].role = stub || m->n_imgs == 0 ? KIMG_ROLE_SKIP : KIMG_ROLE_LOADED;
+	}
+	for (int t = 0; t < nt && pf.n_mods; t++) {
+		const struct kimg_device *dev = &d->targets[t].dev;
+		kimg_rules_judge_file(path, fm, pf.n_mods, dev, 0, mj);
+		for (size_t i = 0; i < pf.n_mods; i++) {
+			const struct probe_module *m = &pf.mods[i];
+			const struct kimg_module_judgement *j = &mj[i];
+			if (j->fate == KIMG_FATE_NOT_JUDGED)
+				continue;
+			if (j->fate == KIMG_FATE_DISPATCHED) {
+				f->dispatched++;
+			} else if (j->fate == KIMG_FATE_RUNS) {
+				if (j->verdict.outcome == KIMG_OUTCOME_SASS)
+					f->sass++;
+				else
+					f->ptx_jit++; /* PTX JIT, or after a JIT link (R1) */
+			} else {
+				if (!f->cannot) {
+					struct doc_fail *x = &f->fail;
+					x->module = i + 1;
+					x->target = t;
+					x->reason = j->verdict.reason;
+					x->rule = j->verdict.rule;
+					x->file_rule = j->rule;
+					x->expected_error = j->verdict.expected_error;
+					x->have_fix = kimg_fix_for_file(dev, &j->verdict, m->imgs, m->n_imgs, path, &x->fix) == 0;
+				}
+				f->cannot++;
+			}
+		}
+	}
+	free(fm);
+	free(mj);
+	(void)explicit_path;
+	probe_file_free(&pf);
+}
+
+/* Names that never hold device code, left unopened: most files of a
+ * Python environment are these (and data archives, which would otherwise
+ * be opened as zips). */
+static bool skip_by_name(void *ctx, const char *path)
+{
+	static const char *const text_ext[] = { ".py", ".pyc", ".pyi", ".pyx", ".pxd", ".h", ".hpp", ".cuh", ".hxx",
+						".inl", ".c", ".cc", ".cpp", ".cu", ".txt", ".md", ".rst", ".json",
+						".yaml", ".yml", ".toml", ".cfg", ".ini", ".html", ".js", ".css", ".svg",
+						".png", ".jpg", ".gif", ".typed", ".csv", ".pem", ".mo", ".po", ".xml",
+						/* data archives: numpy, pickles, checkpoints, web assets, compressed
+						 * data, zipped eggs (pip no longer installs them) */
+						".npz", ".npy", ".pkl", ".pt", ".pth", ".ckpt", ".safetensors", ".zip",
+						".jar", ".gz", ".bz2", ".xz", ".egg" };
+	(void)ctx;
+	size_t len = strlen(path);
+	for (size_t i = 0; i < sizeof text_ext / sizeof text_ext[0]; i++) {
+		size_t el = strlen(text_ext[i]);
+		if (len > el && strcmp(path + len - el, text_ext[i]) == 0)
+			return true;
+	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strcmp(base, "RECORD") == 0 || strcmp(base, "METADATA") == 0 || strcmp(base, "LICENSE") == 0;
+}
+
+/* ---- the CUDA libraries outside the walked directories ---- */
+
+static void add_lib_dir(struct doctor *d, const char *dir)
+{
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return;
+	struct dirent *de;
+	while ((de = readdir(dh)) != NULL) {
+		struct kimg_cuda_lib lib;
+		if (!kimg_cuda_lib_identify(de->d_name, kimg_span_make(NULL, 0), &lib) || !lib.kind->runtime)
+			continue;
+		char path[4096];
+		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < d->n_files && !seen; i++)
+			seen = strcmp(d->files[i].path, path) == 0;
+		struct stat st;
+		if (seen || lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
+			continue; /* the dev symlinks name the same file */
+		char *pv[1] = { path };
+		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL };
+		size_t before = d->n_files;
+		probe_walk(pv, 1, &w);
+		for (size_t i = before; i < d->n_files; i++)
+			d->files[i].system = true;
+	}
+	closedir(dh);
+}
+
+static void add_system_libs(struct doctor *d)
+{
+	add_lib_dir(d, "/usr/local/cuda/lib64");
+	add_lib_dir(d, "/usr/local/cuda/compat");
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	if (llp) {
+		char *copy = strdup(llp), *save = NULL;
+		for (char *p = copy ? strtok_r(copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save))
+			if (*p)
+				add_lib_dir(d, p);
+		free(copy);
+	}
+}
+
+
+static int parse_driver(const char *text)
+{
+	unsigned major, minor;
+	char tail;
+	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
+		return -1;
+	return (int)(major * 1000 + minor * 10);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int probe_cmd_doctor(int argc, char **argv)
+{
+	struct doctor d;
+	struct probe_args args;
+	struct probe_python py;
+	struct kimg_gpu_inventory inv;
+	const char *python = "python3", *sm_list = NULL;
+	int driver = 0, status = PROBE_EXIT_ERROR;
+	char pyerr[256] = "";
+	bool have_py = false;
+	double t0 = now_s();
+	memset(&d, 0, sizeof d);
+	memset(&py, 0, sizeof py);
+	if (probe_args_init(&args, "doctor", argc, &d.out) < 0)
+		return PROBE_EXIT_ERROR;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		enum probe_arg taken = probe_args_take(&args, argv[i]);
+		if (taken == PROBE_ARG_TAKEN)
+			continue;
+		if (taken == PROBE_ARG_HELP) {
+			fputs(doctor_help, stdout);
+			probe_args_free(&args);
+			return PROBE_EXIT_OK;
+		}
+		const char **dst = strcmp(a, "--python") == 0 ? &python : strcmp(a, "--sm") == 0 ? &sm_list : NULL;
+		if (dst || strcmp(a, "--driver") == 0) {
+			const char *val = i + 1 < argc ? argv[++i] : NULL;
+			if (!val) {
+				probe_usage_error(&args, false, "%s needs a value", a);
+				goto out_args;
+			}
+			if (dst) {
+				*dst = val;
+			} else if ((driver = parse_driver(val)) < 0) {
+				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
+				goto out_args;
+			}
+			continue;
+		}
+		probe_usage_error(&args, true, "unknown option '%s'", a);
+		goto out_args;
+	}
+	probe_extras_init(&d.extras);
+	kimg_gpu_inventory_read(&inv);
+	/* the targets: this machine's GPUs with their driver, or --sm */
+	if (sm_list) {
+		char *lists[1] = { (char *)sm_list };
+		if ((d.n_targets = probe_parse_targets(lists, 1, driver, &d.targets)) < 0)
+			goto out;
+	} else if (inv.cuda_count > 0) {
+		d.targets = calloc((size_t)inv.cuda_count, sizeof *d.targets);
+		struct kimg_device devs[KIMG_GPU_READINGS_MAX];
+		struct kimg_driver_info info;
+		int n = d.targets ? kimg_driver_query(&info, devs, KIMG_GPU_READINGS_MAX, NULL) : -1;
+		for (int t = 0; t < n && t < inv.cuda_count; t++) {
+			d.targets[t].dev = devs[t];
+			d.targets[t].named = true;
+			d.n_targets++;
+		}
+	}
+	if (args.n_paths == 0) {
+		if (probe_python_env(python, &py, pyerr, sizeof pyerr) == 0) {
+			have_py = true;
+		} else {
+			fprintf(stderr, "kimg-probe doctor: %s: give the directories to check, or --python PATH\n", pyerr);
+			goto out;
+		}
+	}
+	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name };
+	bool json = d.out.json;
+	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
+	if (have_py)
+		probe_walk(py.paths, py.n_paths, &w);
+	else
+		probe_walk(args.paths, args.n_paths, &w);
+	add_system_libs(&d);
+	unsigned long cannot = 0, libs_bad = 0;
+	for (size_t i = 0; i < d.n_files; i++) {
+		struct doc_file *f = &d.files[i];
+		cannot += f->cannot;
+		if (f->is_lib && f->lib.cuda_major >= 0 && !f->system) {
+			struct kimg_runtime_verdict v;
+			/* every distinct driver among the targets */
+			for (int t = 0; t < d.n_targets && !f->lib_needs_driver; t++) {
+				probe_cuda_lib_judge(&f->lib, d.targets[t].dev.driver_version, &v);
+				f->lib_needs_driver = v.outcome == KIMG_RUNTIME_NEEDS_DRIVER;
+			}
+			libs_bad += f->lib_needs_driver;
+		}
+	}
+	size_t n_groups = 0;
+	struct group *groups = probe_doctor_groups(&d, &n_groups);
+	unsigned long failing_pkgs = 0;
+	for (size_t k = 0; groups && k < n_groups; k++)
+		failing_pkgs += groups[k].cannot || groups[k].libs_bad;
+	status = d.out.errors ? PROBE_EXIT_ERROR
+		 : d.n_targets == 0 ? PROBE_EXIT_ERROR
+		 : cannot || libs_bad ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+	double elapsed = now_s() - t0;
+	struct doctor_totals tot = { status, cannot, libs_bad, failing_pkgs, elapsed, sm_list };
+	if (json)
+		probe_doctor_json(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
+	else
+		probe_doctor_text(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
+	fflush(stdout);
+	for (size_t k = 0; groups && k < n_groups; k++)
+		free(groups[k].files);
+	free(groups);
+out:
+	for (size_t i = 0; i < d.n_files; i++)
+		free(d.files[i].path);
+	free(d.files);
+	free(d.targets);
+	probe_extras_free(&d.extras);
+	probe_python_free(&py);
+out_args:
+	probe_args_free(&args);
+	return status;
+}

@@ -1,0 +1,21 @@
+/* cuInit: the first call that can tell the driver refuses this process
+ * (803, 804; driver_mismatch.h). Passed through unchanged. */
+#include <errno.h>
+
+#include "driver_mismatch.h"
+#include "hooks.h"
+
+CUresult kimg_w_cuInit(unsigned flags)
+{
+	CUresult (*real)(unsigned) = (CUresult(*)(unsigned))kimg_hook_get(KIMG_HOOK_cuInit);
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_NOT_INITIALIZED;
+	CUresult r = real(flags);
+	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS)) {
+		kimg_shim_ensure_init();
+		if (kimg_hooks_active())
+			kimg_driver_mismatch_init_failed(r);
+	}
+	return r;
+}
+KIMG_EXPORT CUresult cuInit(unsigned flags) __attribute__((alias("kimg_w_cuInit")));

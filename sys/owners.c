@@ -1,0 +1,529 @@
+/* The owning-package index (owners.h). */
+#include "owners.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "packages.h"
+#include "file.h"
+
+#define PATH_CAP 4096
+/* A conda-meta record over this size is not read (the largest real ones,
+ * cudatoolkit's, are a few MB). */
+#define CONDA_META_MAX (64u << 20)
+
+struct entry {
+	char *path;        /* normalised absolute path */
+	uint32_t pkg;      /* index into pkgs */
+};
+
+struct kimg_owners {
+	struct kimg_pkg **pkgs; /* each row allocated once: lookups hand out stable pointers */
+	size_t n_pkgs, cap_pkgs;
+	struct entry *table;  /* open addressing, power-of-two size */
+	size_t n_entries, cap_table;
+	char **visited;       /* directories already read */
+	size_t n_visited, cap_visited;
+	char *dpkg_dir;
+	bool dpkg_loaded;
+	struct kimg_pkg wheel; /* answer for wheel members (last one asked) */
+};
+
+/* dst = a "/" b, or -1 when it does not fit (never truncated). */
+static int join(char *dst, size_t size, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la + 1 + lb + 1 > size)
+		return -1;
+	memcpy(dst, a, la);
+	dst[la] = '/';
+	memcpy(dst + la + 1, b, lb + 1);
+	return 0;
+}
+
+/* Bounded copy that says nothing when it truncates (display strings). */
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t l = strlen(src);
+	if (l >= size)
+		l = size - 1;
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int table_grow(struct kimg_owners *o)
+{
+	size_t nc = o->cap_table ? o->cap_table * 2 : 1024;
+	struct entry *t = calloc(nc, sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < o->cap_table; i++) {
+		if (!o->table[i].path)
+			continue;
+		size_t k = hash_str(o->table[i].path) & (nc - 1);
+		while (t[k].path)
+			k = (k + 1) & (nc - 1);
+		t[k] = o->table[i];
+	}
+	free(o->table);
+	o->table = t;
+	o->cap_table = nc;
+	return 0;
+}
+
+/* First owner wins: a file named by two records keeps the first reader's. */
+static void table_put(struct kimg_owners *o, const char *path, uint32_t pkg)
+{
+	if ((o->n_entries + 1) * 2 > o->cap_table && table_grow(o) < 0)
+		return;
+	size_t k = hash_str(path) & (o->cap_table - 1);
+	while (o->table[k].path) {
+		if (strcmp(o->table[k].path, path) == 0)
+			return;
+		k = (k + 1) & (o->cap_table - 1);
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	o->table[k].path = copy;
+	o->table[k].pkg = pkg;
+	o->n_entries++;
+}
+
+static const struct kimg_pkg *table_get(const struct kimg_owners *o, const char *path)
+{
+	if (!o->cap_table)
+		return NULL;
+	size_t k = hash_str(path) & (o->cap_table - 1);
+	while (o->table[k].path) {
+		if (strcmp(o->table[k].path, path) == 0)
+			return o->pkgs[o->table[k].pkg];
+		k = (k + 1) & (o->cap_table - 1);
+	}
+	return NULL;
+}
+
+static int add_pkg(struct kimg_owners *o, const struct kimg_pkg *p)
+{
+	if (o->n_pkgs == o->cap_pkgs) {
+		size_t nc = o->cap_pkgs ? o->cap_pkgs * 2 : 32;
+		struct kimg_pkg **v = realloc(o->pkgs, nc * sizeof *v);
+		if (!v)
+			return -1;
+		o->pkgs = v;
+		o->cap_pkgs = nc;
+	}
+	if (!(o->pkgs[o->n_pkgs] = malloc(sizeof *p)))
+		return -1;
+	*o->pkgs[o->n_pkgs] = *p;
+	return (int)o->n_pkgs++;
+}
+
+int kimg_path_normalize(const char *path, char *out, unsigned long size)
+{
+	char buf[PATH_CAP];
+	if (path[0] == '/') {
+		if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+			return -1;
+	} else {
+		char cwd[PATH_CAP];
+		if (!getcwd(cwd, sizeof cwd) || snprintf(buf, sizeof buf, "%s/%s", cwd, path) >= (int)sizeof buf)
+			return -1;
+	}
+	/* components onto out, resolving . and .. */
+	size_t n = 0;
+	char *save = NULL;
+	if (size < 2)
+		return -1;
+	out[0] = '\0';
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			char *slash = strrchr(out, '/');
+			n = slash ? (size_t)(slash - out) : 0;
+			out[n] = '\0';
+			continue;
+		}
+		size_t cl = strlen(c);
+		if (n + 1 + cl + 1 > size)
+			return -1;
+		out[n++] = '/';
+		memcpy(out + n, c, cl + 1);
+		n += cl;
+	}
+	if (n == 0) {
+		out[0] = '/';
+		out[1] = '\0';
+	}
+	return 0;
+}
+
+static void read_small(const char *path, char *out, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(out, (int)size, f)) {
+		size_t l = strlen(out);
+		while (l > 0 && (out[l - 1] == '\n' || out[l - 1] == '\r' || out[l - 1] == ' '))
+			out[--l] = '\0';
+	}
+	fclose(f);
+}
+
+/* Record entries are relative to base; "../../bin/x" leaves it. */
+static void put_relative(struct kimg_owners *o, const char *base, const char *rel, uint32_t pkg)
+{
+	char joined[PATH_CAP], norm[PATH_CAP];
+	if (rel[0] == '/') {
+		if (kimg_path_normalize(rel, norm, sizeof norm) == 0)
+			table_put(o, norm, pkg);
+		return;
+	}
+	if (join(joined, sizeof joined, base, rel) < 0)
+		return;
+	if (kimg_path_normalize(joined, norm, sizeof norm) == 0)
+		table_put(o, norm, pkg);
+}
+
+static void read_dist_info(struct kimg_owners *o, const char *dir, const char *entry)
+{
+	struct kimg_pkg p;
+	memset(&p, 0, sizeof p);
+	if (kimg_dist_info_parse_dirname(entry, p.name, sizeof p.name, p.version, sizeof p.version) < 0)
+		return;
+	bool egg = strstr(entry, ".egg-info") != NULL;
+	char info[PATH_CAP], path[PATH_CAP];
+	p.source = egg ? "egg-info" : "dist-info";
+	if (join(info, sizeof info, dir, entry) < 0 || join(path, sizeof path, info, "INSTALLER") < 0)
+		return;
+	read_small(path, p.installer, sizeof p.installer);
+	/* egg-info lists files in installed-files.txt, relative to itself */
+	if (join(path, sizeof path, info, egg ? "installed-files.txt" : "RECORD") < 0)
+		return;
+	copy_str(p.record, sizeof p.record, path);
+	struct kimg_file f;
+	if (kimg_file_open(path, &f, NULL) < 0)
+		return;
+	int idx = add_pkg(o, &p);
+	if (idx >= 0) {
+		char rel[PATH_CAP];
+		const char *base = egg ? info : dir;
+		uint64_t pos = 0;
+		int rc;
+		while ((rc = egg ? kimg_list_next(f.bytes, &pos, rel, sizeof rel)
+				 : kimg_record_next(f.bytes, &pos, rel, sizeof rel)) != 0) {
+			if (rc == 1)
+				put_relative(o, base, rel, (uint32_t)idx);
+			else if (rc == -KIMG_EFORMAT)
+				break;
+		}
+	}
+	kimg_file_close(&f);
+}
+
+struct conda_ctx {
+	struct kimg_owners *o;
+	const char *prefix;
+	uint32_t pkg;
+};
+
+static int conda_file(void *ctx, const char *path)
+{
+	struct conda_ctx *c = ctx;
+	put_relative(c->o, c->prefix, path, c->pkg);
+	return 0;
+}
+
+static void read_conda_meta(struct kimg_owners *o, const char *prefix)
+{
+	char dir[PATH_CAP];
+	if (join(dir, sizeof dir, prefix, "conda-meta") < 0)
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (l <= 5 || strcmp(de->d_name + l - 5, ".json") != 0)
+			continue;
+		char path[PATH_CAP];
+		struct kimg_file f;
+		if (join(path, sizeof path, dir, de->d_name) < 0)
+			continue;
+		if (kimg_file_open(path, &f, NULL) < 0)
+			continue;
+		size_t arena_size = (size_t)f.bytes.size * 4 + 4096;
+		void *arena = f.bytes.size <= CONDA_META_MAX ? malloc(arena_size) : NULL;
+		if (arena) {
+			struct kimg_pkg p;
+			memset(&p, 0, sizeof p);
+			p.source = "conda-meta";
+			snprintf(p.installer, sizeof p.installer, "conda");
+			copy_str(p.record, sizeof p.record, path);
+			/* the row exists before its files point at it; the parser
+			 * names the package before it hands out any file */
+			int idx = add_pkg(o, &p);
+			if (idx >= 0) {
+				struct conda_ctx c = { o, prefix, (uint32_t)idx };
+				struct kimg_pkg *row = o->pkgs[idx];
+				(void)kimg_conda_meta_parse(f.bytes, arena, arena_size, row->name, sizeof row->name,
+							    row->version, sizeof row->version, conda_file, &c, NULL);
+			}
+			free(arena);
+		}
+		kimg_file_close(&f);
+	}
+	closedir(d);
+}
+
+static bool visited(struct kimg_owners *o, const char *dir)
+{
+	for (size_t i = 0; i < o->n_visited; i++)
+		if (strcmp(o->visited[i], dir) == 0)
+			return true;
+	if (o->n_visited == o->cap_visited) {
+		size_t nc = o->cap_visited ? o->cap_visited * 2 : 32;
+		char **v = realloc(o->visited, nc * sizeof *v);
+		if (!v)
+			return true; /* cannot remember it: do not read it again and again */
+		o->visited = v;
+		o->cap_visited = nc;
+	}
+	char *copy = strdup(dir);
+	if (copy)
+		o->visited[o->n_visited++] = copy;
+	return false;
+}
+
+/* Read the records one directory holds: its dist-infos, its conda-meta. */
+static void read_dir(struct kimg_owners *o, const char *dir)
+{
+	if (visited(o, dir))
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	bool conda = false;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, "conda-meta") == 0) {
+			conda = true;
+			continue;
+		}
+		size_t l = strlen(de->d_name);
+		bool dist = (l > 10 && strcmp(de->d_name + l - 10, ".dist-info") == 0) ||
+			    (l > 9 && strcmp(de->d_name + l - 9, ".egg-info") == 0);
+		if (!dist)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **v = realloc(names, nc * sizeof *v);
+			if (!v)
+				break;
+			names = v;
+			cap = nc;
+		}
+		if ((names[n] = strdup(de->d_name)) != NULL)
+			n++;
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		read_dist_info(o, dir, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	if (conda)
+		read_conda_meta(o, dir);
+}
+
+struct status_ctx {
+	struct kimg_owners *o;
+	size_t first, end; /* dpkg rows */
+};
+
+static int status_version(void *ctx, const char *package, const char *version)
+{
+	struct status_ctx *c = ctx;
+	for (size_t i = c->first; i < c->end; i++)
+		if (strcmp(c->o->pkgs[i]->name, package) == 0 && !c->o->pkgs[i]->version[0])
+			copy_str(c->o->pkgs[i]->version, sizeof c->o->pkgs[i]->version, version);
+	return 0;
+}
+
+/* Most of what dpkg lists is documentation, headers and configuration:
+ * not indexed (half the lines, and the lookups only ask for files with
+ * device code). */
+static bool never_device_code(const char *path)
+{
+	static const char *const dirs[] = { "/usr/share/", "/usr/include/", "/etc/", "/usr/lib/python3/dist-packages/__pycache__/" };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return true;
+	size_t l = strlen(path);
+	return (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyc") == 0);
+}
+
+static void read_dpkg(struct kimg_owners *o)
+{
+	o->dpkg_loaded = true;
+	if (!o->dpkg_dir)
+		return;
+	char dir[PATH_CAP];
+	if (join(dir, sizeof dir, o->dpkg_dir, "info") < 0)
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t first = o->n_pkgs;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		struct kimg_pkg p;
+		memset(&p, 0, sizeof p);
+		if (kimg_dpkg_list_package(de->d_name, p.name, sizeof p.name) < 0)
+			continue;
+		p.source = "dpkg";
+		snprintf(p.installer, sizeof p.installer, "dpkg");
+		char path[PATH_CAP];
+		if (join(path, sizeof path, dir, de->d_name) < 0)
+			continue;
+		copy_str(p.record, sizeof p.record, path);
+		struct kimg_file f;
+		if (kimg_file_open(path, &f, NULL) < 0)
+			continue;
+		int idx = add_pkg(o, &p);
+		char line[PATH_CAP];
+		uint64_t pos = 0;
+		int rc;
+		while (idx >= 0 && (rc = kimg_list_next(f.bytes, &pos, line, sizeof line)) != 0)
+			if (rc == 1 && line[0] == '/' && !never_device_code(line))
+				table_put(o, line, (uint32_t)idx);
+		kimg_file_close(&f);
+	}
+	closedir(d);
+	char status[PATH_CAP];
+	struct kimg_file f;
+	if (o->n_pkgs > first && join(status, sizeof status, o->dpkg_dir, "status") == 0 && kimg_file_open(status, &f, NULL) == 0) {
+		struct status_ctx c = { o, first, o->n_pkgs };
+		kimg_dpkg_status_each(f.bytes, status_version, &c);
+		kimg_file_close(&f);
+	}
+}
+
+struct kimg_owners *kimg_owners_new(const char *dpkg_dir)
+{
+	struct kimg_owners *o = calloc(1, sizeof *o);
+	if (!o)
+		return NULL;
+	if (dpkg_dir && !(o->dpkg_dir = strdup(dpkg_dir))) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+void kimg_owners_free(struct kimg_owners *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->cap_table; i++)
+		free(o->table[i].path);
+	free(o->table);
+	for (size_t i = 0; i < o->n_visited; i++)
+		free(o->visited[i]);
+	free(o->visited);
+	for (size_t i = 0; i < o->n_pkgs; i++)
+		free(o->pkgs[i]);
+	free(o->pkgs);
+	free(o->dpkg_dir);
+	free(o);
+}
+
+/* "dist/foo_bar-1.0-cp311-none-linux_x86_64.whl!/x.so" -> foo_bar 1.0 */
+static const struct kimg_pkg *wheel_owner(struct kimg_owners *o, const char *path, const char *bang)
+{
+	char whl[PATH_CAP];
+	size_t len = (size_t)(bang - path);
+	if (len >= sizeof whl)
+		return NULL;
+	memcpy(whl, path, len);
+	whl[len] = '\0';
+	const char *base = strrchr(whl, '/');
+	base = base ? base + 1 : whl;
+	const char *d1 = strchr(base, '-');
+	if (!d1)
+		return NULL;
+	const char *d2 = strchr(d1 + 1, '-');
+	const char *dot = strstr(d1 + 1, ".whl");
+	const char *vend = d2 ? d2 : dot;
+	if (!vend || vend <= d1 + 1)
+		return NULL;
+	memset(&o->wheel, 0, sizeof o->wheel);
+	snprintf(o->wheel.name, sizeof o->wheel.name, "%.*s", (int)(d1 - base), base);
+	snprintf(o->wheel.version, sizeof o->wheel.version, "%.*s", (int)(vend - d1 - 1), d1 + 1);
+	snprintf(o->wheel.installer, sizeof o->wheel.installer, "wheel file");
+	copy_str(o->wheel.record, sizeof o->wheel.record, whl);
+	o->wheel.source = "wheel";
+	return &o->wheel;
+}
+
+/* Debian's merged /usr: dpkg may list /lib/... for a file found as /usr/lib/... */
+static const struct kimg_pkg *dpkg_get(const struct kimg_owners *o, const char *norm)
+{
+	const struct kimg_pkg *p = table_get(o, norm);
+	if (p || strncmp(norm, "/usr/", 5) != 0)
+		return p;
+	static const char *const merged[] = { "/usr/lib/", "/usr/bin/", "/usr/sbin/", "/usr/lib64/" };
+	for (size_t i = 0; i < sizeof merged / sizeof merged[0]; i++)
+		if (strncmp(norm, merged[i], strlen(merged[i])) == 0)
+			return table_get(o, norm + 4);
+	return NULL;
+}
+
+const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *path)
+{
+	const char *bang = strstr(path, ".whl!/");
+	if (bang)
+		return wheel_owner(o, path, bang + 4);
+	char norm[PATH_CAP], dir[PATH_CAP];
+	if (kimg_path_normalize(path, norm, sizeof norm) < 0)
+		return NULL;
+	const struct kimg_pkg *p = table_get(o, norm);
+	if (p && p->source && strcmp(p->source, "dpkg") != 0)
+		return p;
+	copy_str(dir, sizeof dir, norm);
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		read_dir(o, dir[0] ? dir : "/");
+		if ((p = table_get(o, norm)) != NULL && strcmp(p->source, "dpkg") != 0)
+			return p;
+		if (!dir[0])
+			break;
+	}
+	if (!o->dpkg_loaded)
+		read_dpkg(o);
+	return dpkg_get(o, norm);
+}

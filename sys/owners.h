@@ -1,0 +1,40 @@
+/* The owning package of a file: an index built lazily from the package
+ * managers' records on disk (parsed by core/packages.h).
+ *
+ * A lookup walks up the file's directories, nearest first, and reads each
+ * directory once: its *.dist-info / *.egg-info RECORDs (Python) and, when
+ * it holds conda-meta/, that environment's records (conda). Files no
+ * Python or conda record names are looked up in dpkg's file lists
+ * (<dpkg dir>/info/<package>.list, read once, on the first such lookup; versions
+ * from <dpkg dir>/status; documentation, headers, /etc and Python sources
+ * are not indexed). Paths are compared after making them absolute
+ * and removing "." / ".." / "//" lexically: symbolic links are not
+ * resolved, so a file reached through a link to its directory is not
+ * found. A wheel member ("dist/foo-1.0-py3-none-any.whl!/foo/_C.so") is
+ * owned by the wheel named by its file name. */
+#ifndef KIMG_SYS_OWNERS_H
+#define KIMG_SYS_OWNERS_H
+
+struct kimg_pkg {
+	char name[128];       /* as the record spells it: "flash_attn", "python3-torch" */
+	char version[64];     /* "2.8.3"; "" when unknown */
+	char installer[32];   /* INSTALLER file ("pip", "uv"), "conda", "dpkg", "wheel file" */
+	const char *source;   /* "dist-info", "egg-info", "conda-meta", "dpkg", "wheel" */
+	char record[512];     /* the record that names the file (RECORD path, conda-meta json, .list) */
+};
+
+struct kimg_owners;
+
+/* dpkg_dir: "/var/lib/dpkg" normally; NULL skips dpkg. NULL on ENOMEM. */
+struct kimg_owners *kimg_owners_new(const char *dpkg_dir);
+void kimg_owners_free(struct kimg_owners *o);
+
+/* The package that installed `path`, or NULL. The result stays valid
+ * until kimg_owners_free. */
+const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *path);
+
+/* Lexically normalised absolute form of path (cwd prepended when
+ * relative). Returns 0, or -1 when it does not fit. */
+int kimg_path_normalize(const char *path, char *out, unsigned long size);
+
+#endif

@@ -1,0 +1,199 @@
+/* Specification of core/cuda_versions.c and core/cuda_libs.c: NVIDIA's
+ * minor-version compatibility table (13.x >= 580, 12.x >= 525.60.13,
+ * 11.x >= 450.80.02), the rule that a runtime of a newer major than the
+ * driver gets 35, and how CUDA libraries give their version away. */
+#include <string.h>
+
+#include "testutil.h"
+#include "cuda_libs.h"
+#include "cuda_versions.h"
+
+START_TEST(floors)
+{
+	ck_assert_str_eq(kimg_cuda_major_floor(13)->linux_driver, "580");
+	ck_assert_str_eq(kimg_cuda_major_floor(12)->linux_driver, "525.60.13");
+	ck_assert_str_eq(kimg_cuda_major_floor(12)->windows_driver, "528.33");
+	ck_assert_str_eq(kimg_cuda_major_floor(11)->linux_driver, "450.80.02");
+	ck_assert_str_eq(kimg_cuda_major_floor(13)->branch, "R580");
+	ck_assert_ptr_null(kimg_cuda_major_floor(10)); /* no minor-version compatibility before 11 */
+	ck_assert_ptr_null(kimg_cuda_major_floor(14));
+	/* the table is sorted and every row complete */
+	int last = 0;
+	for (unsigned i = 0; kimg_cuda_major_floor_at(i); i++) {
+		const struct kimg_cuda_major_floor *f = kimg_cuda_major_floor_at(i);
+		ck_assert_int_gt(f->major, last);
+		last = f->major;
+		ck_assert(f->linux_driver && f->windows_driver && f->branch);
+	}
+	ck_assert_int_eq(last, 13);
+}
+END_TEST
+
+struct judge_case {
+	int major, minor, driver;
+	enum kimg_runtime_outcome outcome;
+	int error;
+	const char *min_driver;
+};
+
+static const struct judge_case judges[] = {
+	{ 13, -1, 12020, KIMG_RUNTIME_NEEDS_DRIVER, 35, "580" },       /* the case */
+	{ 13, 0, 12090, KIMG_RUNTIME_NEEDS_DRIVER, 35, "580" },
+	{ 13, -1, 13000, KIMG_RUNTIME_OK, 0, "580" },
+	{ 13, 2, 13000, KIMG_RUNTIME_MINOR_COMPAT, 0, "580" },
+	{ 12, 4, 12020, KIMG_RUNTIME_MINOR_COMPAT, 0, "525.60.13" },   /* runs, PTX 222 */
+	{ 12, 4, 12040, KIMG_RUNTIME_OK, 0, "525.60.13" },
+	{ 12, 8, 13000, KIMG_RUNTIME_OK, 0, "525.60.13" },             /* backward compatibility */
+	{ 12, 0, 11080, KIMG_RUNTIME_NEEDS_DRIVER, 35, "525.60.13" },
+	{ 11, 8, 11040, KIMG_RUNTIME_MINOR_COMPAT, 0, "450.80.02" },
+	{ 10, 2, 10010, KIMG_RUNTIME_NEEDS_DRIVER, 35, "440.33" },    /* before 11: that release's driver */
+	{ 10, 1, 10020, KIMG_RUNTIME_OK, 0, "418.39" },
+	{ 13, -1, 0, KIMG_RUNTIME_UNKNOWN, 0, "580" },                 /* no driver given */
+	{ -1, -1, 13000, KIMG_RUNTIME_UNKNOWN, 0, NULL },
+};
+
+START_TEST(judge_rows)
+{
+	const struct judge_case *c = &judges[_i];
+	struct kimg_runtime_verdict v;
+	kimg_runtime_judge(c->major, c->minor, c->driver, &v);
+	ck_assert_msg(v.outcome == c->outcome, "%d.%d on %d: outcome %d, want %d", c->major, c->minor, c->driver,
+		      v.outcome, c->outcome);
+	ck_assert_int_eq(v.expected_error, c->error);
+	if (c->min_driver)
+		ck_assert_str_eq(v.min_driver, c->min_driver);
+	else
+		ck_assert_ptr_null(v.min_driver);
+	ck_assert_ptr_nonnull(v.why);
+}
+END_TEST
+
+START_TEST(compat_package)
+{
+	char b[32];
+	ck_assert_str_eq(kimg_cuda_compat_package(13, -1, b, sizeof b), "cuda-compat-13-0");
+	ck_assert_str_eq(kimg_cuda_compat_package(12, 4, b, sizeof b), "cuda-compat-12-4");
+}
+END_TEST
+
+struct lib_case {
+	const char *name;
+	const char *id;          /* NULL: not a CUDA library */
+	int major, minor;
+	const char *source;
+};
+
+static const struct lib_case libs[] = {
+	{ "libcudart.so.13", "cudart", 13, -1, "soname" },
+	{ "libcudart.so.12.4.127", "cudart", 12, 4, "file name" },
+	{ "libcudart-e409450e.so.11.0", "cudart", 11, 0, "file name" }, /* auditwheel's renamed copy */
+	{ "libnvrtc.so.13", "nvrtc", 13, -1, "soname" },
+	{ "libnvrtc.alt.so.13", "nvrtc", 13, -1, "soname" },
+	{ "libnvrtc-builtins.so.13.0", "nvrtc-builtins", 13, 0, "file name" },
+	{ "libnvJitLink.so.12", "nvjitlink", 12, -1, "soname" },
+	{ "libcublasLt.so.13", "cublaslt", 13, -1, "soname" },
+	{ "libcublas.so.12", "cublas", 12, -1, "soname" },
+	{ "libcufft.so.12", "cufft", 13, -1, "soname" },   /* cuFFT 12.x ships with CUDA 13 */
+	{ "libcufft.so.11", "cufft", 12, -1, "soname" },
+	{ "libcurand.so.10", "curand", -1, -1, NULL },     /* spans CUDA majors */
+	{ "libcudart.so", "cudart", -1, -1, NULL },        /* dev link: the ELF would say */
+	{ "libcudart_static.a", NULL, 0, 0, NULL },
+	{ "libcudart.so.13.bak", NULL, 0, 0, NULL },
+	{ "libfoo.so.13", NULL, 0, 0, NULL },
+	{ "libcuda.so.1", NULL, 0, 0, NULL },              /* the driver, not a runtime */
+};
+
+START_TEST(lib_rows)
+{
+	const struct lib_case *c = &libs[_i];
+	struct kimg_cuda_lib lib;
+	bool ok = kimg_cuda_lib_identify(c->name, kimg_span_make(NULL, 0), &lib);
+	ck_assert_msg(ok == (c->id != NULL), "%s: recognised %d", c->name, ok);
+	if (!ok)
+		return;
+	ck_assert_str_eq(lib.kind->id, c->id);
+	ck_assert_msg(lib.cuda_major == c->major && lib.cuda_minor == c->minor, "%s: %d.%d, want %d.%d", c->name,
+		      lib.cuda_major, lib.cuda_minor, c->major, c->minor);
+	if (c->source)
+		ck_assert_str_eq(lib.source, c->source);
+	else
+		ck_assert_ptr_null(lib.source);
+}
+END_TEST
+
+START_TEST(lib_from_package)
+{
+	struct kimg_cuda_lib lib;
+	ck_assert(kimg_cuda_lib_identify("libcudart.so.12", kimg_span_make(NULL, 0), &lib));
+	ck_assert(kimg_cuda_lib_version_from_package(&lib, "nvidia-cuda-runtime-cu12", "12.4.127"));
+	ck_assert_int_eq(lib.cuda_minor, 4);
+	ck_assert(kimg_cuda_lib_identify("libcudart.so.12", kimg_span_make(NULL, 0), &lib));
+	ck_assert(kimg_cuda_lib_version_from_package(&lib, "nvidia_cuda_runtime_cu12", "12.6.77")); /* dist-info spelling */
+	ck_assert_int_eq(lib.cuda_minor, 6);
+	ck_assert(!kimg_cuda_lib_version_from_package(&lib, "nvidia-cuda-runtimex", "12.6.77"));
+	ck_assert_str_eq(lib.source, "package version");
+	/* a package of another major than the file is not believed */
+	ck_assert(kimg_cuda_lib_identify("libcudart.so.12", kimg_span_make(NULL, 0), &lib));
+	ck_assert(!kimg_cuda_lib_version_from_package(&lib, "cuda-cudart", "13.0.96"));
+	ck_assert(!kimg_cuda_lib_version_from_package(&lib, "torch", "2.5.1"));
+}
+END_TEST
+
+/* The ELF sources on a real library: the toolkit's libcudart.so.N (13 for
+ * CUDA 13, 12 for a 12.9 toolkit) under a name that says nothing (its
+ * DT_SONAME does). */
+START_TEST(lib_soname_from_elf)
+{
+	const char *home = getenv("CUDA_HOME");
+	static const char *const roots[] = { "", "/usr/local/cuda" };
+	char path[1024] = "";
+	int major = 0;
+	FILE *f = NULL;
+	for (int r = 0; r < 2 && !f; r++)
+		for (int m = 13; m >= 12 && !f; m--) {
+			const char *root = r == 0 ? home : roots[r];
+			if (!root)
+				continue;
+			snprintf(path, sizeof path, "%s/lib64/libcudart.so.%d", root, m);
+			if ((f = fopen(path, "rb")) != NULL)
+				major = m;
+		}
+	ck_assert_msg(f != NULL, "no libcudart.so.13 / .12 under $CUDA_HOME or /usr/local/cuda (the toolkit of the fixtures)");
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *buf = malloc((size_t)n);
+	ck_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	struct kimg_cuda_lib lib;
+	char want[32];
+	snprintf(want, sizeof want, "libcudart.so.%d", major);
+	ck_assert(kimg_cuda_lib_identify("libcudart.so", kimg_span_make(buf, (uint64_t)n), &lib));
+	ck_assert_str_eq(lib.soname, want);
+	ck_assert_int_eq(lib.cuda_major, major);
+	ck_assert_str_eq(lib.source, "soname");
+	/* truncated copies never read outside the span */
+	for (long cut = 0; cut < n; cut += n / 97 + 1)
+		kimg_cuda_lib_identify("libcudart.so", kimg_span_make(buf, (uint64_t)cut), &lib);
+	free(buf);
+}
+END_TEST
+
+static Suite *versions_suite(void)
+{
+	Suite *s = suite_create("cuda_versions");
+	TCase *tc = tcase_create("tables");
+	tcase_add_test(tc, floors);
+	tcase_add_loop_test(tc, judge_rows, 0, (int)(sizeof judges / sizeof judges[0]));
+	tcase_add_test(tc, compat_package);
+	tcase_add_loop_test(tc, lib_rows, 0, (int)(sizeof libs / sizeof libs[0]));
+	tcase_add_test(tc, lib_from_package);
+	tcase_add_test(tc, lib_soname_from_elf);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(versions_suite());
+}
