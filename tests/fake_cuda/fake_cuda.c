@@ -1,10 +1,13 @@
 /* A fake libcuda.so.1 for the shim tests: enough of the driver API for
  * the load / lookup / launch paths libkimg hooks, with no GPU.
  *
- * It decides like a real driver, using kimg's own core (rules.h) on the
- * image it is given against a device described by the environment:
+ * It decides like a real driver, from its own reading of the image
+ * (fake_image.h: no code shared with kimg's core, so the tests' "the
+ * program sees 209" is not kimg agreeing with itself), against a device
+ * described by the environment:
  *   FAKE_CUDA_SM      compute capability as an SM number (default 90)
- *   FAKE_CUDA_TEGRA   1: integrated GPU
+ *   FAKE_CUDA_TEGRA   1: integrated GPU (the attribute only: which code runs
+ *                     follows the CC, so 12.1 GB10 runs sm_120 cubins)
  *   FAKE_CUDA_DRIVER  cuDriverGetVersion (default 13000)
  *   FAKE_CUDA_COUNT   number of devices (default 1; 0: cuInit gives 100)
  *   FAKE_CUDA_INIT_ERROR  cuInit returns this code (803, 804: a driver that
@@ -20,30 +23,26 @@
  *                     9.0"), so tests see which code ran (the fallback's
  *                     stand-in, or the SASS)
  *   CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT as the real driver reads them.
- * Its "JIT" accepts PTX the rules accept (target not above the device,
+ * Its "JIT" accepts PTX the guide's rules accept (target not above the device,
  * .version not above the driver's ISA) and rejects, with 218, PTX that
  * contains the text FAKE_JIT_REJECT: the stand-in for instructions the
  * lower target lacks, which only a real ptxas would notice.
- * Where errors surface follows CUDA 13.0 [V] (cuda-loading.md section 4):
+ * Where errors surface follows CUDA 13.0 [V] (as verified on an H200):
  * cuModuleLoad* fails at load (209 / 218 / 222 / 223), cuLibraryLoad*
  * always succeeds and cuLibraryGetKernel returns the error.
  *
  * fake_cuda_last_call() names the last driver function entered on this
  * thread, so a test can tell cuLaunchKernel from cuLaunchKernel_ptsz.
  *
- * One file on purpose (past the ~500-line guide): other test scripts build
- * it with a single gcc command (tests/probe/device.sh, tests/shim/diagnose.sh,
+ * One file plus its header on purpose: other test scripts build it with a
+ * single gcc command (tests/probe/device.sh, tests/shim/diagnose.sh,
  * tests/scripts/ci_recipes.sh). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cubin.h"
-#include "fatbin.h"
-#include "input.h"
-#include "ptx.h"
-#include "rules.h"
+#include "fake_image.h"
 
 typedef int CUresult;
 #define FAKE_API __attribute__((visibility("default")))
@@ -76,118 +75,70 @@ static int env_int(const char *name, int dflt)
 	return v && *v ? atoi(v) : dflt;
 }
 
-static void fake_device(struct kimg_device *dev)
+static void fake_device(struct fi_device *dev)
 {
 	memset(dev, 0, sizeof *dev);
-	dev->cc.sm = (uint16_t)env_int("FAKE_CUDA_SM", 90);
-	dev->tegra = env_int("FAKE_CUDA_TEGRA", 0) != 0;
-	dev->driver_version = env_int("FAKE_CUDA_DRIVER", 13000);
-	dev->force_ptx_jit = env_int("CUDA_FORCE_PTX_JIT", env_int("CUDA_FORCE_JIT", 0)) != 0;
-	dev->disable_ptx_jit = env_int("CUDA_DISABLE_PTX_JIT", env_int("CUDA_DISABLE_JIT", 0)) != 0;
-	dev->ordinal = 0;
-}
-
-/* Images of the one module at `code` (size bytes), or -1 when it is not
- * device code at all. */
-static int collect(struct kimg_span in, struct kimg_image *imgs)
-{
-	struct kimg_error err = { 0 };
-	int n = 0;
-	switch (kimg_input_classify(in)) {
-	case KIMG_INPUT_FATBIN: {
-		struct kimg_fatbin fb;
-		uint64_t cursor = 0;
-		if (kimg_fatbin_open(in, 0, &fb, &err) < 0)
-			return -1;
-		while (n < MAX_IMAGES && kimg_fatbin_next(&fb, &cursor, &imgs[n], &err) == 1)
-			n++;
-		return n;
-	}
-	case KIMG_INPUT_CUBIN: {
-		struct kimg_cubin_info ci;
-		if (kimg_cubin_parse(in, &ci, &err) < 0)
-			return -1;
-		memset(&imgs[0], 0, sizeof imgs[0]);
-		imgs[0].kind = KIMG_IMAGE_SASS;
-		imgs[0].arch.sm = ci.sm;
-		imgs[0].arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
-		imgs[0].payload = in;
-		return 1;
-	}
-	case KIMG_INPUT_PTX: {
-		struct kimg_ptx_info pi;
-		if (kimg_ptx_parse(in, &pi, &err) < 0)
-			return -1;
-		memset(&imgs[0], 0, sizeof imgs[0]);
-		imgs[0].kind = KIMG_IMAGE_PTX;
-		imgs[0].arch = pi.target;
-		imgs[0].ptx_isa = pi.isa;
-		imgs[0].payload = in;
-		return 1;
-	}
-	default:
-		return -1;
-	}
+	dev->sm = (unsigned)env_int("FAKE_CUDA_SM", 90);
+	dev->driver = env_int("FAKE_CUDA_DRIVER", 13000);
+	dev->force_jit = env_int("CUDA_FORCE_PTX_JIT", env_int("CUDA_FORCE_JIT", 0)) != 0;
+	dev->disable_jit = env_int("CUDA_DISABLE_PTX_JIT", env_int("CUDA_DISABLE_JIT", 0)) != 0;
 }
 
 /* The fake JIT's one way to fail a PTX the rules accept (see the top). */
-static int jit_rejects(const struct kimg_image *img)
+static int jit_rejects(const struct fi_image *img)
 {
 	static const char marker[] = "FAKE_JIT_REJECT";
-	return img->kind == KIMG_IMAGE_PTX && img->compression == KIMG_COMPRESS_NONE && img->payload.data &&
-	       memmem(img->payload.data, img->payload.size, marker, sizeof marker - 1) != NULL;
+	return img->kind == FI_PTX && !img->compressed && img->data &&
+	       memmem(img->data, img->size, marker, sizeof marker - 1) != NULL;
 }
 
 /* 0 or the CUresult the driver gives for this code on the fake device;
  * *selected gets the chosen image. 200 CUDA_ERROR_INVALID_IMAGE for bytes
  * that are no device code. */
-static int decide(const uint8_t *code, uint64_t size, struct kimg_image *selected)
+static int decide(const uint8_t *code, uint64_t size, struct fi_image *selected)
 {
-	struct kimg_image imgs[MAX_IMAGES];
-	struct kimg_device dev;
-	struct kimg_module_verdict v;
-	int n = collect(kimg_span_make(code, size), imgs);
+	struct fi_image imgs[FI_MAX];
+	struct fi_device dev;
+	const struct fi_image *chosen;
+	int raw_ptx;
+	int n = fi_collect(code, size, imgs, &raw_ptx);
 	if (n < 0)
 		return 200;
 	fake_device(&dev);
-	kimg_rules_check_module(imgs, (size_t)n, &dev, NULL, &v);
-	if (v.expected_error == 0 && selected && v.selected >= 0)
-		*selected = imgs[v.selected];
-	if (v.expected_error == 0 && v.selected >= 0 && jit_rejects(&imgs[v.selected]))
-		return 218; /* CUDA_ERROR_INVALID_PTX */
+	int err = fi_decide(imgs, n, raw_ptx, &dev, &chosen);
+	if (err)
+		return err;
 	/* FAKE_CUDA_NO_JIT=1: libnvidia-ptxjitcompiler.so.1 missing, as in some
-	 * containers and Jetson images (compat-rules.md §5) */
-	if (v.expected_error == 0 && v.selected >= 0 && imgs[v.selected].kind == KIMG_IMAGE_PTX &&
-	    env_int("FAKE_CUDA_NO_JIT", 0))
+	 * containers and Jetson images */
+	if (chosen->kind == FI_PTX && env_int("FAKE_CUDA_NO_JIT", 0))
 		return 221; /* CUDA_ERROR_JIT_COMPILER_NOT_FOUND */
-	return v.expected_error;
+	if (jit_rejects(chosen))
+		return 218; /* CUDA_ERROR_INVALID_PTX */
+	if (selected)
+		*selected = *chosen;
+	return 0;
 }
 
 /* "ptx compute_90 9.0" / "sass sm_90 -" for the image decide() selects. */
 static void describe(const uint8_t *code, uint64_t size, char *buf, size_t cap)
 {
-	struct kimg_image img;
+	struct fi_image img;
 	char arch[32], isa[16] = "-";
 	memset(&img, 0, sizeof img);
-	if (decide(code, size, &img) != 0 || !img.payload.data) {
+	if (decide(code, size, &img) != 0 || !img.data) {
 		snprintf(buf, cap, "none");
 		return;
 	}
-	kimg_image_arch_name(&img, arch, sizeof arch);
-	if (img.ptx_isa)
-		snprintf(isa, sizeof isa, "%u.%u", img.ptx_isa / 100u, img.ptx_isa % 100u);
-	snprintf(buf, cap, "%s %s %s", kimg_image_kind_name(img.kind), arch, isa);
+	fi_arch_name(&img, arch, sizeof arch);
+	if (img.kind == FI_PTX)
+		snprintf(isa, sizeof isa, "%u.%u", img.isa / 10u, img.isa % 10u);
+	snprintf(buf, cap, "%s %s %s", img.kind == FI_PTX ? "ptx" : "sass", arch, isa);
 }
 
 /* In-memory code: a registration wrapper, container, cubin or PTX text. */
 static int span_of_memory(const void *image, const uint8_t **code, uint64_t *size)
 {
-	struct kimg_error err = { 0 };
-	const void *target;
-	if (kimg_memory_image_extent(image, (uint64_t)1 << 30, &target, size, &err) < 0)
-		return 200;
-	*code = target;
-	return 0;
+	return fi_extent(image, code, size) < 0 ? 200 : 0;
 }
 
 static uint8_t *read_file(const char *path, uint64_t *size)
@@ -230,30 +181,16 @@ static struct obj *obj_check(const void *h, int kind)
 	return o && o->magic == OBJ_MAGIC && o->kind == kind ? (struct obj *)h : NULL;
 }
 
-/* Is `name` a kernel of the image the driver selected? Only uncompressed
- * images are searched; others answer yes. */
-struct find { const char *name; int found; };
-static int on_name(void *ctx, const char *name, size_t len)
-{
-	struct find *f = ctx;
-	if (strlen(f->name) == len && memcmp(f->name, name, len) == 0)
-		f->found = 1;
-	return 0;
-}
-
+/* Is `name` a kernel of the image the driver selected? */
 static int has_kernel(const struct obj *o, const char *name)
 {
-	struct kimg_image img;
-	struct kimg_error err = { 0 };
-	struct find f = { name, 0 };
+	struct fi_image img;
 	if (!name)
 		return 0;
 	memset(&img, 0, sizeof img);
-	if (decide(o->image, o->size, &img) != 0 || img.compression != KIMG_COMPRESS_NONE || !img.payload.data)
+	if (decide(o->image, o->size, &img) != 0)
 		return 1;
-	int rc = img.kind == KIMG_IMAGE_SASS ? kimg_cubin_for_each_kernel(img.payload, on_name, &f, &err)
-					     : kimg_ptx_for_each_entry(img.payload, on_name, &f, &err);
-	return rc < 0 ? 1 : f.found;
+	return fi_has_kernel(&img, name);
 }
 
 #define ENTER(name) (last_call = (name))
@@ -843,7 +780,7 @@ static CUresult proc_lookup(const char *sym, void **pfn, int version, unsigned l
 		return 1;
 	*pfn = NULL;
 	if (strcmp(sym, "cuGetProcAddress") == 0) {
-		/* the _v2 ABI from 12000 (cuda-loading.md section 3) */
+		/* the _v2 ABI from 12000 */
 		*pfn = version >= 12000 ? FN(cuGetProcAddress_v2) : FN(cuGetProcAddress);
 	} else if (link_proc(sym, version, pfn)) {
 		/* found */

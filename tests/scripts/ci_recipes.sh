@@ -138,12 +138,12 @@ if [ -n "$gpu_sm" ] && [[ $gpu_sm != 8.* ]] && need "$BUILD_DIR/libkimg.so" "lib
 	expect_eq "e2e (real GPU, SM $gpu_sm): sm80_exe under the GPU job -> exit 86" 86 "$rc"
 	e2e_check "e2e (real GPU)" "$TMP/e2e-gpu" sm80_exe "$gpu_sm"
 fi
-if need "$BUILD_DIR/libkimg.so" "libkimg.so: make BUILD=$BUILD" && need "$BUILD_DIR/libkimgcore.a" "core library" &&
+if need "$BUILD_DIR/libkimg.so" "libkimg.so: make BUILD=$BUILD" &&
 	need "$ROOT/tests/fake_cuda/fake_cuda.c" "fake driver source (hooks helper)" &&
 	need "$ROOT/tests/shim/progs/drv.c" "driver-API test program (hooks helper)" && need "$FIX/sm80.cubin" "fixtures"; then
 	mkdir -p "$TMP/fake"
-	if gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Wl,-soname,libcuda.so.1 -I"$ROOT/core" -o "$TMP/fake/libcuda.so.1" \
-		"$ROOT/tests/fake_cuda/fake_cuda.c" "$BUILD_DIR/libkimgcore.a" 2>"$TMP/fake.err" &&
+	if gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$TMP/fake/libcuda.so.1" \
+		"$ROOT/tests/fake_cuda/fake_cuda.c" 2>"$TMP/fake.err" &&
 		gcc -std=c11 -D_GNU_SOURCE -I"$ROOT/tests/shim/progs" -o "$TMP/drv" "$ROOT/tests/shim/progs/drv.c" -ldl 2>>"$TMP/fake.err"; then
 		(cd "$TMP" && LD_LIBRARY_PATH=$TMP/fake FAKE_CUDA_SM=90 KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER \
 			"$GPUTEST" --log-dir e2e-fake --exit-code 86 -- "$TMP/drv" dlsym lib "$FIX/sm80.cubin" axpy >"$TMP/e2e.out" 2>&1); rc=$?

@@ -3,7 +3,7 @@
 # no GPU), and a ThreadSanitizer build of libkimg for the threads test.
 # tests/shim/*.sh run them under LD_PRELOAD and check kimg's JSON report.
 #
-#   $(BUILD)/fake_cuda/libcuda.so.1     tests/fake_cuda/fake_cuda.c + the core (it decides with kimg's rules)
+#   $(BUILD)/fake_cuda/libcuda.so.1     tests/fake_cuda/fake_cuda.c (its own image reader, no kimg code)
 #     (-Bsymbolic-functions: its cuGetProcAddress hands out its own functions, never
 #     libkimg's exports, as a driver with an internal table does)
 #   $(BUILD)/fake_cuda/libcudart.so.13  tests/fake_cuda/fake_cudart.c
@@ -24,10 +24,10 @@ SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct l
 .PHONY: shim-tests
 shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
 
-$(FAKE_CUDA): tests/fake_cuda/fake_cuda.c $(CORE_LIB)
+$(FAKE_CUDA): tests/fake_cuda/fake_cuda.c tests/fake_cuda/fake_image.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions \
-		-o $@ $< $(CORE_LIB)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions \
+		-o $@ $<
 	ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
 
 $(FAKE_CUDART): tests/fake_cuda/fake_cudart.c
