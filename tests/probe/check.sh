@@ -22,6 +22,8 @@ expect_json "runnable verdicts carry no fix" \
 	'[v["fix"] for v in d["files"][0]["modules"][-1]["verdicts"]][0::2] == [None, None]'
 expect_json "the .symtab-only stub module is a link stub and the kernel module is not" \
 	'[m["link_stub"] for m in d["files"][0]["modules"]] == [True, False]'
+expect_json "the link stub fails on 9.0 too, but gets no fix (only modules with kernels do)" \
+	'[v["fix"] for v in d["files"][0]["modules"][0]["verdicts"]] == [None, None, None]'
 expect_json "ok is false, summary counts checks of real modules only" \
 	'd["ok"] is False and d["summary"]["link_stubs"] == 1 and d["summary"]["checks"] == 3 and d["summary"]["cannot_run"] == 1'
 
@@ -60,6 +62,7 @@ expect_grep "text verdict line" "$TMP/out" "CANNOT RUN: cubin for another major 
 expect_grep "text fix line" "$TMP/out" "fix: nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 expect_grep "text CMake line quoted (a ; list)" "$TMP/out" 'CMAKE_CUDA_ARCHITECTURES="80-real;90"  TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX"'
 [ "$(grep -c "PyTorch:" "$TMP/out")" -eq 0 ] && ok "no PyTorch wheel line for a module that is not PyTorch's" || bad "wheel line for sm80_exe"
+expect_grep "text fix: toolkit line" "$TMP/out" "toolkit: CUDA 11.8 or newer"
 expect_grep "text stub line" "$TMP/out" "device-link stub (cubins without kernels): not checked"
 
 # Spellings of the same GPU give the same verdicts: 9.0, 90, sm_90, H100;
@@ -105,6 +108,11 @@ expect_rc 2 "check with an unknown GPU name"
 expect_grep "unknown GPU message" "$TMP/err" "'GeForce Imaginary 9999' is neither a compute capability"
 run "$PROBE" check --sm 9.0 --driver twelve "$FX/sm80_exe"
 expect_rc 2 "check with a bad --driver"
+for bad_driver in 0.5 0.0 100.0 12.10 12 12.4x; do
+	run "$PROBE" check --sm 9.0 --driver "$bad_driver" "$FX/sm80_exe"
+	expect_rc 2 "check --driver $bad_driver is refused"
+done
+expect_grep "bad --driver message" "$TMP/err" "--driver needs a CUDA version X.Y (e.g. 12.4)"
 
 # An unreadable input makes the whole check exit 2, even when another module fails (2 wins over 1).
 run "$PROBE" check --sm 9.0 "$FX/sm80_exe" "$TMP/does-not-exist"

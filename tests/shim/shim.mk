@@ -20,6 +20,7 @@ SHIM_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU
 
 SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct link_dl disp_main rt no_cuda \
 	hello libwrap_puts.so threads fork secure)
+SHIM_TEST_PROGS += $(SHIM_TEST_DIR)/next_cu
 
 .PHONY: shim-tests
 shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
@@ -75,6 +76,13 @@ $(SHIM_TEST_DIR)/fork: tests/shim/progs/fork.c $(SHIM_PROG_DEPS)
 $(SHIM_TEST_DIR)/secure: tests/shim/progs/secure.c $(SHIM_PROG_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+# A second interposer between the program and libcuda (RTLD_NEXT for a cu* name).
+$(SHIM_TEST_DIR)/libwrap_cu.so: tests/shim/progs/wrap_cu.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+$(SHIM_TEST_DIR)/next_cu: tests/shim/progs/next_cu.c $(SHIM_PROG_DEPS) $(SHIM_TEST_DIR)/libwrap_cu.so $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -L$(SHIM_TEST_DIR) -Wl,--no-as-needed -lwrap_cu -L$(FAKE_DIR) -lcuda -Wl,--as-needed -ldl -Wl,-rpath,'$$ORIGIN'
 $(SHIM_TEST_DIR)/threads: tests/shim/progs/threads.c $(SHIM_PROG_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -fsanitize=thread -o $@ $< -ldl -lpthread

@@ -173,6 +173,79 @@ START_TEST(lineinfo_entries_carry_the_source_identifier_and_ptx_options)
 }
 END_TEST
 
+static uint32_t get_le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* §5.1: a string may end exactly at header_size; one byte more is outside.
+ * Entry 0 (at offset 16) gets 16 bytes of text at the end of its header:
+ * the identifier is the last 8, the options all 16 (their descriptor sits in
+ * the unused word at 0x30). */
+START_TEST(tail_strings_may_end_exactly_at_the_header_end)
+{
+	struct kimg_span f = fixture_load("multi.fatbin");
+	uint8_t *p = copy_of(f), *ent = p + 16;
+	uint32_t hs = get_le32(ent + 4);
+	struct kimg_span s = kimg_span_make(p, f.size);
+	struct kimg_fatbin fb;
+	struct kimg_image img;
+	struct kimg_error e = { 0, 0, "" };
+	uint64_t cursor = 0;
+
+	ck_assert_uint_ge(hs, 64);
+	memcpy(ent + hs - 16, "0123456789abcdef", 16);
+	put_le32(ent + 0x20, hs - 8); /* identifier [hs-8, hs) */
+	put_le32(ent + 0x24, 8);
+	put_le32(ent + 0x14, 0x30); /* options descriptor at 0x30 ... */
+	put_le32(ent + 0x30, hs - 16); /* ... naming options [hs-16, hs) */
+	put_le32(ent + 0x34, 16);
+	ck_assert_int_eq(kimg_fatbin_open(s, 0, &fb, NULL), 0);
+	ck_assert_int_eq(kimg_fatbin_next(&fb, &cursor, &img, &e), 1);
+	ck_assert_ptr_eq(img.identifier.data, ent + hs - 8);
+	ck_assert_uint_eq(img.identifier.size, 8);
+	ck_assert_ptr_eq(img.options.data, ent + hs - 16);
+	ck_assert_uint_eq(img.options.size, 16);
+
+	put_le32(ent + 0x24, 9); /* identifier one byte past the header */
+	cursor = 0;
+	ck_assert_int_eq(kimg_fatbin_next(&fb, &cursor, &img, &e), -KIMG_EFORMAT);
+	put_le32(ent + 0x24, 8);
+	put_le32(ent + 0x34, 17); /* options one byte past the header */
+	cursor = 0;
+	ck_assert_int_eq(kimg_fatbin_next(&fb, &cursor, &img, &e), -KIMG_EFORMAT);
+	put_le32(ent + 0x34, 16);
+	put_le32(ent + 0x14, hs - 8); /* the descriptor itself in the last 8 bytes */
+	memcpy(ent + hs - 8, ent + 0x30, 8);
+	cursor = 0;
+	ck_assert_int_eq(kimg_fatbin_next(&fb, &cursor, &img, &e), 1);
+	ck_assert_uint_eq(img.options.size, 16);
+	free(p);
+	fixture_free(f);
+}
+END_TEST
+
+/* §7: flags with both the `a` (0x100000) and `f` (0x200000) bits read as
+ * `a`, the narrower claim; each bit alone gives its own suffix. */
+START_TEST(arch_specific_wins_over_family_specific)
+{
+	static const struct { uint64_t flags; enum kimg_arch_variant v; const char *name; } cases[] = {
+		{ 0x300011, KIMG_VARIANT_A, "sm_80a" },
+		{ 0x100011, KIMG_VARIANT_A, "sm_80a" },
+		{ 0x200011, KIMG_VARIANT_F, "sm_80f" },
+		{ 0x000011, KIMG_VARIANT_PLAIN, "sm_80" },
+	};
+	struct kimg_span f = fixture_load("multi.fatbin");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint8_t *p = copy_of(f);
+		struct images im;
+		put_le64(p + 16 + 0x28, cases[i].flags);
+		ck_assert_int_eq(collect(kimg_span_make(p, f.size), &im), 0);
+		ck_assert_int_eq(im.img[0].arch.variant, cases[i].v);
+		ck_assert_str_eq(arch_name(&im.img[0]), cases[i].name);
+		free(p);
+	}
+	fixture_free(f);
+}
+END_TEST
+
 /* Every proper prefix of a container declares more than it holds (§9). */
 START_TEST(truncated_containers_are_etrunc_at_every_cut)
 {
@@ -442,6 +515,8 @@ int main(void)
 	tcase_add_test(tc, unknown_entry_kinds_are_reported_not_rejected);
 	tcase_add_test(tc, a_short_fatsize_stops_at_the_entry_that_overruns);
 	tcase_add_test(tc, fewer_than_64_trailing_bytes_end_the_container);
+	tcase_add_test(tc, tail_strings_may_end_exactly_at_the_header_end);
+	tcase_add_test(tc, arch_specific_wins_over_family_specific);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("extent");
 	tcase_add_test(tc, extent_of_a_container_cubin_and_ptx_is_exact);
