@@ -4,7 +4,8 @@
 #   make demo       kimg-probe on the built-in example (fixtures built with nvcc)
 #   make test       fixtures (nvcc), unit tests (Check), integration tests
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
-#   make bench      benchmarks (bench/README.md)
+#   make bench      benchmarks (bench/README.md): judged against their goals
+#   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Layout: core/ is the pure image model (parsers, rules, fixes); sys/ holds
@@ -51,7 +52,7 @@ SHIM := $(BUILD)/libkimg.so
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all demo test unit fixtures fuzz fuzz-build bench install uninstall clean
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM))
 
 $(BUILD)/obj/%.o: %.c
@@ -112,6 +113,11 @@ fuzz: fuzz-build
 
 bench: all fixtures
 	BUILD=$(BUILD) bench/run.sh
+
+# Each planted bug alone in a scratch copy (prebuilt objects and fixtures
+# reused): "mutations: K caught, M missed"; fails on a miss or a stale pattern.
+mutation: all fixtures unit shim-tests
+	BUILD=$(BUILD) tests/mutation/run.sh
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
 # kimg-probe; man7: libkimg). kimg-run finds the library as bin/../lib, so
