@@ -13,10 +13,16 @@ Usage: compare_cuobjdump.py [--all] [--jobs N] KIMG_PROBE FILE...   (exit 1 on a
 import concurrent.futures
 import collections
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpulib import find_tool  # noqa: E402
+
+CUOBJDUMP = find_tool("cuobjdump")
 
 ELF_RE = re.compile(r"^ELF file\s+\d+:\s+(\S+)$")
 PTX_RE = re.compile(r"^PTX file\s+\d+:\s+(\S+)$")
@@ -25,7 +31,7 @@ ARCH_RE = re.compile(r"\.(sm_\d+[af]?)\.(cubin|ptx)$")
 
 def cuobjdump_counts(path, all_sections):
     t0 = time.perf_counter()
-    out = subprocess.run(["cuobjdump"] + (["-all"] if all_sections else []) + ["--list-elf", "--list-ptx", path],
+    out = subprocess.run([CUOBJDUMP or "cuobjdump"] + (["-all"] if all_sections else []) + ["--list-elf", "--list-ptx", path],
                          capture_output=True, text=True)
     dt = time.perf_counter() - t0
     counts = collections.Counter()
@@ -90,6 +96,10 @@ def main():
     if args and args[0] == "--jobs":
         jobs, args = int(args[1]), args[2:]
     probe, files = args[0], args[1:]
+    if not CUOBJDUMP or not files:
+        print("FAIL " + ("cuobjdump not found (PATH, /usr/local/cuda/bin)" if not CUOBJDUMP else "no file to compare"))
+        print("0 passed, 1 failed")
+        return 1
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         for good, text in pool.map(lambda p: compare(probe, p, all_sections), files):

@@ -10,12 +10,16 @@ Cases (all with CUDA_CACHE_DISABLE=1, so nothing passes from the JIT cache):
   - force-ptx on a program with sm_90 SASS + compute_90 PTX: still correct.
   - KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3: a Python process importing a PyTorch extension built
     for 8.0;8.6 exits with status 3 inside the import, with the report.
-  - cost of KIMG_AUDIT=1 on `import torch` + first CUDA op (interleaved, median of 7), and
+  - cost of KIMG_AUDIT=1 on `import torch` + first CUDA op (interleaved, median of 7),
+    bounded: median with the audit / median without kimg <= KIMG_GPU_AUDIT_BOUND (1.10);
     the JIT time of each fallback case, printed as "measure:" lines.
+The device's SM is read (nvidia-smi); arches are chosen against it. nvcc and
+PyTorch are prerequisites (missing: a failure). Asserts it ran EXPECTED checks.
 Usage: fallback_gpu.py BUILD_DIR WORK_DIR   (prints "N passed, N failed"; exit 1 on failure)
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -23,9 +27,29 @@ import time
 
 BUILD, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gpulib import Checks, device_sm, find_tool, has_module  # noqa: E402
+
 SRC = os.path.join(HERE, "src")
 LIB = os.path.join(BUILD, "libkimg.so")
-results = []
+C = Checks()
+MAJOR, MINOR = device_sm(os.path.join(BUILD, "kimg-probe"))
+DEV_SM = MAJOR * 10 + MINOR
+WRONG = 80 if MAJOR != 8 else 90
+TOO_NEW = next((t for t in (90, 100, 120, 121) if t > DEV_SM), 121)
+AUDIT_BOUND = float(os.environ.get("KIMG_GPU_AUDIT_BOUND", "1.10"))
+# 2 prerequisites + 2 x 5 (runtime fallback) + 1 (fb_drv) + 2 x 5 (driver fallback) + 2 (sm_WRONG)
+# + 1 (force-ptx) + 5 (audit import) + 2 (audit cost)
+EXPECTED = 33
+
+
+def driver_ptx_isa():
+    """The driver's PTX ISA from nvidia-smi's "CUDA Version: 13.Y" (13.Y -> 9.Y)."""
+    r = subprocess.run(["nvidia-smi"], capture_output=True, text=True)
+    m = re.search(r"CUDA Version: (\d+)\.(\d+)", r.stdout)
+    if m and int(m.group(1)) == 13:
+        return f"9.{m.group(2)}"
+    return "9.0"
 START = time.monotonic()
 # the audit-cost loop stops early past this many seconds of the whole run
 DEADLINE_S = float(os.environ.get("KIMG_FB_DEADLINE_S", "270"))
@@ -38,15 +62,13 @@ def sh(cmd, timeout=120, **kw):
         return subprocess.CompletedProcess(cmd, 124, e.stdout or "", (e.stderr or "") + "\n[timeout]")
 
 
-def check(name, cond, detail=""):
-    results.append((name, bool(cond)))
-    print(f"{'PASS' if cond else 'FAIL'} {name}{(': ' + str(detail)[:600]) if detail and not cond else ''}", flush=True)
+check = C.check
 
 
 def build(out, *args):
     path = os.path.join(WORK, out)
     if not os.path.exists(path):
-        r = sh(["nvcc", "-Wno-deprecated-gpu-targets", "-o", path, *args])
+        r = sh([find_tool("nvcc") or "nvcc", "-Wno-deprecated-gpu-targets", "-o", path, *args])
         if r.returncode:
             check(f"build {out}", False, r.stderr[-800:])
             return None
@@ -102,39 +124,42 @@ def median_time(cmd, env):
 
 def main():
     os.makedirs(WORK, exist_ok=True)
+    print(f"device: SM {MAJOR}.{MINOR}; PTX target above it compute_{TOO_NEW}; wrong SASS sm_{WRONG}", flush=True)
+    C.need("nvcc", find_tool("nvcc"), "not on PATH nor in /usr/local/cuda/bin")
+    C.need("PyTorch", has_module("torch"), f"{sys.executable} cannot import torch")
     saxpy = os.path.join(SRC, "fb_saxpy.cu")
-    ptx100 = ["-gencode", "arch=compute_100,code=compute_100"]
+    ptx100 = ["-gencode", f"arch=compute_{TOO_NEW},code=compute_{TOO_NEW}"]
+    lowered = (f"sm_{TOO_NEW}", f"sm_{DEV_SM}")
     # 1. compute_100 PTX only: static and shared cudart
     for kind, flags in (("static", []), ("shared", ["-cudart", "shared"])):
         exe = build(f"saxpy100_{kind}", *ptx100, *flags, saxpy)
         if exe:
-            fallback_case(f"compute_100-only {kind} cudart", [exe], "saxpy: ok", target=("sm_100", "sm_90"))
+            fallback_case(f"compute_{TOO_NEW}-only {kind} cudart", [exe], "saxpy: ok", target=lowered)
     # 2. driver API: compute_100 PTX, and compute_90 PTX with .version 9.9
     drv = os.path.join(WORK, "fb_drv")
-    if not os.path.exists(drv):
-        r = sh(["gcc", "-O2", "-o", drv, os.path.join(SRC, "fb_drv.c"), "-I/usr/local/cuda/include",
-                "-L/usr/local/cuda/lib64/stubs", "-lcuda", "-lm"])
-        check("build fb_drv", r.returncode == 0, r.stderr)
-    p100 = build("saxpy100.ptx", "-ptx", *ptx100, saxpy)
-    p90 = build("saxpy90.ptx", "-ptx", "-gencode", "arch=compute_90,code=compute_90", saxpy)
+    r = sh(["gcc", "-O2", "-o", drv, os.path.join(SRC, "fb_drv.c"), "-I/usr/local/cuda/include",
+            "-L/usr/local/cuda/lib64/stubs", "-lcuda", "-lm"])
+    check("build fb_drv", r.returncode == 0, r.stderr)
+    p100 = build(f"saxpy{TOO_NEW}.ptx", "-ptx", *ptx100, saxpy)
+    p80 = build("saxpy80.ptx", "-ptx", "-gencode", "arch=compute_80,code=compute_80", saxpy)
     if p100:
-        fallback_case("cuModuleLoadData compute_100 PTX", [drv, p100], "result: ok", target=("sm_100", "sm_90"))
-    if p90:
+        fallback_case(f"cuModuleLoadData compute_{TOO_NEW} PTX", [drv, p100], "result: ok", target=lowered)
+    if p80:
         p99 = os.path.join(WORK, "saxpy_isa99.ptx")
-        with open(p90) as f, open(p99, "w") as g:
+        with open(p80) as f, open(p99, "w") as g:
             g.write(f.read().replace(".version 9.0", ".version 9.9"))
-        fallback_case("cuModuleLoadData .version 9.9", [drv, p99], "result: ok", version=("9.9", "9.0"))
-    # 3. sm_80 SASS only: not rescuable, original error kept
-    exe80 = build("saxpy80", "-gencode", "arch=compute_80,code=sm_80", saxpy)
+        fallback_case("cuModuleLoadData .version 9.9", [drv, p99], "result: ok", version=("9.9", driver_ptx_isa()))
+    # 3. SASS of another major only: not rescuable, original error kept
+    exe80 = build(f"saxpy{WRONG}", "-gencode", f"arch=compute_{WRONG},code=sm_{WRONG}", saxpy)
     if exe80:
         r, reps = run("sm80_fallback", [exe80], {"KIMG_FALLBACK": "ptx"})
-        check("sm_80-only: program keeps its original error 209", "launch: 209" in r.stdout, r.stdout)
+        check(f"sm_{WRONG}-only: program keeps its original error 209", "launch: 209" in r.stdout, r.stdout)
         nr = [x for x in reps if x.get("fallback") and not x["fallback"]["applied"]]
-        check("sm_80-only: reported as not rescuable, with the fix",
-              nr and "not rescuable" in nr[0]["fallback"]["result"] and "sm_90" in json.dumps(nr[0].get("fix")),
+        check(f"sm_{WRONG}-only: reported as not rescuable, with the fix",
+              nr and "not rescuable" in nr[0]["fallback"]["result"] and f"sm_{DEV_SM}" in json.dumps(nr[0].get("fix")),
               json.dumps(reps)[:800])
     # 4. force-ptx on a module with SASS for this GPU
-    exe90 = build("saxpy90", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", saxpy)
+    exe90 = build(f"saxpy{DEV_SM}", "-gencode", f"arch=compute_{DEV_SM},code=[sm_{DEV_SM},compute_{DEV_SM}]", saxpy)
     if exe90:
         r, reps = run("force90", [exe90], {"KIMG_FALLBACK": "force-ptx"})
         fb = [x for x in reps if x.get("fallback", {}).get("applied")]
@@ -142,12 +167,13 @@ def main():
               r.returncode == 0 and "saxpy: ok" in r.stdout and fb and fb[0]["fallback"]["mode"] == "force-ptx",
               r.stdout + json.dumps(reps)[:600])
         if fb:
-            print(f"measure: JIT force-ptx compute_90: {fb[0]['fallback']['jit_ms']} ms", flush=True)
-    # 5. KIMG_AUDIT on a PyTorch extension built for 8.0;8.6
+            print(f"measure: JIT force-ptx compute_{DEV_SM}: {fb[0]['fallback']['jit_ms']} ms", flush=True)
+    # 5. KIMG_AUDIT on a PyTorch extension built for arches without the device's
+    arch_list = "8.0;8.6" if MAJOR != 8 else "9.0"
     ext_dir = os.path.join(WORK, "torch_ext")
     r = sh([sys.executable, os.path.join(SRC, "torch_ext.py"), ext_dir, "build-only"], timeout=240,
-           env=dict(os.environ, TORCH_CUDA_ARCH_LIST="8.0;8.6"))
-    check("build torch extension (8.0;8.6)", r.returncode == 0, r.stderr[-800:])
+           env=dict(os.environ, TORCH_CUDA_ARCH_LIST=arch_list))
+    check(f"build torch extension ({arch_list})", r.returncode == 0, r.stderr[-800:])
     if r.returncode == 0:
         imp = [sys.executable, os.path.join(SRC, "audit_import.py"), ext_dir]
         r, reps = run("audit_import", imp, {"KIMG_AUDIT": "1", "KIMG_ON_ERROR": "exit:3"})
@@ -188,9 +214,12 @@ def main():
     print(f"measure: audit summary: {summary.strip()}", flush=True)
     n_runs = {k: len(v) for k, v in times.items()}
     check("audit cost: every run succeeded", len(set(n_runs.values())) == 1 and min(n_runs.values()) >= 3, n_runs)
-    passed = sum(1 for _, ok in results if ok)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    base_t, audit_t = times["no kimg"], times["kimg + KIMG_AUDIT=1"]
+    ratio = statistics.median(audit_t) / statistics.median(base_t) if base_t and audit_t else float("inf")
+    print(f"measure: audit cost ratio {ratio:.3f} (bound {AUDIT_BOUND:g})", flush=True)
+    check(f"audit cost: median with KIMG_AUDIT=1 / without kimg = {ratio:.3f} <= {AUDIT_BOUND:g}",
+          ratio <= AUDIT_BOUND, times)
+    return C.finish(EXPECTED)
 
 
 if __name__ == "__main__":

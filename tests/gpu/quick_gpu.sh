@@ -1,39 +1,53 @@
 #!/usr/bin/env bash
 # One-minute smoke test of libkimg.so on a GPU machine (the full suite is tests/gpu/run.sh):
-# static and shared cudart sm_80-only programs and a driver-API sm_80 cubin must be reported
-# with their original error; a right-arch program must run silently; a compute_100-only program
-# must run under KIMG_FALLBACK=ptx. Prints "N passed, N failed".
+# static and shared cudart programs built for another major only and a driver-API cubin of
+# that arch must be reported with their original error; a right-arch program must run
+# silently; a program whose only image is PTX for a newer target must run under
+# KIMG_FALLBACK=ptx. The device's SM is read from nvidia-smi, not assumed. Prints
+# "N passed, N failed" and fails unless all 9 checks ran and passed.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH" CUDA_CACHE_DISABLE=1
 BUILD=${BUILD:-build}
 W=$BUILD/gpu-quick
 mkdir -p "$W"
-LIB=$PWD/$BUILD/libkimg.so
+case $BUILD in /*) LIB=$BUILD/libkimg.so ;; *) LIB=$PWD/$BUILD/libkimg.so ;; esac
+EXPECTED=9
 pass=0 fail=0
 ok() { if eval "$2"; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi; }
-g80="-gencode arch=compute_80,code=sm_80"
-nvcc $g80 -o "$W/wrong_static" tests/gpu/src/wrong_arch.cu &
-nvcc $g80 -cudart shared -o "$W/wrong_shared" tests/gpu/src/wrong_arch.cu &
-nvcc -gencode arch=compute_90,code=sm_90 -o "$W/right" tests/gpu/src/right_arch.cu &
-nvcc -cubin $g80 -o "$W/sm80.cubin" tests/fixtures/src/kern.cu &
-nvcc -gencode arch=compute_100,code=compute_100 -o "$W/saxpy100" tests/gpu/src/fb_saxpy.cu &
+die() { echo "FAIL $*"; echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+command -v nvcc >/dev/null || die "prerequisite nvcc not on PATH nor in /usr/local/cuda/bin"
+[ -f "$LIB" ] || die "prerequisite $LIB not built (make)"
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | head -n 1 | tr -d ' ')
+[[ $cc =~ ^[0-9]+\.[0-9]$ ]] || die "the device's compute capability: nvidia-smi --query-gpu=compute_cap said '$cc'"
+dev=${cc/./}
+wrong=80; [ "${cc%%.*}" = 8 ] && wrong=90
+new=""; for t in 90 100 120 121; do [ "$t" -gt "$dev" ] && { new=$t; break; }; done
+[ -n "$new" ] || die "no PTX target above SM $cc for the fallback case"
+echo "device: SM $cc; wrong SASS sm_$wrong; PTX-only target compute_$new"
+gw="-gencode arch=compute_$wrong,code=sm_$wrong"
+nvcc $gw -o "$W/wrong_static" tests/gpu/src/wrong_arch.cu &
+nvcc $gw -cudart shared -o "$W/wrong_shared" tests/gpu/src/wrong_arch.cu &
+nvcc -gencode arch=compute_$dev,code=sm_$dev -o "$W/right" tests/gpu/src/right_arch.cu &
+nvcc -cubin $gw -o "$W/wrong.cubin" tests/fixtures/src/kern.cu &
+nvcc -gencode arch=compute_$new,code=compute_$new -o "$W/saxpy_new" tests/gpu/src/fb_saxpy.cu &
 gcc -o "$W/drv_load" tests/gpu/src/drv_load.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda &
 wait
 k() { LD_PRELOAD=$LIB KIMG_FORMAT=json KIMG_LOG="$W/$1.jsonl" "${@:2}" >"$W/$1.out" 2>&1; echo $? >"$W/$1.rc"; }
 rm -f "$W"/*.jsonl
-k static "$W/wrong_static"; k shared "$W/wrong_shared"; k drv "$W/drv_load" "$W/sm80.cubin"
-k right "$W/right"; k fb env KIMG_FALLBACK=ptx "$W/saxpy100"
+k static "$W/wrong_static"; k shared "$W/wrong_shared"; k drv "$W/drv_load" "$W/wrong.cubin"
+k right "$W/right"; k fb env KIMG_FALLBACK=ptx "$W/saxpy_new"
 rep() { python3 -c "import json,sys; R=[json.loads(l) for l in open('$W/$1.jsonl')]; sys.exit(0 if ($2) else 1)" 2>/dev/null; }
 for c in static shared; do
 	ok "$c cudart: program sees 209" "grep -q 'launch: 209' $W/$c.out"
-	ok "$c cudart: report 209, add_one, sm_80, device 9.0, fix sm_90" \
-		"rep $c 'R[0][\"error\"][\"code\"] == 209 and \"add_one\" in R[0][\"kernel\"][\"demangled\"] and R[0][\"module\"][\"images\"][0][\"arch\"] == \"sm_80\" and R[0][\"device\"][\"sm\"] == \"9.0\" and \"sm_90\" in R[0][\"fix\"][\"nvcc\"] and R[0][\"error\"][\"cause\"]'"
+	ok "$c cudart: report 209, add_one, sm_$wrong, device $cc, fix sm_$dev" \
+		"rep $c 'R[0][\"error\"][\"code\"] == 209 and \"add_one\" in R[0][\"kernel\"][\"demangled\"] and R[0][\"module\"][\"images\"][0][\"arch\"] == \"sm_$wrong\" and R[0][\"device\"][\"sm\"] == \"$cc\" and \"sm_$dev\" in R[0][\"fix\"][\"nvcc\"] and R[0][\"error\"][\"cause\"]'"
 done
 ok "driver API cubin: program sees 209" "grep -q 'cuModuleLoadData: 209' $W/drv.out"
-ok "driver API cubin (read into memory): report at cuModuleLoadData lists its sm_80 image" \
-	"rep drv 'R[0][\"call\"] == \"cuModuleLoadData\" and R[0][\"error\"][\"code\"] == 209 and R[0][\"module\"][\"images\"][0][\"arch\"] == \"sm_80\"'"
+ok "driver API cubin (read into memory): report at cuModuleLoadData lists its sm_$wrong image" \
+	"rep drv 'R[0][\"call\"] == \"cuModuleLoadData\" and R[0][\"error\"][\"code\"] == 209 and R[0][\"module\"][\"images\"][0][\"arch\"] == \"sm_$wrong\"'"
 ok "right-arch program: runs, no report" "[ \$(cat $W/right.rc) = 0 ] && [ ! -s $W/right.jsonl ]"
-ok "compute_100-only under KIMG_FALLBACK=ptx: runs, correct" "[ \$(cat $W/fb.rc) = 0 ] && grep -q 'saxpy: ok' $W/fb.out"
+ok "compute_$new-only under KIMG_FALLBACK=ptx: runs, correct" "[ \$(cat $W/fb.rc) = 0 ] && grep -q 'saxpy: ok' $W/fb.out"
 ok "fallback reported with jit_ms" "rep fb 'R[0][\"fallback\"][\"applied\"] and R[0][\"fallback\"][\"jit_ms\"] > 0'"
+if [ $((pass + fail)) -ne $EXPECTED ]; then echo "FAIL ran $((pass + fail)) checks, expected $EXPECTED"; fail=$((fail + 1)); fi
 echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

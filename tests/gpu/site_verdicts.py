@@ -202,8 +202,12 @@ def main():
         cuobjdump_parity(probe, files)
     else:
         check(False, "site-packages holds files with device code")
+    # site 6 + wrong arch 2 + -rdc 3 + cuobjdump 2: a case that ran fewer checks did not pass
+    expected = 13
+    if passed + failed != expected:
+        check(False, f"ran {passed + failed} checks, expected {expected}")
     print(f"{passed} passed, {failed} failed ({time.perf_counter() - t0:.0f} s)")
-    return 1 if failed else 0
+    return 1 if failed or not passed else 0
 
 
 if __name__ == "__main__":
