@@ -69,9 +69,8 @@ def expect_report(name, reports, code, call=None, kernel=None, file_part=None, a
     hits = [r for r in reports if r["error"]["code"] == code and (call is None or r["call"] == call)]
     check(f"{name}: report for error {code}" + (f" at {call}" if call else ""), hits,
           f"got {[(r['error']['code'], r['call']) for r in reports]}")
-    if not hits:
-        return None
-    rep = hits[0]
+    # without a report the checks that read it still count, as failures: the total stays fixed
+    rep = hits[0] if hits else {"kernel": {}, "module": {"images": []}, "device": {"sm": None}, "fix": None}
     if kernel:
         check(f"{name}: kernel named", kernel in (rep["kernel"].get("name") or "") or
               kernel in (rep["kernel"].get("demangled") or ""), str(rep["kernel"]))
@@ -81,7 +80,7 @@ def expect_report(name, reports, code, call=None, kernel=None, file_part=None, a
         check(f"{name}: images listed", arch in archs(rep), str(archs(rep)))
     check(f"{name}: device is {DEV_CC} (nvidia-smi)", rep["device"]["sm"] == DEV_CC, str(rep["device"]))
     check(f"{name}: fix names sm_{DEV_SM}", f"sm_{DEV_SM}" in json.dumps(rep.get("fix")), json.dumps(rep.get("fix")))
-    return rep
+    return rep if hits else None
 
 
 def main():
@@ -128,10 +127,9 @@ def main():
     check("torch extension: python sees the error", r.returncode == 3, r.stdout + r.stderr[-500:])
     rep = expect_report("torch extension", reps, 209, kernel="kimg_add_one_kernel",
                         file_part="kimg_wrong_arch_ext", arch=ext_arch)
-    if rep:
-        py = rep.get("python_stack") or []
-        check("torch extension: python stack names torch_ext.py",
-              any("torch_ext.py" in fr.get("file", "") for fr in py), json.dumps(py)[:300])
+    py = (rep or {}).get("python_stack") or []
+    check("torch extension: python stack names torch_ext.py",
+          any("torch_ext.py" in fr.get("file", "") for fr in py), json.dumps(py)[:300])
     # 4. CuPy RawModule from a wrong-arch cubin
     r, reps = run_kimg("cupy", [sys.executable, os.path.join(SRC, "cupy_cubin.py"), cub])
     check("cupy: program sees the error", r.returncode == 3, r.stdout + r.stderr[-300:])
