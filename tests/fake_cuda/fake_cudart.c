@@ -157,6 +157,17 @@ int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flag
 	return drv.private_gpa(sym, pfn, 13000, flags, status) ? 500 : 0;
 }
 
+/* _ptsz: flags 0 mean per-thread default stream (CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, 2),
+ * so the driver hands out the _ptsz variant. */
+API int cudaGetDriverEntryPoint_ptsz(const char *sym, void **pfn, unsigned long long flags, int *status);
+int cudaGetDriverEntryPoint_ptsz(const char *sym, void **pfn, unsigned long long flags, int *status)
+{
+	pthread_once(&drv_once, drv_init);
+	if (!drv.private_gpa)
+		return 35;
+	return drv.private_gpa(sym, pfn, 13000, flags ? flags : 2, status) ? 500 : 0;
+}
+
 API int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,
 					 int *status);
 int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,

@@ -38,6 +38,10 @@ check "cudaGetDriverEntryPointByVersion(cuGetProcAddress, 12000): wrapped _v2" \
 	has private "cudaGetDriverEntryPointByVersion cuGetProcAddress 12000: 0 owner libkimg"
 check "... which takes 5 arguments and wraps what it returns" \
 	has private "via it, cuLaunchKernel flag 2: 0 status 0 owner libkimg"
+check "cudaGetDriverEntryPoint_ptsz(cuLaunchKernel, flags 0): libkimg's wrapper ..." \
+	has private "cudaGetDriverEntryPoint_ptsz: 0 owner libkimg"
+check "... of the per-thread-stream variant: the launch reaches cuLaunchKernel_ptsz" \
+	has private "via it, launch reaches: cuLaunchKernel_ptsz"
 check "a versioned export for a function the runtime lacks: dlvsym finds none behind libkimg, 35" \
 	has private "cudaLaunchKernelExC@libcudart.so.13: 35"
 check "... and for a runtime version that is not loaded: 35, not the other runtime's answer" \

@@ -24,6 +24,9 @@ int cudaRuntimeGetVersion(int *version);
 int cudaGetDriverEntryPoint(const char *sym, void **pfn, unsigned long long flags, int *status);
 int cudaGetDriverEntryPointByVersion(const char *sym, void **pfn, unsigned version, unsigned long long flags,
 				     int *status);
+int cudaGetDriverEntryPoint_ptsz(const char *sym, void **pfn, unsigned long long flags, int *status);
+typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *, void **,
+			void **);
 typedef int (*gpa5_t)(const char *, void **, int, unsigned long long, int *);
 
 /* The host stub: its address is what the runtime API receives. */
@@ -82,6 +85,18 @@ int main(int argc, char **argv)
 		int st = -1;
 		int r5 = ((gpa5_t)entry)("cuLaunchKernel", &launch, 13000, 2, &st);
 		printf("via it, cuLaunchKernel flag 2: %d status %d owner %s\n", r5, st, owner_of(launch));
+	}
+	/* _ptsz with flags 0: per-thread default stream, so the pointer must
+	 * reach the driver's cuLaunchKernel_ptsz (the fake driver names the
+	 * last function entered). */
+	entry = NULL;
+	r4 = cudaGetDriverEntryPoint_ptsz("cuLaunchKernel", &entry, 0, &status);
+	printf("cudaGetDriverEntryPoint_ptsz: %d owner %s\n", r4, owner_of(entry));
+	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	const char *(*last_call)(void) = drv ? (const char *(*)(void))dlsym(drv, "fake_cuda_last_call") : NULL;
+	if (r4 == 0 && entry && last_call) {
+		((launch_t)entry)(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+		printf("via it, launch reaches: %s\n", last_call());
 	}
 	/* The first definition of a versioned name (libkimg's, when preloaded)
 	 * for a function the fake runtime lacks, and for a version it is not. */
