@@ -53,7 +53,7 @@ import json, sys
 reps = [json.loads(l) for l in open(sys.argv[1])]
 assert len(reps) == 1, reps
 r = reps[0]
-assert r['error'] == {'code': 209, 'name': 'CUDA_ERROR_NO_BINARY_FOR_GPU', 'runtime_name': 'cudaErrorNoKernelImageForDevice', 'text': r['error']['text'], 'cause': 'no cubin or PTX in the module can run on this GPU with this driver'}
+assert r['error'] == {'code': 209, 'name': 'CUDA_ERROR_NO_BINARY_FOR_GPU', 'runtime_name': 'cudaErrorNoKernelImageForDevice', 'text': 'no kernel image suitable for the device', 'cause': 'no cubin or PTX in the module can run on this GPU with this driver'}
 assert r['call'] == 'cuLibraryGetKernel' and r['kernel']['name'] == 'axpy'
 assert r['device']['sm'] == '9.0' and r['device']['name'] == 'Fake GPU'
 assert [i['arch'] for i in r['module']['images']] == ['sm_80']
