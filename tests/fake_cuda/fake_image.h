@@ -77,6 +77,8 @@ static int fi_extent(const void *image, const uint8_t **code, uint64_t *size)
 		uint64_t end = 64, shoff = fi_le(p + 0x28, 8), phoff = fi_le(p + 0x20, 8);
 		unsigned shnum = (unsigned)fi_le(p + 0x3C, 2), shent = (unsigned)fi_le(p + 0x3A, 2);
 		unsigned phnum = (unsigned)fi_le(p + 0x38, 2), phent = (unsigned)fi_le(p + 0x36, 2);
+		if (shoff > ((uint64_t)1 << 30) || phoff > ((uint64_t)1 << 30))
+			return -1; /* a header no real cubin has: an invalid image, not a wild read */
 		if (shoff + (uint64_t)shnum * shent > end)
 			end = shoff + (uint64_t)shnum * shent;
 		if (phoff + (uint64_t)phnum * phent > end)
