@@ -7,11 +7,11 @@
 set -u
 BUILD=${BUILD:-build}
 FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
-LIB=$PWD/$BUILD/libkimg.so
+case $BUILD in /*) LIB=$BUILD/libkimg.so ;; *) LIB=$PWD/$BUILD/libkimg.so ;; esac
 out=$BUILD/tests/diagnose
 mkdir -p "$out"
-fail=0
-check() { if eval "$2"; then echo "PASS $1"; else echo "FAIL $1"; fail=1; fi; }
+fail=0 checks=0
+check() { checks=$((checks + 1)); if eval "$2"; then echo "PASS $1"; else echo "FAIL $1"; fail=1; fi; }
 for need in "$LIB" "$FIX/sm80.cubin" "$FIX/multi.fatbin"; do
 	[ -e "$need" ] || { echo "FAIL missing $need (make BUILD=$BUILD all fixtures)"; exit 1; }
 done
@@ -95,4 +95,6 @@ check "KIMG_SKIP=diagnose_prog: silent, error unchanged" '! echo "$o" | grep -q 
 o=$(run KIMG_LOG= KIMG_FORMAT=xml "$prog" "$FIX/sm80.cubin" 2>&1)
 check "bad KIMG_FORMAT: one warning naming it, text report still written" \
 	'[ "$(echo "$o" | grep -c "^kimg: warning: KIMG_FORMAT=xml")" -eq 1 ] && echo "$o" | grep -q "^kimg: cuLibraryGetKernel returned 209"'
+echo "$checks checks ran"
+[ "$checks" -gt 0 ] || { echo "FAIL no check ran"; fail=1; }
 exit $fail
