@@ -26,6 +26,12 @@ SRC = os.path.join(HERE, "src")
 KERN = os.path.join(os.path.dirname(HERE), "fixtures", "src", "kern.cu")
 LIB = os.path.join(BUILD, "libkimg.so")
 results, not_run = [], []
+sys.path.insert(0, HERE)
+from gpulib import device_sm  # noqa: E402
+
+MAJOR, MINOR = device_sm(os.path.join(BUILD, "kimg-probe"))
+DEV_CC = f"{MAJOR}.{MINOR}"
+TOO_NEW = next((t for t in (90, 100, 120, 121) if t > MAJOR * 10 + MINOR), 121)  # a PTX target above the device
 
 
 def check(name, cond, detail=""):
@@ -167,27 +173,31 @@ def main():
 
     # ---- 4. the JIT linker through cuda.bindings: 218 and 222 ----
     if have("cuda.bindings") or have("cuda.cuda"):
-        ptx100 = nvcc("link100.ptx", "-ptx", "-arch=compute_100", KERN)
-        ptx90 = nvcc("link90.ptx", "-ptx", "-arch=compute_90", KERN)
+        ptx100 = nvcc(f"link{TOO_NEW}.ptx", "-ptx", f"-arch=compute_{TOO_NEW}", KERN)
+        ptx90 = nvcc("link80.ptx", "-ptx", "-arch=compute_80", KERN)
         ptx99 = os.path.join(WORK, "link99.ptx")
         with open(ptx90) as f, open(ptx99, "w") as g:
             g.write("".join(".version 9.9\n" if line.startswith(".version") else line for line in f))
-        for name, path, code, rule, arch in (("link_218", ptx100, 218, "P3", "compute_100"),
-                                             ("link_222", ptx99, 222, "P4", "compute_90")):
+        for name, path, code, rule, arch in (("link_218", ptx100, 218, "P3", f"compute_{TOO_NEW}"),
+                                             ("link_222", ptx99, 222, "P4", "compute_80")):
             rc, out, err, reps = run_kimg(name, [py, os.path.join(SRC, "link_bindings.py"), path, name + ".ptx"])
             check(f"{name}: cuda.bindings gets {code} from cuLinkAddData", f"cuLinkAddData: {code}" in out,
                   out + err[-300:])
             hit = [r for r in reps if r["error"]["code"] == code and r["call"].startswith("cuLinkAddData")]
-            check(f"{name}: one report naming the input, {arch}, rule {rule}, device 9.0, the link advice",
+            check(f"{name}: one report naming the input, {arch}, rule {rule}, device {DEV_CC}, the link advice",
                   len(hit) == 1 and hit[0]["link"]["input"]["name"] == name + ".ptx"
                   and arch in [i["arch"] for i in hit[0]["module"]["images"]] and hit[0]["verdict"]["rule"] == rule
-                  and hit[0]["device"]["sm"] == "9.0" and hit[0]["link"]["advice"],
+                  and hit[0]["device"]["sm"] == DEV_CC and hit[0]["link"]["advice"],
                   json.dumps(hit)[:800] if hit else str([(r["call"], r["error"]["code"]) for r in reps]))
         rc, out, err, reps = run_kimg("link_ok", [py, os.path.join(SRC, "link_bindings.py"), ptx90, "ok.ptx"])
-        check("link_ok: a compute_90 PTX links, no report", "cuLinkAddData: 0" in out and not reps, out + err[-300:])
+        check("link_ok: a compute_80 PTX links, no report", "cuLinkAddData: 0" in out and not reps, out + err[-300:])
     else:
         check("cuda.bindings (cuda-python) installed: pip install cuda-python", False)
 
+    # every case run, every prerequisite present: 24 checks, 26 with the two-rank case
+    expected = 24 + (0 if not_run else 2)
+    if len(results) != expected:
+        check(f"ran {len(results)} checks, expected {expected}", False)
     passed = sum(1 for _, ok in results if ok)
     print(f"{passed} passed, {len(results) - passed} failed, {len(not_run)} not run")
     for n in not_run:

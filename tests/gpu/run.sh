@@ -7,10 +7,10 @@
 #   3. libkimg.so end to end (shim_gpu.py: 51 checks)
 #   4. two torchrun ranks and kimg-probe summarize (multirank_gpu.sh: 12 checks)
 #   5. KIMG_FALLBACK and KIMG_AUDIT, with the audit's cost bounded (fallback_gpu.py: 33 checks)
-#   6. what reaches the program (reach_gpu.py: 26 checks on one GPU, 28 on two): healthy workloads
+#   6. what reaches the program (reach_gpu.py: 24 checks on one GPU, 26 on two): healthy workloads
 #      silent (NCCL, EAGER cuDNN/cuBLAS, JAX, CuPy, training), KIMG_AUDIT groups, Python frames
 #      without the GIL, cuLink
-#   7. host safety with the real driver (hardening_gpu.sh: 16 checks): two copies, SIGPIPE,
+#   7. host safety with the real driver (hardening_gpu.sh: 18 checks): two copies, SIGPIPE,
 #      full disk, fork
 #   8. verdicts true to this environment (site_verdicts.py: 13 checks): check --sm native over
 #      python3's site-packages passes with the dispatched modules counted, wrong-arch builds
