@@ -22,8 +22,8 @@ expect_json "runnable verdicts carry no fix" \
 	'[v["fix"] for v in d["files"][0]["modules"][-1]["verdicts"]][0::2] == [None, None]'
 expect_json "the .symtab-only stub module is a link stub and the kernel module is not" \
 	'[m["link_stub"] for m in d["files"][0]["modules"]] == [True, False]'
-expect_json "the link stub fails on 9.0 too, but gets no fix (only modules with kernels do)" \
-	'[v["fix"] for v in d["files"][0]["modules"][0]["verdicts"]] == [None, None, None]'
+expect_json "the link stub gets no fix (only modules with kernels do)" \
+	'd["files"][0]["modules"][0]["link_stub"] is True and all(v["fix"] is None for v in d["files"][0]["modules"][0]["verdicts"])'
 expect_json "ok is false, summary counts checks of real modules only" \
 	'd["ok"] is False and d["summary"]["link_stubs"] == 1 and d["summary"]["checks"] == 3 and d["summary"]["cannot_run"] == 1'
 
