@@ -29,7 +29,8 @@ ok "every GPU: driver, NVML and name-table readings all known and agreeing" \
 if command -v nvidia-smi >/dev/null; then
 	nvidia-smi --query-gpu=uuid --format=csv,noheader >"$OUTDIR/smi-uuids.txt" 2>/dev/null
 	ok "device UUIDs are nvidia-smi's (CUDA_VISIBLE_DEVICES unset: all of them, in order)" \
-		"python3 -c 'import json,sys; d=json.load(open(\"$OUTDIR/device.json\")); s=[l.strip() for l in open(\"$OUTDIR/smi-uuids.txt\") if l.strip()]; sys.exit(0 if [g[\"uuid\"] for g in d[\"devices\"]] == s else 1)'"else
+		"python3 -c 'import json,sys; d=json.load(open(\"$OUTDIR/device.json\")); s=[l.strip() for l in open(\"$OUTDIR/smi-uuids.txt\") if l.strip()]; sys.exit(0 if [g[\"uuid\"] for g in d[\"devices\"]] == s else 1)'"
+else
 	ok "nvidia-smi on PATH (a prerequisite on the GPU machine)" false
 fi
 
