@@ -85,7 +85,7 @@ check "fork before cuInit: both processes saw 209" test $? = 0
 check "fork before cuInit: two logs" test "$(ls "$TMP"/k-*.log | wc -l)" = 2
 for p in $(sed -n 's/^\(parent\|child\): //p' "$TMP/fork3.out"); do
 	check "fork before cuInit: k-$p.log holds one report of pid $p" \
-		test "$(grep -c "\"pid\":$p[,}]" "$TMP/k-$p.log" 2>/dev/null)" = 1
+		test "$(grep -c "\"pid\":${p}[,}]" "$TMP/k-$p.log" 2>/dev/null)" = 1
 done
 # a child that fails in nothing prints no summary of its parent's failures
 kimg KIMG_LOG= "$PROGS/fork" "$CUBIN" axpy quiet >/dev/null 2>"$TMP/fork2.err"
