@@ -211,6 +211,7 @@ static void text_runtimes(struct doctor *d)
 		const char *verdict = v.outcome == KIMG_RUNTIME_OK ? "ok"
 				      : v.outcome == KIMG_RUNTIME_MINOR_COMPAT ? "ok (minor-version compatibility)"
 				      : v.outcome == KIMG_RUNTIME_NEEDS_DRIVER ? "NEEDS A NEWER DRIVER"
+				      : lib_driver(d) ? "not judged (its CUDA version is not known)"
 				      : "not judged (no driver)";
 		static struct probe_esc e1, e2;
 		printf("  %-16s CUDA %-5s %s  %s%s%s%s\n", f->lib.kind->id, ver, verdict, probe_esc(&e1, f->path),

@@ -177,6 +177,12 @@ expect_json "libcublasLt with an sm_90 module: the sm_80-only module is dispatch
 h200 run "$PROBE" doctor --json "$TMP/libs/bad"
 expect_json "libcublasLt with no module for 9.0: still cannot run" \
 	'[(p["verdict"], p["dispatched"]) for p in d["packages"]] == [("cannot_run", 0)]'
+# a CUDA library whose version kimg cannot read (no soname version, no
+# release string): with a driver known, it says why it is not judged
+mkdir -p "$TMP/libs/rand" && cp "$FX/libtwo.so" "$TMP/libs/rand/libcurand.so.10" # .so.10: not a CUDA version
+h200 run "$PROBE" doctor "$TMP/libs/rand"
+expect_grep "doctor text: a library of unknown CUDA version is 'not judged' for that reason, not for a missing driver" \
+	"$TMP/out" "not judged (its CUDA version is not known)"
 h200 run "$PROBE" doctor "$TMP/env"
 expect_grep "doctor text: a FAIL line for foo" "$TMP/out" "FAIL  foo 1.2.3 (pip)"
 expect_grep "doctor text: the summary line" "$TMP/out" "FAIL: 3 packages, 3 cannot run"
