@@ -67,8 +67,11 @@ $(SYS_LIB): $(SYS_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(PROBE): $(PROBE_OBJ) $(SYS_LIB) $(CORE_LIB)
-	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(SYS_LIB) $(CORE_LIB) $(LDLIBS_SYS)
+# kimg-probe must start on glibc 2.17 as well: probe/crt/libc_start.c replaces
+# the 2.34-only start-up call, and libdl/libpthread are named as for the shim.
+PROBE_CRT_OBJ := $(call obj,probe/crt/libc_start.c)
+$(PROBE): $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(SYS_LIB) $(CORE_LIB)
+	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
 $(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) shim/libkimg.map
 	$(CC) $(CFLAGS) -shared -Wl,--version-script=shim/libkimg.map -Wl,-z,now -Wl,-z,nodelete \

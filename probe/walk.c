@@ -360,12 +360,12 @@ static void walk_entry(struct walk_state *ws, const char *path, int depth)
 {
 	const struct probe_walker *w = ws->w;
 	struct stat st;
-	if (lstat(path, &st) != 0) {
+	if (kimg_file_stat(path, &st, false) != 0) {
 		w->on_error(w->ctx, path, strerror(errno));
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		if (stat(path, &st) != 0) {
+		if (kimg_file_stat(path, &st, true) != 0) {
 			w->on_error(w->ctx, path, strerror(errno)); /* dangling or looping link */
 			return;
 		}
@@ -437,7 +437,7 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 	ws.w = w;
 	for (int i = 0; i < n; i++) {
 		struct stat st;
-		if (stat(paths[i], &st) != 0) {
+		if (kimg_file_stat(paths[i], &st, true) != 0) {
 			w->on_error(w->ctx, paths[i], strerror(errno));
 			continue;
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "glibc_pins.h"
 #include "rules.h"
 
 /* CUdevice_attribute values (cuda.h). */

@@ -10,6 +10,49 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* stat, lstat and fstat are functions of libc.so only since glibc 2.33
+ * (GLIBC_2.33); before, <sys/stat.h> made them inline calls of __xstat,
+ * __lxstat and __fxstat with a layout version, which every glibc still
+ * exports. Calling those directly keeps kimg-probe free of GLIBC_2.33.
+ * The layout version is _STAT_VER_LINUX (1) on x86-64 and _STAT_VER (0)
+ * on aarch64, the struct stat of the headers on both. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__)
+#define XSTAT_VERSION 1
+__asm__(".symver __xstat,__xstat@GLIBC_2.2.5");
+__asm__(".symver __lxstat,__lxstat@GLIBC_2.2.5");
+__asm__(".symver __fxstat,__fxstat@GLIBC_2.2.5");
+#else
+#define XSTAT_VERSION 0
+__asm__(".symver __xstat,__xstat@GLIBC_2.17");
+__asm__(".symver __lxstat,__lxstat@GLIBC_2.17");
+__asm__(".symver __fxstat,__fxstat@GLIBC_2.17");
+#endif
+extern int __xstat(int ver, const char *path, struct stat *st);
+extern int __lxstat(int ver, const char *path, struct stat *st);
+extern int __fxstat(int ver, int fd, struct stat *st);
+
+static int file_fstat(int fd, struct stat *st)
+{
+	return __fxstat(XSTAT_VERSION, fd, st);
+}
+
+int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
+{
+	return follow_links ? __xstat(XSTAT_VERSION, path, st) : __lxstat(XSTAT_VERSION, path, st);
+}
+#else
+static int file_fstat(int fd, struct stat *st)
+{
+	return fstat(fd, st);
+}
+
+int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
+{
+	return follow_links ? stat(path, st) : lstat(path, st);
+}
+#endif
+
 /* read() everything from fd; used where mmap cannot work (pipes, ttys,
  * character devices, procfs files that report size 0). */
 static int read_all(int fd, struct kimg_file *f, struct kimg_error *err)
@@ -94,7 +137,7 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 		return kimg_error_set(err, -e, 0, "%s", strerror(e));
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
+	if (file_fstat(fd, &st) != 0) {
 		int e = errno;
 		close(fd);
 		return kimg_error_set(err, -e, 0, "stat: %s", strerror(e));

@@ -66,4 +66,10 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
  * kimg_file_close. Returns 0, or -ENOMEM (then it is simply not guarded). */
 int kimg_file_guard_add(struct kimg_file *f);
 
+/* stat(2) (follow_links) or lstat(2) (not) with errno set on failure:
+ * callers use these instead of stat/lstat so that kimg-probe keeps
+ * starting on glibc 2.17 (sys/file.c says how). */
+struct stat;
+int kimg_file_stat(const char *path, struct stat *st, bool follow_links);
+
 #endif
