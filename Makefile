@@ -7,10 +7,17 @@
 #   make bench      benchmarks (bench/README.md): judged against their goals
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
+#   make deb        dist/kimg_*.deb (dpkg -i it)
+#   make ARCH=aarch64 [wheel|deb]   cross-built, in build/aarch64/
+#   make test-aarch64  probe and shim tests of that build under qemu-user
 #
 # Layout: core/ is the pure image model (parsers, rules, fixes); sys/ holds
 # the few services that touch the process (lazy library loading, driver
 # queries, files); report/ renders; probe/ and shim/ are the front ends.
+
+# ARCH=aarch64: the cross build (packaging/arch.mk sets CC, BUILD, SHIM_MAP).
+include packaging/arch.mk
 
 CC ?= gcc
 PREFIX ?= /usr/local
@@ -73,8 +80,8 @@ PROBE_CRT_OBJ := $(call obj,probe/crt/libc_start.c)
 $(PROBE): $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(SYS_LIB) $(CORE_LIB)
 	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
-$(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) shim/libkimg.map
-	$(CC) $(CFLAGS) -shared -Wl,--version-script=shim/libkimg.map -Wl,-z,now -Wl,-z,nodelete \
+$(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
+	$(CC) $(CFLAGS) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
 		-o $@ $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
 # Unit tests: one Check program per core/sys module.
@@ -142,5 +149,8 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+
+# make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
+include packaging/packaging.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -18,10 +18,12 @@ export DEBIAN_FRONTEND=noninteractive
 #   python3 binutils file zip         test scripts: wheels, objdump/readelf/nm checks, file types
 #   python3-dev                       Python.h for the C extension tests/shim/python.sh builds (frames read
 #                                     with the GIL released)
+#   python3-venv                      the wheel's test: pip install --no-index into a fresh venv
 #   groff-base man-db bsdextrautils   the man-page tests (groff, man -l, col)
 #   zstd                              tests/probe/archives.sh: the .tar.zst inside a .conda
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
 clang libclang-rt-dev python3 python3-dev binutils file zip groff-base man-db bsdextrautils zlib1g zstd"
+clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-base man-db bsdextrautils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

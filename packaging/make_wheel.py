@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Writes kimg's wheel with the standard library only (zipfile, hashlib):
+no package index, no pip, setuptools or wheel package needed.
+
+    make_wheel.py --version V --arch {x86_64,aarch64} --probe FILE --lib FILE
+                  --run FILE --man DIR --readme FILE --licence FILE
+                  --python DIR --out DIR
+
+Layout (PEP 427; names relative to the wheel):
+    kimg/__init__.py, kimg/__main__.py         python -m kimg
+    kimg-V.data/scripts/kimg-probe, kimg-run   installed on PATH by pip
+    kimg-V.data/data/lib/libkimg.so            PREFIX/lib: kimg-run's bin/../lib
+    kimg-V.data/data/share/man/man{1,7}/...    man pages beside PATH
+    kimg-V.dist-info/{METADATA,WHEEL,LICENSE,top_level.txt,RECORD}
+
+The platform tag is manylinux_2_17 (PEP 600) with its manylinux2014 alias:
+the build refuses an ELF file that needs a glibc symbol version newer than
+2.17 (read with readelf -V), so the tag cannot lie. Timestamps are fixed
+(SOURCE_DATE_EPOCH, else 2020-01-01) so the same inputs give the same bytes.
+"""
+
+import argparse
+import base64
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import time
+import zipfile
+
+GLIBC_MAX = (2, 17)
+PLATFORMS = {"x86_64": "x86_64", "aarch64": "aarch64"}
+
+
+def die(msg):
+    sys.stderr.write("make_wheel: %s\n" % msg)
+    sys.exit(1)
+
+
+def glibc_needs(path):
+    """The GLIBC_x.y versions the file requires (its verneed entries)."""
+    out = subprocess.run(["readelf", "-V", "--wide", path], check=True, stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    needs, in_refs = set(), False
+    for line in out.splitlines():
+        if "Version needs section" in line:
+            in_refs = True
+        elif line and not line.startswith(" "):
+            in_refs = False
+        elif in_refs:
+            m = re.search(r"Name: (GLIBC_[0-9.]+)", line)
+            if m:
+                needs.add(m.group(1))
+    return needs
+
+
+def version_tuple(v):
+    return tuple(int(x) for x in v[len("GLIBC_"):].split("."))
+
+
+def check_glibc(path):
+    newer = sorted(v for v in glibc_needs(path) if version_tuple(v)[:2] > GLIBC_MAX)
+    if newer:
+        die("%s needs %s, newer than glibc %d.%d: it would not run where manylinux_2_17 promises"
+            % (path, ", ".join(newer), *GLIBC_MAX))
+
+
+def record_hash(data):
+    digest = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def metadata(version, readme, licence_name):
+    with open(readme, encoding="utf-8") as f:
+        description = f.read()
+    head = [
+        "Metadata-Version: 2.1",
+        "Name: kimg",
+        "Version: " + version,
+        "Summary: Explains CUDA \"no kernel image is available\" (error 209): the module, its GPU "
+        "code, the device and the build fix",
+        "Keywords: cuda,nvcc,error-209,no-kernel-image,fatbin,cubin,ptx,ld_preload,gpu",
+        "License: " + licence_name,
+        "Platform: Linux",
+        "Classifier: Development Status :: 4 - Beta",
+        "Classifier: Environment :: Console",
+        "Classifier: Environment :: GPU :: NVIDIA CUDA",
+        "Classifier: Intended Audience :: Developers",
+        "Classifier: Intended Audience :: Science/Research",
+        "Classifier: Operating System :: POSIX :: Linux",
+        "Classifier: Programming Language :: C",
+        "Classifier: Programming Language :: Python :: 3",
+        "Classifier: Topic :: Software Development :: Debuggers",
+        "Requires-Python: >=3.6",
+        "Description-Content-Type: text/markdown",
+    ]
+    return ("\n".join(head) + "\n\n" + description).encode("utf-8")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="write kimg's wheel")
+    for opt in ("version", "arch", "probe", "lib", "run", "man", "readme", "licence", "python", "out"):
+        ap.add_argument("--" + opt, required=True)
+    ap.add_argument("--licence-name", default="UNDECIDED (placeholder: no licence has been chosen yet)")
+    a = ap.parse_args()
+    if a.arch not in PLATFORMS:
+        die("unknown --arch %s (x86_64 or aarch64)" % a.arch)
+    m = PLATFORMS[a.arch]
+    tag = "py3-none-manylinux_2_17_%s.manylinux2014_%s" % (m, m)
+    name = "kimg-%s-%s.whl" % (a.version, tag)
+    data = "kimg-%s.data" % a.version
+    info = "kimg-%s.dist-info" % a.version
+
+    for elf in (a.probe, a.lib):
+        check_glibc(elf)
+
+    def read(p):
+        with open(p, "rb") as f:
+            return f.read()
+
+    init = read(os.path.join(a.python, "kimg", "__init__.py")).replace(b"@VERSION@", a.version.encode())
+    entries = [  # (name in the wheel, bytes, executable)
+        ("kimg/__init__.py", init, False),
+        ("kimg/__main__.py", read(os.path.join(a.python, "kimg", "__main__.py")), False),
+        (data + "/scripts/kimg-probe", read(a.probe), True),
+        (data + "/scripts/kimg-run", read(a.run), True),
+        (data + "/data/lib/libkimg.so", read(a.lib), True),
+    ]
+    for section in ("1", "7"):
+        for page in sorted(os.listdir(a.man)):
+            if page.endswith("." + section):
+                entries.append(("%s/data/share/man/man%s/%s" % (data, section, page),
+                                read(os.path.join(a.man, page)), False))
+    wheel = ("Wheel-Version: 1.0\nGenerator: kimg packaging/make_wheel.py\nRoot-Is-Purelib: false\n"
+             "Tag: py3-none-manylinux_2_17_%s\nTag: py3-none-manylinux2014_%s\n" % (m, m)).encode()
+    entries += [
+        (info + "/METADATA", metadata(a.version, a.readme, a.licence_name), False),
+        (info + "/WHEEL", wheel, False),
+        (info + "/LICENSE", read(a.licence), False),
+        (info + "/top_level.txt", b"kimg\n", False),
+    ]
+    record = "".join("%s,%s,%d\n" % (n, record_hash(b), len(b)) for n, b, _ in entries)
+    record += info + "/RECORD,,\n"
+    entries.append((info + "/RECORD", record.encode(), False))
+
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "1577836800"))
+    stamp = time.gmtime(max(epoch, 315532800))[:6]  # zip cannot go before 1980
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, name)
+    tmp = path + ".part"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, b, exe in entries:
+            zi = zipfile.ZipInfo(n, stamp)
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = (0o100755 if exe else 0o100644) << 16
+            z.writestr(zi, b)
+    os.replace(tmp, path)
+    print(path)
+
+
+if __name__ == "__main__":
+    main()

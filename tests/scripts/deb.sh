@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# make deb: the package's fields and file list (dpkg-deb), then a real
+# dpkg install into a private root (--instdir, --admindir): the files land
+# under /usr with their modes, the installed kimg-run finds the installed
+# library, the installed kimg-probe runs; dpkg --purge removes every file.
+. "$(dirname "$0")/testlib.bash"
+unset KIMG_LIB
+version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
+DEB=$ROOT/dist/kimg_$version-1_amd64.deb
+need "$DEB" "make deb" || { finish; exit; }
+command -v dpkg-deb >/dev/null || { fail "dpkg-deb present"; finish; exit; }
+
+expect_eq "control: package, version, architecture, depends" "kimg $version-1 amd64 libc6 (>= 2.17)" \
+	"$(dpkg-deb -f "$DEB" Package Version Architecture Depends | sed 's/^[A-Za-z-]*: //' | tr '\n' ' ' | sed 's/ $//')"
+FILES="usr/bin/kimg-probe usr/bin/kimg-run usr/lib/libkimg.so usr/share/doc/kimg/copyright usr/share/man/man1/kimg-probe.1.gz usr/share/man/man1/kimg-run.1.gz usr/share/man/man7/libkimg.7.gz"
+expect_eq "dpkg-deb -c: the files, under /usr" "$FILES" \
+	"$(dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ {sub(/^\.\//, "", $NF); print $NF}' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "dpkg-deb -c: owned by root" "" "$(dpkg-deb -c "$DEB" | awk '$2 != "root/root"')"
+lic=$(dpkg-deb --fsys-tarfile "$DEB" | tar -xOf - ./usr/share/doc/kimg/copyright)
+expect_match "copyright: the licence is a marked placeholder until one is chosen" '^License: UNDECIDED \(placeholder' "$lic"
+
+# A real dpkg install into a private root.
+R=$TMP/root A=$TMP/admin
+mkdir -p "$R" "$A/info" "$A/updates" "$A/triggers"
+: >"$A/status"
+dp() { dpkg --instdir="$R" --admindir="$A" --force-not-root --force-depends --log=/dev/null "$@"; }
+out=$(dp -i "$DEB" 2>&1); rc=$?
+expect_eq "dpkg -i into a private root exits 0" 0 "$rc"
+[ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -5
+mode() { stat -c %a "$1" 2>/dev/null || echo missing; }
+expect_eq "installed modes: kimg-probe, kimg-run 755; libkimg.so, man pages 644" "755 755 644 644 644 644" \
+	"$(for f in usr/bin/kimg-probe usr/bin/kimg-run usr/lib/libkimg.so usr/share/man/man1/kimg-probe.1.gz usr/share/man/man1/kimg-run.1.gz usr/share/man/man7/libkimg.7.gz; do mode "$R/$f"; done | tr '\n' ' ' | sed 's/ $//')"
+if zcat "$R/usr/share/man/man1/kimg-probe.1.gz" 2>/dev/null | cmp -s - "$ROOT/docs/man/kimg-probe.1"; then
+	ok "installed kimg-probe.1.gz is docs/man/kimg-probe.1"; else fail "installed kimg-probe.1.gz is docs/man/kimg-probe.1"; fi
+expect_eq "dpkg -L lists the package's files" "$FILES" \
+	"$(dp -L kimg 2>/dev/null | sed 's|^/||' | while read -r f; do [ -f "$R/$f" ] && echo "$f"; done | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "installed kimg-run finds the installed lib" "$R/usr/lib/libkimg.so" "$(env -u BUILD "$R/usr/bin/kimg-run" --print-lib 2>&1)"
+got=$("$R/usr/bin/kimg-run" --verbose sh -c 'exit 3' 2>&1); rc=$?
+expect_match "the installed library loads (banner) and the status is kept" "^3 kimg " "$rc $got"
+expect_match "installed kimg-probe --help prints its usage" '^usage: kimg-probe COMMAND' "$("$R/usr/bin/kimg-probe" --help 2>&1)"
+
+out=$(dp --purge kimg 2>&1); rc=$?
+expect_eq "dpkg --purge exits 0" 0 "$rc"
+expect_eq "nothing of the package is left in the root" "" "$(cd "$R" && find . -type f -o -type l)"
+expect_eq "dpkg no longer knows the package" "" "$(dp -l kimg 2>/dev/null | awk '/^[a-z][a-z] +kimg / && $1 != "un" && $1 != "pn"')"
+finish

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# make wheel: the x86-64 wheel's contents and RECORD, that no ELF file in it
+# needs a glibc symbol version newer than 2.17 (objdump -p), and that it
+# installs offline (pip install --no-index) into a fresh venv, where its
+# kimg-probe lists a fixture, its kimg-run preloads its libkimg.so (the
+# stand-in driver then gets a report), python -m kimg finds the library,
+# and pip uninstall removes every file again.
+. "$(dirname "$0")/testlib.bash"
+unset KIMG_LIB
+version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
+WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+need "$WHEEL" "make wheel" || { finish; exit; }
+
+# Contents: exactly these names (the oracle is this list, not the builder).
+data=kimg-$version.data info=kimg-$version.dist-info
+expect_eq "the wheel holds the package, the programs, the library, the man pages, the metadata" \
+	"$data/data/lib/libkimg.so $data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $data/scripts/kimg-run $info/LICENSE $info/METADATA $info/RECORD $info/WHEEL $info/top_level.txt kimg/__init__.py kimg/__main__.py" \
+	"$(python3 -c 'import sys, zipfile; print(" ".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' "$WHEEL")"
+# RECORD: every other file with its urlsafe-base64 sha256 and size (PEP 376/427).
+got=$(python3 - "$WHEEL" <<'PY'
+import base64, csv, hashlib, io, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+rec = [r for r in csv.reader(io.TextIOWrapper(z.open([n for n in z.namelist() if n.endswith("/RECORD")][0])))]
+bad = []
+for name, h, size in rec:
+    if name.endswith("/RECORD"):
+        if h or size: bad.append(name + ": RECORD lists a hash for itself")
+        continue
+    b = z.read(name)
+    want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode()
+    if h != want or int(size) != len(b): bad.append(name)
+missing = set(z.namelist()) - {r[0] for r in rec}
+print("ok" if not bad and not missing and len(rec) == len(z.namelist()) else "bad %s missing %s" % (bad, sorted(missing)))
+PY
+)
+expect_eq "RECORD lists every file with its sha256 and size" ok "$got"
+meta=$(unzip -p "$WHEEL" "$info/METADATA" 2>/dev/null || python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$WHEEL" "$info/METADATA")
+expect_match "METADATA: name and version" "^Version: $version\$" "$meta"
+expect_match "METADATA: the licence is a marked placeholder until one is chosen" '^License: UNDECIDED \(placeholder' "$meta"
+expect_match "METADATA: the README follows as the description" '^# kimg' "$meta"
+wheelfile=$(python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$WHEEL" "$info/WHEEL")
+expect_match "WHEEL: platform wheel with both manylinux tags" \
+	'Root-Is-Purelib: false.*Tag: py3-none-manylinux_2_17_x86_64.*Tag: py3-none-manylinux2014_x86_64' "$(tr '\n' ' ' <<<"$wheelfile")"
+
+# Every ELF file: the versions it requires (objdump -p "Version References").
+mkdir -p "$TMP/x"
+python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$WHEEL" "$TMP/x"
+n_elf=0
+while IFS= read -r -d '' f; do
+	[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+	n_elf=$((n_elf + 1))
+	rel=${f#"$TMP/x/"}
+	needs=$(objdump -p "$f" | awk '/^Version References:/ {on=1; next} /^[^ ]/ {on=0} on && $NF ~ /^GLIBC_[0-9]/ {print $NF}' | sort -uV)
+	newest=$(tail -n1 <<<"$needs")
+	newer=$(for v in $needs; do IFS=. read -r _ a b _ <<<"${v/GLIBC_/x.}"; [ "$a" -gt 2 ] || [ "$b" -gt 17 ] && echo "$v"; done)
+	expect_eq "$rel: no required glibc version newer than 2.17 (newest: ${newest:-none})" "" "$newer"
+done < <(find "$TMP/x" -type f -print0)
+expect_eq "ELF files checked: kimg-probe and libkimg.so" 2 "$n_elf"
+
+# Offline install into a fresh venv.
+if ! python3 -m venv "$TMP/venv" >"$TMP/venv.log" 2>&1; then
+	fail "python3 -m venv works (python3-venv, scripts/setup-debian.sh)" "$(tail -3 "$TMP/venv.log")"
+	finish; exit
+fi
+V=$TMP/venv
+out=$("$V/bin/pip" install --no-index --disable-pip-version-check "$WHEEL" 2>&1); rc=$?
+expect_eq "pip install --no-index of the wheel exits 0" 0 "$rc"
+[ "$rc" -eq 0 ] || { printf '%s\n' "$out" | tail -5; finish; exit; }
+for f in bin/kimg-probe bin/kimg-run lib/libkimg.so; do
+	if [ -x "$V/$f" ]; then ok "installed $f, executable"; else fail "installed $f, executable"; fi
+done
+for f in share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7; do
+	if cmp -s "$V/$f" "$ROOT/docs/man/${f##*/}"; then ok "installed $f is docs/man/${f##*/}"; else fail "installed $f is docs/man/${f##*/}"; fi
+done
+if [ -f "$FIX/multi.fatbin" ]; then
+	got=$(env -u BUILD "$V/bin/kimg-probe" scan --json "$FIX/multi.fatbin" 2>&1); rc=$?
+	expect_eq "installed kimg-probe scans a fixture: exit 0" 0 "$rc"
+	# The fixture's recipe (tests/fixtures/fixtures.mk, GEN_MULTI) is the oracle.
+	expect_eq "installed kimg-probe lists the fixture's images" \
+		"compute_100f compute_90 compute_90a sm_100a sm_100f sm_120 sm_80 sm_90 sm_90a" \
+		"$(python3 -c 'import json, sys; d = json.load(sys.stdin); print(" ".join(sorted(i["arch"] for f in d["files"] for m in f["modules"] for i in m["images"])))' <<<"$got" 2>&1)"
+else
+	fail "fixture $FIX/multi.fatbin present (make fixtures)"
+fi
+expect_eq "installed kimg-run finds the venv's lib (bin/../lib)" "$V/lib/libkimg.so" "$(env -u BUILD "$V/bin/kimg-run" --print-lib 2>&1)"
+expect_eq "python -m kimg --libpath prints the venv's lib" "$V/lib/libkimg.so" "$("$V/bin/python" -m kimg --libpath 2>&1)"
+got=$(cd "$TMP" && "$V/bin/python" -m kimg sh -c 'printf "%s\n" "$LD_PRELOAD"; exit 5' 2>&1); rc=$?
+expect_eq "python -m kimg CMD runs kimg-run: the lib preloaded, the status kept" "5 $V/lib/libkimg.so" "$rc $got"
+expect_match "python -m kimg --help shows --libpath and kimg-run's help" 'libpath.*Usage: kimg-run' "$("$V/bin/python" -m kimg --help 2>&1 | tr '\n' ' ')"
+# The library really loads and reports: the stand-in driver refuses an sm_80 cubin on 9.0.
+FAKE=$BUILD_DIR/fake_cuda
+if need "$BUILD_DIR/shim-tests/drv_dl" "make shim-tests" && need "$FIX/sm80.cubin" "make fixtures"; then
+	got=$(LD_LIBRARY_PATH=$FAKE "$V/bin/kimg-run" --json --log "$TMP/r.jsonl" "$BUILD_DIR/shim-tests/drv_dl" dlsym load "$FIX/sm80.cubin" 2>&1)
+	expect_match "under the installed kimg-run the program still gets its 209" '^cuModuleLoadData: 209$' "$got"
+	expect_eq "the installed libkimg.so wrote one report: 209, sm_80 image, device 9.0" "209 sm_80 9.0" \
+		"$(python3 -c 'import json, sys; r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(len(r) == 1 and "%d %s %s" % (r[0]["error"]["code"], r[0]["module"]["images"][0]["arch"], r[0]["device"]["sm"]))' "$TMP/r.jsonl" 2>&1)"
+fi
+
+# pip uninstall takes every installed file with it.
+before=$(cd "$V" && find . -type f | LC_ALL=C sort)
+"$V/bin/pip" uninstall -y -q kimg >/dev/null 2>&1
+after=$(cd "$V" && find . -type f | LC_ALL=C sort)
+expect_eq "pip uninstall removes kimg-probe, kimg-run, libkimg.so, the man pages, the package" \
+	"./bin/kimg-probe ./bin/kimg-run ./lib/libkimg.so ./share/man/man1/kimg-probe.1 ./share/man/man1/kimg-run.1 ./share/man/man7/libkimg.7" \
+	"$(comm -23 <(echo "$before") <(echo "$after") | grep -v '/site-packages/\|__pycache__' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "pip uninstall leaves no kimg file in site-packages" "" "$(cd "$V" && find . -path '*site-packages/kimg*')"
+finish
