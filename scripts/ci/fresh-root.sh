@@ -2,7 +2,7 @@
 # fresh-root.sh: prove that a fresh clone passes on a truly fresh system.
 #
 # Usage: scripts/ci/fresh-root.sh [--suite S] [--cache DIR] [--keep] [--shell]
-#                                 [--] [COMMAND]
+#                                 [--with PATH]... [--] [COMMAND]
 #
 # Builds (once, cached) a minimal Debian root with
 # `debootstrap --variant=minbase`, unpacks a pristine copy of it for this run,
@@ -18,6 +18,9 @@
 #   --readme     run the README's two commands instead of .ci/run
 #   --keep       leave the run's root behind (its path is printed)
 #   --shell      open a shell in the root instead of running COMMAND
+#   --with PATH  also copy PATH (relative to the checkout's top: a build
+#                output such as dist or build/fixtures) into the clone,
+#                at the same place (scripts/ci/old-glibc.sh uses it)
 #
 # Needs root, debootstrap and network access to the Debian mirror (the first
 # run only, and for the apt-get that the project's own set-up does). Exit
@@ -32,6 +35,7 @@ me=fresh-root
 suite=bookworm
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kimg-fresh-root
 keep=0 shell=0 readme=0
+with=()
 mirror=${KIMG_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 while [ $# -gt 0 ]; do
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--shell) shell=1; shift ;;
 	--readme) readme=1; shift ;;
+	--with) with+=("${2:?}"); shift 2 ;;
 	-h | --help) show_help "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see --help)" ;;
@@ -88,6 +93,13 @@ cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 # A fresh clone: what is committed at HEAD, nothing from this checkout's build.
 git clone -q --no-local --no-hardlinks "$top" "$root/src/kimg"
 echo "$me: $suite root at $root, clone of $(git -C "$top" rev-parse --short HEAD)"
+for p in ${with[@]+"${with[@]}"}; do
+	case $p in /* | *..*) die "--with $p: a path inside the checkout, relative to its top" ;; esac
+	[ -e "$top/$p" ] || die "--with $p: no such file or directory in $top"
+	mkdir -p "$root/src/kimg/$p"
+	if [ -d "$top/$p" ]; then cp -a "$top/$p/." "$root/src/kimg/$p/"; else rmdir "$root/src/kimg/$p"; cp -a "$top/$p" "$root/src/kimg/$p"; fi
+	echo "$me: copied $p into the clone"
+done
 
 if [ "$shell" = 1 ]; then
 	chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" PATH=/usr/sbin:/usr/bin:/sbin:/bin \

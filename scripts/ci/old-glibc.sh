@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# old-glibc.sh: the packages on a real older system. Builds the x86-64 wheel,
+# the .deb and the fixtures here, then, in a fresh Debian 11 root (bullseye,
+# glibc 2.31; debootstrap --variant=minbase through scripts/ci/fresh-root.sh,
+# its tarball cached), installs the wheel with pip --no-index into a venv
+# and runs, with the installed kimg-probe and libkimg.so, the probe tests
+# (tests/probe) and the stand-in-driver shim tests (tests/shim; the test
+# programs and the stand-in driver are built there with Debian 11's gcc),
+# then installs and removes the .deb with dpkg.
+#
+# Usage: scripts/ci/old-glibc.sh [--suite S] [--cache DIR] [--keep]
+#   --suite S   Debian suite (default bullseye)
+#   --cache DIR, --keep   passed to fresh-root.sh
+#
+# Needs root, debootstrap, nvcc (the fixtures) and the Debian mirror (for the
+# root's first build and its apt-get). Committed work only goes in (a fresh
+# clone), plus dist/ and build/fixtures/ from here. Exit status: 0 when
+# every test passed; the closing line is "old-glibc: N passed, N failed".
+# Inside the root the script runs itself with --inside.
+set -euo pipefail
+me=old-glibc
+. "$(dirname "$0")/lib.sh"
+
+# Tests that cannot run there, each with its reason (none may be skipped silently).
+SKIP_threads="needs the ThreadSanitizer build of libkimg (make shim-tests), not the installed library"
+
+inside() {
+	export DEBIAN_FRONTEND=noninteractive
+	echo "$me: $(. /etc/os-release && echo "$PRETTY_NAME"), $(ldd --version | head -n1)"
+	# The tests' own tools, the stand-in driver's compiler, and what kimg
+	# opens at run time; nothing of kimg's comes from here.
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends python3 python3-venv gcc libc6-dev make binutils \
+		file zip libzstd1 liblz4-1 libarchive13 >/tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 2; }
+	local whl deb V=/opt/kimg-venv
+	whl=$(ls dist/kimg-*-manylinux_2_17_x86_64.manylinux2014_x86_64.whl)
+	deb=$(ls dist/kimg_*_amd64.deb)
+	python3 -m venv "$V"
+	"$V/bin/pip" install -q --no-index --disable-pip-version-check "$whl"
+	echo "$me: installed ${whl##*/} into $V with pip $("$V/bin/pip" --version | cut -d' ' -f2) (python $("$V/bin/python" -c 'import platform; print(platform.python_version())'))"
+
+	# The stand-in driver and the test programs, built here (test scaffolding).
+	local B=build-old progs
+	progs="$B/fake_cuda/libcuda.so.1 $B/fake_cuda/libcudart.so.13"
+	for p in drv_direct drv_dl rt no_cuda hello libwrap_puts.so; do progs="$progs $B/shim-tests/$p"; done
+	# shellcheck disable=SC2086
+	make -s BUILD=$B $progs >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
+	# The product under test: the wheel's files as pip installed them.
+	cp "$V/bin/kimg-probe" "$B/kimg-probe"
+	cp "$V/lib/libkimg.so" "$B/libkimg.so"
+	ln -sfn ../build/fixtures "$B/fixtures"
+
+	local passed=0 failed=0 failures=() s name var
+	one() { # NAME CMD...
+		echo "== $1"
+		if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1"); fi
+	}
+	for s in tests/probe/*.sh tests/shim/*.sh; do
+		name=$(basename "$s" .sh) var=SKIP_$(basename "$s" .sh)
+		if [ -n "${!var:-}" ]; then echo "== $s: not run here: ${!var}"; continue; fi
+		one "$s" env BUILD=$B KIMG_FIXTURES=$B/fixtures bash "$s"
+	done
+	one "the wheel's python -m kimg preloads its library into Debian 11's python3" \
+		sh -c "out=\$($V/bin/python -m kimg --verbose python3 -c 'print(\"py ok\")' 2>&1) && echo \"\$out\" &&
+			echo \"\$out\" | grep -q '^kimg ' && echo \"\$out\" | grep -qx 'py ok'"
+	one "kimg-probe of the wheel: device without a driver fails cleanly" \
+		sh -c "$V/bin/kimg-probe device; test \$? -eq 2 -o \$? -eq 1"
+	one "dpkg -i ${deb##*/}, run, dpkg --purge leaves nothing" sh -c "
+		dpkg -i $deb >/dev/null && /usr/bin/kimg-probe scan build/fixtures/multi.fatbin | grep -q 'fatbin, 9 images' &&
+		test \"\$(kimg-run --print-lib)\" = /usr/lib/libkimg.so && kimg-run --verbose true 2>&1 | grep -q '^kimg ' &&
+		dpkg --purge kimg >/dev/null && ! test -e /usr/bin/kimg-probe && ! test -e /usr/lib/libkimg.so &&
+		! test -e /usr/share/man/man1/kimg-probe.1.gz && ! dpkg -s kimg >/dev/null 2>&1 && echo 'deb: installed, ran, purged'"
+	[ ${#failures[@]} -eq 0 ] || echo "$me: failed: ${failures[*]}"
+	echo "$me: $passed passed, $failed failed ($(ldd --version | head -n1 | sed 's/.* //') glibc, kimg $(ls dist/*.whl | sed -n 's/.*kimg-\([^-]*\)-.*x86_64.*/\1/p'))"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+if [ "${1:-}" = --inside ]; then
+	inside
+	exit
+fi
+
+suite=bullseye pass=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--suite) suite=${2:?}; shift 2 ;;
+	--cache) pass+=(--cache "${2:?}"); shift 2 ;;
+	--keep) pass+=(--keep); shift ;;
+	-h | --help) show_help "$0"; exit 0 ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+done
+top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+export PATH=/usr/local/cuda/bin:$PATH
+make -C "$top" -s all fixtures wheel deb >/dev/null
+# shellcheck disable=SC2086
+exec "$top/scripts/ci/fresh-root.sh" --suite "$suite" ${pass[@]+"${pass[@]}"} --with dist --with build/fixtures \
+	-- bash scripts/ci/old-glibc.sh --inside
