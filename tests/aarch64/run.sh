@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# make test-aarch64: the cross-built kimg-probe and libkimg.so under
+# qemu-user, against aarch64 fixtures (tests/fixtures/aarch64.mk) and the
+# cross-built stand-in driver and shim test programs. Runs tests/probe/*.sh
+# and the tests/shim/*.sh that use those programs; each aarch64 program is
+# reached through tests/aarch64/qemu_exec.c, so no binfmt_misc entry is
+# needed. Prints "N passed, N failed" like tests/run.sh.
+set -u
+BUILD=${BUILD:-build/aarch64}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+cd "$ROOT" || exit 2
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+export KIMG_QEMU=${KIMG_QEMU:-qemu-aarch64-static}
+export QEMU_LD_PREFIX=${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu}
+
+# Shim tests that cannot run here, each with its reason.
+declare -A SKIP=(
+	[threads]="needs a ThreadSanitizer libkimg and program; not cross-built"
+	[audit]="builds extra test programs with the host's gcc while it runs (x86-64: they cannot load the aarch64 libkimg)"
+	[diagnose]="builds its programs and driver with the host's gcc while it runs"
+	[runtime]="builds per-version stand-in runtimes with the host's gcc while it runs"
+	[stack]="builds its programs with the host's gcc while it runs"
+)
+
+fail_setup() { echo "FAIL - $1"; echo "0 passed, 1 failed"; exit 1; }
+command -v "$KIMG_QEMU" >/dev/null || fail_setup "$KIMG_QEMU not found (apt-get install qemu-user-static)"
+[ -x "$QEMU_LD_PREFIX/lib/ld-linux-aarch64.so.1" ] || fail_setup "no aarch64 C library in $QEMU_LD_PREFIX (apt-get install libc6-arm64-cross)"
+for f in kimg-probe libkimg.so qemu_exec fake_cuda/libcuda.so.1 shim-tests/drv_dl fixtures/multi_exe; do
+	[ -e "$B/$f" ] || fail_setup "$B/$f missing (make ARCH=aarch64 test-aarch64 builds it)"
+done
+machine=$(od -An -j18 -N2 -tu2 "$B/kimg-probe" | tr -d ' ')
+[ "$machine" = 183 ] || fail_setup "$B/kimg-probe is not an aarch64 ELF (e_machine $machine)"
+
+# A view of the build where each aarch64 program is its qemu stand-in.
+V=$B/qemu-view
+rm -rf "$V" && mkdir -p "$V/shim-tests"
+wrap() { cp "$B/qemu_exec" "$V/$1" && ln -s "$B/$1" "$V/$1.aarch64"; }
+wrap kimg-probe
+for p in drv_direct drv_dl rt no_cuda hello; do wrap "shim-tests/$p"; done
+ln -s "$B/shim-tests/libwrap_puts.so" "$V/shim-tests/libwrap_puts.so"
+ln -s "$B/libkimg.so" "$V/libkimg.so"
+ln -s "$B/fake_cuda" "$V/fake_cuda"
+ln -s "$B/fixtures" "$V/fixtures"
+echo "== $(cd "$V" && ./kimg-probe --version 2>&1 | head -n1) under $KIMG_QEMU ($("$KIMG_QEMU" --version | head -n1))"
+
+passed=0 failed=0 failures=()
+for s in tests/probe/*.sh tests/shim/*.sh; do
+	name=$(basename "$s" .sh)
+	if [[ $s == tests/shim/* && -n ${SKIP[$name]:-} ]]; then
+		echo "== $s: not run under qemu: ${SKIP[$name]}"
+		continue
+	fi
+	echo "== $s"
+	if env BUILD="$V" KIMG_FIXTURES="$V/fixtures" KIMG_LIB="$V/libkimg.so" bash "$s"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)) failures+=("$s")
+	fi
+done
+[ ${#failures[@]} -eq 0 ] || echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
