@@ -7,10 +7,15 @@ no package index, no pip, setuptools or wheel package needed.
                   --python DIR --out DIR
 
 Layout (PEP 427; names relative to the wheel):
-    kimg/__init__.py, kimg/__main__.py         python -m kimg
-    kimg-V.data/scripts/kimg-probe, kimg-run   installed on PATH by pip
-    kimg-V.data/data/lib/libkimg.so            PREFIX/lib: kimg-run's bin/../lib
+    kimg/__init__.py, kimg/__main__.py         python -m kimg [--libpath]
+    kimg/libkimg.so, kimg/kimg-run             the library and the launcher, in
+                                               the package, so every pip scheme
+                                               (venv, --user, --prefix, --target)
+                                               keeps them together
+    kimg-V.data/scripts/kimg-probe             installed on PATH by pip
     kimg-V.data/data/share/man/man{1,7}/...    man pages beside PATH
+    kimg-V.dist-info/entry_points.txt          kimg-run on PATH: kimg.__main__:run
+                                               (sets KIMG_LIB to the package's lib)
     kimg-V.dist-info/{METADATA,WHEEL,LICENSE,top_level.txt,RECORD}
 
 The platform tag is manylinux_2_17 (PEP 600) with its manylinux2014 alias:
@@ -123,9 +128,9 @@ def main():
     entries = [  # (name in the wheel, bytes, executable)
         ("kimg/__init__.py", init, False),
         ("kimg/__main__.py", read(os.path.join(a.python, "kimg", "__main__.py")), False),
+        ("kimg/kimg-run", read(a.run), True),
+        ("kimg/libkimg.so", read(a.lib), True),
         (data + "/scripts/kimg-probe", read(a.probe), True),
-        (data + "/scripts/kimg-run", read(a.run), True),
-        (data + "/data/lib/libkimg.so", read(a.lib), True),
     ]
     for section in ("1", "7"):
         for page in sorted(os.listdir(a.man)):
@@ -139,6 +144,7 @@ def main():
         (info + "/WHEEL", wheel, False),
         (info + "/LICENSE", read(a.licence), False),
         (info + "/top_level.txt", b"kimg\n", False),
+        (info + "/entry_points.txt", b"[console_scripts]\nkimg-run = kimg.__main__:run\n", False),
     ]
     record = "".join("%s,%s,%d\n" % (n, record_hash(b), len(b)) for n, b, _ in entries)
     record += info + "/RECORD,,\n"

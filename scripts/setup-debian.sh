@@ -24,6 +24,13 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
 clang libclang-rt-dev python3 python3-dev binutils file zip groff-base man-db bsdextrautils zlib1g zstd"
 clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-base man-db bsdextrautils"
+# --aarch64 (CI uses it), for make test-aarch64: the cross compiler,
+# qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
+# multiarch (it adds arm64 as a foreign architecture, hence opt-in).
+if [ "${1:-}" = --aarch64 ]; then
+	pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libzstd1:arm64 liblz4-1:arm64 libarchive13:arm64"
+	dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
+fi
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

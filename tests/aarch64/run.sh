@@ -41,7 +41,7 @@ ln -s "$B/shim-tests/libwrap_puts.so" "$V/shim-tests/libwrap_puts.so"
 ln -s "$B/libkimg.so" "$V/libkimg.so"
 ln -s "$B/fake_cuda" "$V/fake_cuda"
 ln -s "$B/fixtures" "$V/fixtures"
-echo "== $(cd "$V" && ./kimg-probe --version 2>&1 | head -n1) under $KIMG_QEMU ($("$KIMG_QEMU" --version | head -n1))"
+echo "== aarch64 build in $B, under $("$KIMG_QEMU" --version | head -n1), C library from $QEMU_LD_PREFIX"
 
 passed=0 failed=0 failures=()
 for s in tests/probe/*.sh tests/shim/*.sh; do

@@ -2,8 +2,8 @@
 # make wheel: the x86-64 wheel's contents and RECORD, that no ELF file in it
 # needs a glibc symbol version newer than 2.17 (objdump -p), and that it
 # installs offline (pip install --no-index) into a fresh venv, where its
-# kimg-probe lists a fixture, its kimg-run preloads its libkimg.so (the
-# stand-in driver then gets a report), python -m kimg finds the library,
+# kimg-probe lists a fixture, its kimg-run preloads the package's libkimg.so
+# (the stand-in driver then gets a report), python -m kimg finds the library,
 # and pip uninstall removes every file again.
 . "$(dirname "$0")/testlib.bash"
 unset KIMG_LIB
@@ -14,7 +14,7 @@ need "$WHEEL" "make wheel" || { finish; exit; }
 # Contents: exactly these names (the oracle is this list, not the builder).
 data=kimg-$version.data info=kimg-$version.dist-info
 expect_eq "the wheel holds the package, the programs, the library, the man pages, the metadata" \
-	"$data/data/lib/libkimg.so $data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $data/scripts/kimg-run $info/LICENSE $info/METADATA $info/RECORD $info/WHEEL $info/top_level.txt kimg/__init__.py kimg/__main__.py" \
+	"$data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $info/LICENSE $info/METADATA $info/RECORD $info/WHEEL $info/entry_points.txt $info/top_level.txt kimg/__init__.py kimg/__main__.py kimg/kimg-run kimg/libkimg.so" \
 	"$(python3 -c 'import sys, zipfile; print(" ".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' "$WHEEL")"
 # RECORD: every other file with its urlsafe-base64 sha256 and size (PEP 376/427).
 got=$(python3 - "$WHEEL" <<'PY'
@@ -56,6 +56,7 @@ while IFS= read -r -d '' f; do
 	expect_eq "$rel: no required glibc version newer than 2.17 (newest: ${newest:-none})" "" "$newer"
 done < <(find "$TMP/x" -type f -print0)
 expect_eq "ELF files checked: kimg-probe and libkimg.so" 2 "$n_elf"
+expect_eq "kimg/kimg-run is scripts/kimg-run" "" "$(cmp "$TMP/x/kimg/kimg-run" "$ROOT/scripts/kimg-run" 2>&1)"
 
 # Offline install into a fresh venv.
 if ! python3 -m venv "$TMP/venv" >"$TMP/venv.log" 2>&1; then
@@ -66,8 +67,12 @@ V=$TMP/venv
 out=$("$V/bin/pip" install --no-index --disable-pip-version-check "$WHEEL" 2>&1); rc=$?
 expect_eq "pip install --no-index of the wheel exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || { printf '%s\n' "$out" | tail -5; finish; exit; }
-for f in bin/kimg-probe bin/kimg-run lib/libkimg.so; do
+PKG=$("$V/bin/python" -c 'import kimg, os; print(os.path.dirname(kimg.__file__))')
+for f in bin/kimg-probe bin/kimg-run; do
 	if [ -x "$V/$f" ]; then ok "installed $f, executable"; else fail "installed $f, executable"; fi
+done
+for f in libkimg.so kimg-run; do
+	if [ -f "$PKG/$f" ]; then ok "installed kimg/$f in site-packages"; else fail "installed kimg/$f in site-packages ($PKG)"; fi
 done
 for f in share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7; do
 	if cmp -s "$V/$f" "$ROOT/docs/man/${f##*/}"; then ok "installed $f is docs/man/${f##*/}"; else fail "installed $f is docs/man/${f##*/}"; fi
@@ -82,10 +87,14 @@ if [ -f "$FIX/multi.fatbin" ]; then
 else
 	fail "fixture $FIX/multi.fatbin present (make fixtures)"
 fi
-expect_eq "installed kimg-run finds the venv's lib (bin/../lib)" "$V/lib/libkimg.so" "$(env -u BUILD "$V/bin/kimg-run" --print-lib 2>&1)"
-expect_eq "python -m kimg --libpath prints the venv's lib" "$V/lib/libkimg.so" "$("$V/bin/python" -m kimg --libpath 2>&1)"
+expect_eq "installed kimg-run uses the package's lib" "$PKG/libkimg.so" "$(env -u BUILD -u KIMG_LIB "$V/bin/kimg-run" --print-lib 2>&1)"
+expect_eq "installed kimg-run: a KIMG_LIB of the caller still wins" "$ROOT/README.md" "$(KIMG_LIB=$ROOT/README.md "$V/bin/kimg-run" --print-lib 2>&1)"
+got=$(cd "$TMP" && "$V/bin/kimg-run" -- sh -c 'printf "%s\n" "$LD_PRELOAD"; exit 6' 2>&1); rc=$?
+expect_eq "installed kimg-run CMD: the lib preloaded, the status kept" "6 $PKG/libkimg.so" "$rc $got"
+expect_eq "python -m kimg --libpath prints the package's lib" "$PKG/libkimg.so" "$("$V/bin/python" -m kimg --libpath 2>&1)"
 got=$(cd "$TMP" && "$V/bin/python" -m kimg sh -c 'printf "%s\n" "$LD_PRELOAD"; exit 5' 2>&1); rc=$?
-expect_eq "python -m kimg CMD runs kimg-run: the lib preloaded, the status kept" "5 $V/lib/libkimg.so" "$rc $got"
+expect_eq "python -m kimg CMD runs kimg-run: the lib preloaded, the status kept" "5 $PKG/libkimg.so" "$rc $got"
+expect_match "kimg-run --version through the wheel" "^kimg-run $version\$" "$("$V/bin/kimg-run" --version 2>&1)"
 expect_match "python -m kimg --help shows --libpath and kimg-run's help" 'libpath.*Usage: kimg-run' "$("$V/bin/python" -m kimg --help 2>&1 | tr '\n' ' ')"
 # The library really loads and reports: the stand-in driver refuses an sm_80 cubin on 9.0.
 FAKE=$BUILD_DIR/fake_cuda
@@ -96,12 +105,20 @@ if need "$BUILD_DIR/shim-tests/drv_dl" "make shim-tests" && need "$FIX/sm80.cubi
 		"$(python3 -c 'import json, sys; r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(len(r) == 1 and "%d %s %s" % (r[0]["error"]["code"], r[0]["module"]["images"][0]["arch"], r[0]["device"]["sm"]))' "$TMP/r.jsonl" 2>&1)"
 fi
 
+# pip install --target (no prefix at all): the library stays with the package.
+if "$V/bin/pip" install -q --no-index --disable-pip-version-check --target "$TMP/target" "$WHEEL" >/dev/null 2>&1; then
+	expect_eq "pip --target: kimg-run (PYTHONPATH=target) uses target/kimg/libkimg.so" "$TMP/target/kimg/libkimg.so" \
+		"$(env -u KIMG_LIB PYTHONPATH="$TMP/target" "$TMP/target/bin/kimg-run" --print-lib 2>&1)"
+else
+	fail "pip install --no-index --target DIR of the wheel"
+fi
+
 # pip uninstall takes every installed file with it.
 before=$(cd "$V" && find . -type f | LC_ALL=C sort)
 "$V/bin/pip" uninstall -y -q kimg >/dev/null 2>&1
 after=$(cd "$V" && find . -type f | LC_ALL=C sort)
-expect_eq "pip uninstall removes kimg-probe, kimg-run, libkimg.so, the man pages, the package" \
-	"./bin/kimg-probe ./bin/kimg-run ./lib/libkimg.so ./share/man/man1/kimg-probe.1 ./share/man/man1/kimg-run.1 ./share/man/man7/libkimg.7" \
+expect_eq "pip uninstall removes kimg-probe, kimg-run, the man pages" \
+	"./bin/kimg-probe ./bin/kimg-run ./share/man/man1/kimg-probe.1 ./share/man/man1/kimg-run.1 ./share/man/man7/libkimg.7" \
 	"$(comm -23 <(echo "$before") <(echo "$after") | grep -v '/site-packages/\|__pycache__' | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "pip uninstall leaves no kimg file in site-packages" "" "$(cd "$V" && find . -path '*site-packages/kimg*')"
 finish

@@ -1,52 +1,28 @@
 """kimg: why CUDA says "no kernel image is available".
 
-The wheel installs three programs and a library beside Python, not inside
-it: ``kimg-probe`` and ``kimg-run`` on ``PATH`` (the wheel's scripts) and
-``libkimg.so`` in ``PREFIX/lib`` (its data), where ``kimg-run`` looks for it
-(``bin/../lib``). This package only finds them: ``libpath()`` for
-``LD_PRELOAD=$(python -m kimg --libpath)`` and ``python -m kimg`` to run
-``kimg-run``.
+The wheel carries native code: ``libkimg.so`` (the LD_PRELOAD library) and
+``kimg-run`` (the POSIX shell launcher) inside this package, ``kimg-probe``
+(an executable) on ``PATH``. This package only finds them: ``libpath()``
+for ``LD_PRELOAD=$(python -m kimg --libpath)``, and ``python -m kimg`` or
+the ``kimg-run`` command pip installs to run the launcher with this
+package's library.
 """
 
 import os
-import site
-import sys
 
 __version__ = "@VERSION@"
-__all__ = ["libpath", "tool"]
+__all__ = ["libpath", "launcher"]
 
-
-def _installed(name, subdir):
-    """The path of an installed file of this distribution named `name`,
-    from its RECORD (right for venvs, --user, --prefix and --target), else
-    from the usual prefixes; None when not found."""
-    try:
-        from importlib import metadata
-    except ImportError:  # Python < 3.8
-        metadata = None
-    if metadata is not None:
-        try:
-            files = metadata.files("kimg") or []
-        except metadata.PackageNotFoundError:
-            files = []
-        for f in files:
-            if f.name == name:
-                p = os.path.realpath(str(f.locate()))
-                if os.path.isfile(p):
-                    return p
-    for prefix in (sys.prefix, getattr(site, "USER_BASE", None) or "", "/usr/local", "/usr"):
-        p = os.path.join(prefix, subdir, name)
-        if prefix and os.path.isfile(p):
-            return p
-    return None
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def libpath():
-    """Absolute path of the installed libkimg.so, or None."""
-    return _installed("libkimg.so", "lib")
+    """Absolute path of this package's libkimg.so, or None if it is missing."""
+    p = os.path.join(_HERE, "libkimg.so")
+    return p if os.path.isfile(p) else None
 
 
-def tool(name):
-    """Absolute path of an installed kimg program ("kimg-run",
-    "kimg-probe"), or None."""
-    return _installed(name, "bin")
+def launcher():
+    """Absolute path of this package's kimg-run shell script, or None."""
+    p = os.path.join(_HERE, "kimg-run")
+    return p if os.path.isfile(p) else None

@@ -1,15 +1,15 @@
 """python -m kimg [--libpath | KIMG-RUN-ARGS...]
 
-``python -m kimg --libpath`` prints the path of the installed libkimg.so
-(exit 2 when there is none); anything else runs the installed ``kimg-run``
-with the same arguments, so ``python -m kimg python train.py`` is
-``kimg-run python train.py``.
+``python -m kimg --libpath`` prints the path of this package's libkimg.so
+(exit 2 when it is missing); anything else runs kimg-run with the same
+arguments, so ``python -m kimg python train.py`` is ``kimg-run python
+train.py``. The ``kimg-run`` command pip installs is ``run`` below.
 """
 
 import os
 import sys
 
-from . import libpath, tool
+from . import launcher, libpath
 
 USAGE = """usage: python -m kimg --libpath
        python -m kimg [KIMG-RUN OPTIONS] [--] COMMAND [ARGS...]
@@ -20,32 +20,40 @@ Anything else is passed to kimg-run (its help follows).
 """
 
 
+def _fail(msg):
+    sys.stderr.write("kimg: %s\n" % msg)
+    return 2
+
+
+def run(argv=None):
+    """kimg-run ARGS: the package's launcher with the package's library.
+    KIMG_LIB, when the caller set it, still wins (kimg-run's own rule)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    script, lib = launcher(), libpath()
+    if script is None or lib is None:
+        return _fail("this kimg package lacks %s; reinstall it" % ("kimg-run" if script is None else "libkimg.so"))
+    env = dict(os.environ)
+    if not env.get("KIMG_LIB"):
+        env["KIMG_LIB"] = lib
+    # Through sh: the script needs no executable bit, whatever pip kept.
+    os.execve("/bin/sh", ["/bin/sh", script] + args, env)
+    return 127  # not reached
+
+
 def main(argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
-    lib = libpath()
     if args[:1] == ["--libpath"]:
         if len(args) > 1:
-            sys.stderr.write("python -m kimg: --libpath takes no arguments\n")
-            return 2
+            return _fail("--libpath takes no arguments")
+        lib = libpath()
         if lib is None:
-            sys.stderr.write("python -m kimg: libkimg.so is not installed with this kimg package\n")
-            return 2
+            return _fail("this kimg package lacks libkimg.so; reinstall it")
         print(lib)
         return 0
-    run = tool("kimg-run")
-    if run is None:
-        sys.stderr.write("python -m kimg: kimg-run is not installed with this kimg package\n")
-        return 2
     if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE + "\n")
         sys.stdout.flush()
-    env = dict(os.environ)
-    # The library of this installation, whatever layout pip chose; an
-    # explicit KIMG_LIB of the caller wins.
-    if lib is not None and not env.get("KIMG_LIB"):
-        env["KIMG_LIB"] = lib
-    os.execve(run, [run] + args, env)
-    return 127  # not reached
+    return run(args)
 
 
 if __name__ == "__main__":
