@@ -1,6 +1,6 @@
 # make test-aarch64 (included by packaging/packaging.mk): the aarch64 cross
 # build's probe tests and stand-in-driver shim tests under qemu-user
-# (tests/aarch64/run.sh), on aarch64 fixtures made from the x86-64 ones
+# (tests/aarch64/run.sh) and its wheel, on aarch64 fixtures made from the x86-64 ones
 # (tests/fixtures/aarch64.mk). Needs gcc-aarch64-linux-gnu,
 # qemu-user-static and nvcc (for the x86-64 fixtures the device code comes
 # from); scripts/setup-debian.sh installs the first two.
@@ -19,7 +19,7 @@ $(BUILD)/qemu_exec: tests/aarch64/qemu_exec.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -O2 -static -o $@ $<
 
-test-aarch64: all fixtures-aarch64 $(FAKE_CUDA) $(FAKE_CUDART) $(A64_SHIM_PROGS) $(BUILD)/qemu_exec
+test-aarch64: all wheel fixtures-aarch64 $(FAKE_CUDA) $(FAKE_CUDART) $(A64_SHIM_PROGS) $(BUILD)/qemu_exec
 	BUILD=$(BUILD) tests/aarch64/run.sh
 else
 test-aarch64 fixtures-aarch64:

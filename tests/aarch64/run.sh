@@ -2,7 +2,8 @@
 # make test-aarch64: the cross-built kimg-probe and libkimg.so under
 # qemu-user, against aarch64 fixtures (tests/fixtures/aarch64.mk) and the
 # cross-built stand-in driver and shim test programs. Runs tests/probe/*.sh
-# and the tests/shim/*.sh that use those programs; each aarch64 program is
+# and the tests/shim/*.sh that use those programs, then the aarch64 wheel
+# (tests/aarch64/wheel.sh); each aarch64 program is
 # reached through tests/aarch64/qemu_exec.c, so no binfmt_misc entry is
 # needed. Prints "N passed, N failed" like tests/run.sh.
 set -u
@@ -57,6 +58,8 @@ for s in tests/probe/*.sh tests/shim/*.sh; do
 		failed=$((failed + 1)) failures+=("$s")
 	fi
 done
+echo "== tests/aarch64/wheel.sh"
+if V=$V bash tests/aarch64/wheel.sh; then passed=$((passed + 1)); else failed=$((failed + 1)) failures+=(tests/aarch64/wheel.sh); fi
 [ ${#failures[@]} -eq 0 ] || echo "failed: ${failures[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -32,7 +32,14 @@ nvcc -cubin $gw -o "$W/wrong.cubin" tests/fixtures/src/kern.cu &
 nvcc -gencode arch=compute_$new,code=compute_$new -o "$W/saxpy_new" tests/gpu/src/fb_saxpy.cu &
 gcc -o "$W/drv_load" tests/gpu/src/drv_load.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda &
 wait
-k() { LD_PRELOAD=$LIB KIMG_FORMAT=json KIMG_LOG="$W/$1.jsonl" "${@:2}" >"$W/$1.out" 2>&1; echo $? >"$W/$1.rc"; }
+# KIMG_RUN=PATH: run each program through that kimg-run (an installed one:
+# tests/gpu/wheel_gpu.sh) instead of LD_PRELOAD=$LIB.
+if [ -n "${KIMG_RUN:-}" ]; then
+	k() { KIMG_FORMAT=json KIMG_LOG="$W/$1.jsonl" "$KIMG_RUN" -- "${@:2}" >"$W/$1.out" 2>&1; echo $? >"$W/$1.rc"; }
+	echo "(through $KIMG_RUN: $("$KIMG_RUN" --print-lib 2>&1))"
+else
+	k() { LD_PRELOAD=$LIB KIMG_FORMAT=json KIMG_LOG="$W/$1.jsonl" "${@:2}" >"$W/$1.out" 2>&1; echo $? >"$W/$1.rc"; }
+fi
 rm -f "$W"/*.jsonl
 k static "$W/wrong_static"; k shared "$W/wrong_shared"; k drv "$W/drv_load" "$W/wrong.cubin"
 k right "$W/right"; k fb env KIMG_FALLBACK=ptx "$W/saxpy_new"
