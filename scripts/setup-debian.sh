@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what kimg needs to build and test on Debian/Ubuntu (run as root or with sudo).
+# Installs what kimg needs to build and test on Debian/Ubuntu (run as root or with sudo);
+# with --aarch64 also what make test-aarch64 needs.
 # The CUDA toolkit (nvcc) is used only to build test fixtures; it is expected at
 # /usr/local/cuda (NVIDIA's installer) or on PATH, and Debian's nvidia-cuda-toolkit
 # is tried when neither exists.

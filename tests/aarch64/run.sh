@@ -24,10 +24,14 @@ declare -A SKIP=(
 )
 
 fail_setup() { echo "FAIL - $1"; echo "0 passed, 1 failed"; exit 1; }
-command -v "$KIMG_QEMU" >/dev/null || fail_setup "$KIMG_QEMU not found (apt-get install qemu-user-static)"
-[ -x "$QEMU_LD_PREFIX/lib/ld-linux-aarch64.so.1" ] || fail_setup "no aarch64 C library in $QEMU_LD_PREFIX (apt-get install libc6-arm64-cross)"
+command -v "$KIMG_QEMU" >/dev/null || fail_setup "$KIMG_QEMU not found (scripts/setup-debian.sh --aarch64)"
+[ -x "$QEMU_LD_PREFIX/lib/ld-linux-aarch64.so.1" ] || fail_setup "no aarch64 C library in $QEMU_LD_PREFIX (scripts/setup-debian.sh --aarch64)"
 for f in kimg-probe libkimg.so qemu_exec fake_cuda/libcuda.so.1 shim-tests/drv_dl fixtures/multi_exe; do
 	[ -e "$B/$f" ] || fail_setup "$B/$f missing (make ARCH=aarch64 test-aarch64 builds it)"
+done
+for l in libzstd.so.1 liblz4.so.1 libarchive.so.13; do
+	[ -e "/usr/lib/aarch64-linux-gnu/$l" ] || [ -e "$QEMU_LD_PREFIX/lib/$l" ] ||
+		fail_setup "no aarch64 $l (scripts/setup-debian.sh --aarch64 installs it through multiarch)"
 done
 machine=$(od -An -j18 -N2 -tu2 "$B/kimg-probe" | tr -d ' ')
 [ "$machine" = 183 ] || fail_setup "$B/kimg-probe is not an aarch64 ELF (e_machine $machine)"
