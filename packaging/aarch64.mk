@@ -9,7 +9,8 @@ ifeq ($(ARCH),aarch64)
 # The native fixtures (nvcc), wherever the native build keeps them.
 X86_FIXTURES ?= build/fixtures
 HOST_CC ?= gcc
-A64_SHIM_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl rt no_cuda hello libwrap_puts.so)
+# Every shim test program but the ThreadSanitizer one.
+A64_SHIM_PROGS := $(filter-out %/threads,$(SHIM_TEST_PROGS))
 
 fixtures-aarch64:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(X86_FIXTURES)

@@ -133,7 +133,7 @@ fi
 # tests/probe/src/shrink_on_map.c cuts the file right after the probe maps
 # it, so every run meets the pages that vanished (without the guard: 135).
 mkdir -p "$TMP/shrink"
-if gcc -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
+if ${CC:-gcc} -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
 	for how in "scan" "scan --json" "scan --kernels --deep" "check --sm 9.0" "check --sm 9.0 --json"; do
 		for to in 0 4096 20000; do
 			cp "$FX/multi_exe" "$TMP/shrink/victim"
@@ -217,7 +217,11 @@ if [ "$holes" != yes ]; then
 else
 	measure 10 64 "$PROBE" scan "$TMP/sparse/4g.fatbin"
 	expect_grep "4 GiB sparse: the one container, no error" "$TMP/out" "1 file, 1 module, 9 images: 6 sass, 3 ptx; 0 errors"
-	if [ -s "$TMP/sparse/1t.fatbin" ]; then
+	if [ -n "${KIMG_QEMU_USER:-}" ]; then
+		# tests/aarch64/run.sh: qemu-user keeps its own per-page records of a
+		# mapping, GiBs for 1 TiB, which the 64 MiB limit would count.
+		ok "1 TiB sparse: not run under $KIMG_QEMU_USER (its page records for a 1 TiB mapping cost GiBs); the 4 GiB and 2 GiB cases run"
+	elif [ -s "$TMP/sparse/1t.fatbin" ]; then
 		measure 10 64 "$PROBE" scan --json "$TMP/sparse/1t.fatbin"
 		expect_json "1 TiB sparse: the one container" "d['summary']['modules'] == 1 and d['summary']['errors'] == 0 and d['files'][0]['size'] == 1 << 40"
 		measure 10 64 "$PROBE" check --sm 9.0 "$TMP/sparse/1t.fatbin"

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/shimlib.bash"
 MAIN=$PROGS/disp_main
 lib() { # lib NAME CONTAINER_A CONTAINER_B
-	gcc -std=gnu11 -shared -fPIC -DCONT_A="\"$2\"" -DCONT_B="\"$3\"" -o "$TMP/$1" tests/shim/progs/disp.c -ldl ||
+	${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$2\"" -DCONT_B="\"$3\"" -o "$TMP/$1" tests/shim/progs/disp.c -ldl ||
 		fail "build $1"
 }
 lib libdisp.so "$FIX/lineinfo.fatbin" "$FIX/sm100f.fatbin"         # sm_90 + sm_100f only (F1)
