@@ -9,8 +9,6 @@ ifeq ($(ARCH),aarch64)
 # The native fixtures (nvcc), wherever the native build keeps them.
 X86_FIXTURES ?= build/fixtures
 HOST_CC ?= gcc
-# Every shim test program but the ThreadSanitizer one.
-A64_SHIM_PROGS := $(filter-out %/threads,$(SHIM_TEST_PROGS))
 
 fixtures-aarch64:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(X86_FIXTURES)
@@ -20,7 +18,7 @@ $(BUILD)/qemu_exec: tests/aarch64/qemu_exec.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -O2 -static -o $@ $<
 
-test-aarch64: all wheel fixtures-aarch64 $(FAKE_CUDA) $(FAKE_CUDART) $(A64_SHIM_PROGS) $(BUILD)/qemu_exec
+test-aarch64: all wheel fixtures-aarch64 shim-test-programs $(BUILD)/qemu_exec
 	BUILD=$(BUILD) tests/aarch64/run.sh
 else
 test-aarch64 fixtures-aarch64:

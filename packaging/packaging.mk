@@ -60,6 +60,12 @@ $(BUILD)/libkimg.map: shim/libkimg.map
 	@mkdir -p $(dir $@)
 	sed 's/\bGLIBC_2\.2\.5\b/GLIBC_2.17/g' $< >$@
 
+# The stand-in driver and runtime and every shim test program but the
+# ThreadSanitizer one, without libkimg itself: what make test-aarch64 and
+# scripts/ci/old-glibc.sh run the tests/shim scripts with.
+.PHONY: shim-test-programs
+shim-test-programs: $(FAKE_CUDA) $(FAKE_CUDART) $(filter-out %/threads,$(SHIM_TEST_PROGS))
+
 # make test builds both packages for tests/scripts/{wheel,deb}.sh.
 test: wheel deb
 

@@ -30,7 +30,7 @@ inside() {
 	# The tests' own tools, the stand-in driver's compiler, and what kimg
 	# opens at run time; nothing of kimg's comes from here.
 	apt-get update -qq >/dev/null
-	apt-get install -y -qq --no-install-recommends python3 python3-venv gcc libc6-dev make binutils \
+	apt-get install -y -qq --no-install-recommends python3 python3-venv python3-dev gcc libc6-dev make binutils \
 		file zip libzstd1 liblz4-1 libarchive13 >/tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 2; }
 	local whl deb V=/opt/kimg-venv
 	whl=$(ls dist/kimg-*-manylinux_2_17_x86_64.manylinux2014_x86_64.whl)
@@ -40,11 +40,8 @@ inside() {
 	echo "$me: installed ${whl##*/} into $V with pip $("$V/bin/pip" --version | cut -d' ' -f2) (python $("$V/bin/python" -c 'import platform; print(platform.python_version())'))"
 
 	# The stand-in driver and the test programs, built here (test scaffolding).
-	local B=build-old progs
-	progs="$B/fake_cuda/libcuda.so.1 $B/fake_cuda/libcudart.so.13"
-	for p in drv_direct drv_dl rt no_cuda hello libwrap_puts.so; do progs="$progs $B/shim-tests/$p"; done
-	# shellcheck disable=SC2086
-	make -s BUILD=$B $progs >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
+	local B=build-old
+	make -s BUILD=$B shim-test-programs >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
 	# The product under test: the wheel's files as pip installed them.
 	cp "$V/bin/kimg-probe" "$B/kimg-probe"
 	cp "$("$V/bin/python" -m kimg --libpath)" "$B/libkimg.so"

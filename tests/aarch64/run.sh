@@ -22,6 +22,7 @@ declare -A SKIP=(
 	[runtime]="builds per-version stand-in runtimes with the host's gcc while it runs"
 	[stack]="builds its programs with the host's gcc while it runs"
 	[python]="runs the host's python3 (an x86-64 process) under the library"
+	[security]="assembles a chroot with ldd's list and runs its program setuid there; the qemu stand-in and qemu are not in that root"
 	[hardening]="its fork case (a child forked while another thread writes a report) spins forever in qemu-user 7.2's forked child; its other cases passed under qemu before it"
 )
 
