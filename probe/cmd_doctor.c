@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "file.h"
 #include "file_rules.h"
 #include "doctor.h"
 #include "extras.h"
@@ -195,7 +196,7 @@ static void add_lib_dir(struct doctor *d, const char *dir)
 		for (size_t i = 0; i < d->n_files && !seen; i++)
 			seen = strcmp(d->files[i].path, path) == 0;
 		struct stat st;
-		if (seen || lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
+		if (seen || kimg_file_stat(path, &st, false) != 0 || S_ISLNK(st.st_mode))
 			continue; /* the dev symlinks name the same file */
 		char *pv[1] = { path };
 		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL };

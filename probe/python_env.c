@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "file.h"
 
 /* First line: the interpreter and its version; then one sys.path entry
  * per line (entries with a newline in them cannot be told apart and are
@@ -105,7 +106,7 @@ int probe_python_env(const char *python, struct probe_python *py, char *err, siz
 		}
 		if (in_stdlib)
 			continue;
-		if (stat(line, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (kimg_file_stat(line, &st, true) != 0 || !S_ISDIR(st.st_mode))
 			continue; /* python311.zip and other absent entries */
 		bool dup = false;
 		for (int i = 0; i < py->n_paths && !dup; i++)

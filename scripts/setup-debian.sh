@@ -29,7 +29,7 @@ clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-b
 # qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
 # multiarch (it adds arm64 as a foreign architecture, hence opt-in).
 if [ "${1:-}" = --aarch64 ]; then
-	pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libzstd1:arm64 liblz4-1:arm64 libarchive13:arm64"
+	pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libzstd1:arm64 liblz4-1:arm64 zlib1g:arm64 libarchive13:arm64"
 	dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
 fi
 missing=

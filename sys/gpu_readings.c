@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glibc_pins.h"
 #include "gpus.h"
 
 typedef int (*nvml_void_fn)(void);

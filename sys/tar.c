@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "glibc_pins.h"
+
 /* libarchive's ABI as far as kimg uses it (archive.h, archive_entry.h of
  * libarchive 3.x; the soname has been .13 since 3.0). */
 #define LA_OK 0

@@ -12,15 +12,6 @@
 #include "zip_dir.h"
 #include "glibc_pins.h"
 
-/* libarchive's ABI as far as kimg uses it (archive.h, archive_entry.h of
- * libarchive 3.x; the soname has been .13 since 3.0). */
-#define LA_OK 0
-#define LA_EOF 1
-#define LA_WARN (-20)
-#define LA_FATAL (-30)
-#define LA_IFMT 0170000
-#define LA_IFREG 0100000
-
 /* zlib's ABI as far as kimg uses it (zlib.h of zlib 1.x; the soname has
  * been libz.so.1 since 1.1). No header needed: the struct is zlib's
  * z_stream, field for field. */

@@ -31,7 +31,7 @@ inside() {
 	# opens at run time; nothing of kimg's comes from here.
 	apt-get update -qq >/dev/null
 	apt-get install -y -qq --no-install-recommends python3 python3-venv python3-dev gcc libc6-dev make binutils \
-		file zip libzstd1 liblz4-1 libarchive13 >/tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 2; }
+		file zip zstd libzstd1 liblz4-1 zlib1g libarchive13 >/tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 2; }
 	local whl deb V=/opt/kimg-venv
 	whl=$(ls dist/kimg-*-manylinux_2_17_x86_64.manylinux2014_x86_64.whl)
 	deb=$(ls dist/kimg_*_amd64.deb)

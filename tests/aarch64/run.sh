@@ -32,7 +32,7 @@ command -v "$KIMG_QEMU" >/dev/null || fail_setup "$KIMG_QEMU not found (scripts/
 for f in kimg-probe libkimg.so qemu_exec fake_cuda/libcuda.so.1 shim-tests/drv_dl fixtures/multi_exe; do
 	[ -e "$B/$f" ] || fail_setup "$B/$f missing (make ARCH=aarch64 test-aarch64 builds it)"
 done
-for l in libzstd.so.1 liblz4.so.1 libarchive.so.13; do
+for l in libzstd.so.1 liblz4.so.1 libz.so.1 libarchive.so.13; do
 	[ -e "/usr/lib/aarch64-linux-gnu/$l" ] || [ -e "$QEMU_LD_PREFIX/lib/$l" ] ||
 		fail_setup "no aarch64 $l (scripts/setup-debian.sh --aarch64 installs it through multiarch)"
 done
