@@ -101,9 +101,9 @@ expect_grep "PyTorch extension advice for flash_attn: TORCH_CUDA_ARCH_LIST" "$TM
 # ---- the stand-in driver and NVML ----
 fake=$TMP/fake
 mkdir -p "$fake"
-if ! gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$fake/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
+if ! ${CC:-gcc} -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$fake/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
 	"$BUILD/libkimgcore.a" 2>"$TMP/build.log" ||
-	! gcc -std=c11 -shared -fPIC -o "$fake/libnvidia-ml.so.1" tests/fake_cuda/fake_nvml.c 2>>"$TMP/build.log"; then
+	! ${CC:-gcc} -std=c11 -shared -fPIC -o "$fake/libnvidia-ml.so.1" tests/fake_cuda/fake_nvml.c 2>>"$TMP/build.log"; then
 	bad "stand-in driver / NVML do not build: $(head -c 300 "$TMP/build.log")"
 	finish
 	exit
