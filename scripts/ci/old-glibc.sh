@@ -43,7 +43,8 @@ inside() {
 
 	# The stand-in driver and the test programs, built here (test scaffolding).
 	local B=build-old
-	make -s BUILD=$B shim-test-programs >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
+	# (libkimgcore.a: tests/probe/doctor.sh links its stand-in driver with it.)
+	make -s BUILD=$B shim-test-programs $B/libkimgcore.a >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
 	# The product under test: the wheel's files as pip installed them.
 	cp "$V/bin/kimg-probe" "$B/kimg-probe"
 	cp "$("$V/bin/python" -m kimg --libpath)" "$B/libkimg.so"
