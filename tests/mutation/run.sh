@@ -33,8 +33,16 @@ TREE=$S/tree
 mkdir -p "$TREE/build"
 # The working tree as git sees it (tracked and untracked, not ignored), and
 # the build outputs, both with their timestamps: make finds them up to date.
-(cd "$ROOT" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
-	[ -e "$f" ] && printf '%s\0' "$f"; done | tar --null -T - -cf -) | tar -xf - -C "$TREE" || die "cannot copy the tree"
+# Without git (a minimal system, a tarball of the sources) the whole tree
+# but .git and the build folders is copied instead.
+if command -v git >/dev/null 2>&1 && git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$ROOT" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+		[ -e "$f" ] && printf '%s\0' "$f"; done | tar --null -T - -cf -) | tar -xf - -C "$TREE" || die "cannot copy the tree"
+else
+	(cd "$ROOT" && tar --exclude=./.git --exclude=./build --exclude='./build-*' --exclude=./dist -cf - .) |
+		tar -xf - -C "$TREE" || die "cannot copy the tree"
+fi
+[ -f "$TREE/tests/probe/check.sh" ] || die "the copy of the tree in $TREE is incomplete"
 (cd "$BUILD_DIR" && tar --exclude=./fixtures --exclude=./fuzz -cf - .) | tar -xf - -C "$TREE/build" || die "cannot copy $BUILD_DIR"
 
 # ---- the list ----
