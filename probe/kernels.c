@@ -1,6 +1,7 @@
 /* Reading payloads, which the probe does only on request (--kernels) or to
  * tell a device-link stub from a real module in `check`. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "codecs.h"
@@ -34,6 +35,9 @@ static int payload_of(const struct kimg_image *img, struct kimg_span *out, void 
 		cap = img->size;
 		if ((dst = malloc(cap)) == NULL)
 			return kimg_error_set(err, -ENOMEM, img->offset, "out of memory");
+		/* Decoded whole: one read request for it, not a fault per page
+		 * (the walk set the mapping to random access). */
+		kimg_file_will_need(img->payload);
 	}
 	int rc = kimg_payload_get(img, kimg_codecs_get(), dst, cap, out, err);
 	if (rc < 0) {
@@ -74,13 +78,31 @@ bool probe_module_is_link_stub(const struct probe_module *m)
 {
 	if (m->n_imgs == 0)
 		return false;
-	for (size_t i = 0; i < m->n_imgs; i++) {
+	/* The header test first: one image that is not a cubin (PTX, LTO-IR)
+	 * decides without decoding anything. */
+	for (size_t i = 0; i < m->n_imgs; i++)
 		if (m->imgs[i].kind != KIMG_IMAGE_SASS)
 			return false;
+	/* Then the cubins, smallest first: the first with a kernel decides,
+	 * and a module's cubins differ in size by their code (a whole
+	 * module's decode costs most of a cold check otherwise). */
+	bool *done = calloc(m->n_imgs, sizeof *done);
+	for (size_t n = 0; n < m->n_imgs; n++) {
+		size_t pick = n;
+		if (done) {
+			pick = SIZE_MAX;
+			for (size_t i = 0; i < m->n_imgs; i++)
+				if (!done[i] && (pick == SIZE_MAX || m->imgs[i].stored_size < m->imgs[pick].stored_size))
+					pick = i;
+			done[pick] = true;
+		}
 		struct kimg_error err = { 0, 0, "" };
 		/* An unreadable cubin is not evidence of a stub: treat as real. */
-		if (probe_image_kernels(&m->imgs[i], count_only, NULL, &err) != 0)
+		if (probe_image_kernels(&m->imgs[pick], count_only, NULL, &err) != 0) {
+			free(done);
 			return false;
+		}
 	}
+	free(done);
 	return true;
 }

@@ -143,6 +143,25 @@ int main(int argc, char **argv)
 	}
 	kimg_zip_set_limits(max_member, (unsigned)max_ratio);
 	kimg_tar_set_member_max(max_member);
+	const char *jobs = getenv("KIMG_JOBS");
+	if (jobs && *jobs) {
+		char *end;
+		unsigned long n = strtoul(jobs, &end, 10);
+		if (*end || jobs[0] == '-' || n == 0 || n > PROBE_JOBS_MAX) {
+			fprintf(stderr, "kimg-probe: KIMG_JOBS='%s': expected a number of threads from 1 to %d\n", jobs,
+				PROBE_JOBS_MAX);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_set_default_jobs((unsigned)n);
+	}
+	const char *ra = getenv("KIMG_READAHEAD");
+	if (ra && *ra) {
+		if (strcmp(ra, "kernel") != 0 && strcmp(ra, "none") != 0) {
+			fprintf(stderr, "kimg-probe: KIMG_READAHEAD='%s': expected 'none' (the default) or 'kernel'\n", ra);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_set_kernel_readahead(strcmp(ra, "kernel") == 0);
+	}
 	const char *limit = getenv("KIMG_PAYLOAD_LIMIT");
 	if (limit && *limit) {
 		uint64_t bytes;

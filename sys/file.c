@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -172,6 +173,30 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 	return rc;
 }
 
+void kimg_file_advise_random(const struct kimg_file *f)
+{
+	if (f->map)
+		(void)madvise(f->map, f->map_size, MADV_RANDOM);
+}
+
+void kimg_file_advise_normal(const struct kimg_file *f)
+{
+	if (f->map)
+		(void)madvise(f->map, f->map_size, MADV_NORMAL);
+}
+
+void kimg_file_will_need(struct kimg_span bytes)
+{
+	if (!bytes.data || bytes.size == 0)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095;
+	uintptr_t start = (uintptr_t)bytes.data & ~mask;
+	uintptr_t end = (uintptr_t)bytes.data + (uintptr_t)bytes.size;
+	/* Heap memory (zip members, pipes) answers EBADF or nothing: ignored. */
+	(void)madvise((void *)start, end - start, MADV_WILLNEED);
+}
+
 static void guard_remove(const struct kimg_file *f);
 
 void kimg_file_close(struct kimg_file *f)
@@ -186,18 +211,24 @@ void kimg_file_close(struct kimg_file *f)
 }
 
 /* ---- SIGBUS guard (kimg_file_guard) ----
- * Process state, as sys/ may hold: the chain of active guards, innermost
- * first, each on its caller's stack. */
+ * Per thread (SIGBUS from a page fault is delivered to the thread that
+ * faulted): the chain of active guards, innermost first, each on its
+ * caller's stack. Process-wide: the handler, installed while any thread is
+ * inside a guard. */
 struct file_guard {
 	const struct kimg_file *f;
 	sigjmp_buf env;
 	struct file_guard *outer;
 };
-static struct file_guard *guards;
+static _Thread_local struct file_guard *guards;
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned handler_users; /* threads inside a guard, under handler_lock */
+static bool handler_installed;
 static struct sigaction previous_sigbus;
-/* Files added with kimg_file_guard_add, open until kimg_file_close. */
-static const struct kimg_file **extra;
-static size_t n_extra, cap_extra;
+/* Files added with kimg_file_guard_add, open until kimg_file_close (per
+ * thread: a file is opened, read and closed by one thread). */
+static _Thread_local const struct kimg_file **extra;
+static _Thread_local size_t n_extra, cap_extra;
 
 static bool holds(const struct kimg_file *f, const uint8_t *a)
 {
@@ -253,6 +284,47 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, &previous_sigbus, NULL);
 }
 
+/* The first thread to enter a guard installs the handler, the last to
+ * leave restores what was there. Returns false when it cannot be set. */
+static bool handler_enter(void)
+{
+	bool ok = true;
+	pthread_mutex_lock(&handler_lock);
+	if (handler_users == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		handler_installed = sigaction(SIGBUS, &sa, &previous_sigbus) == 0;
+	}
+	if (handler_installed)
+		handler_users++;
+	else
+		ok = false;
+	pthread_mutex_unlock(&handler_lock);
+	return ok;
+}
+
+static void handler_leave(void)
+{
+	pthread_mutex_lock(&handler_lock);
+	if (--handler_users == 0) {
+		sigaction(SIGBUS, &previous_sigbus, NULL);
+		handler_installed = false;
+	}
+	pthread_mutex_unlock(&handler_lock);
+}
+
+void kimg_file_guard_fail(void)
+{
+	struct file_guard *g = guards;
+	if (!g)
+		return;
+	guards = g->outer;
+	siglongjmp(g->env, 1);
+}
+
 int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx, struct kimg_error *err)
 {
 	if (!f->map) {
@@ -262,16 +334,9 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
 	struct file_guard g;
 	g.f = f;
 	g.outer = guards;
-	if (!guards) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_sigbus;
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGBUS, &sa, &previous_sigbus) != 0) {
-			fn(ctx); /* no guard possible: behave as before */
-			return 0;
-		}
+	if (!guards && !handler_enter()) {
+		fn(ctx); /* no guard possible: behave as before */
+		return 0;
 	}
 	/* volatile: read after siglongjmp */
 	volatile int failed = 0;
@@ -283,7 +348,7 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
 	}
 	guards = g.outer;
 	if (!guards)
-		sigaction(SIGBUS, &previous_sigbus, NULL);
+		handler_leave();
 	if (failed)
 		return kimg_error_set(err, -EIO, 0, "file changed while it was read");
 	return 0;
