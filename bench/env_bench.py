@@ -84,7 +84,8 @@ def resident_bytes(files):
             pages = (size + PAGE - 1) // PAGE
             vec = (ctypes.c_ubyte * pages)()
             if libc.mincore(addr, size, vec) == 0:
-                total += sum(1 for b in vec if b & 1) * PAGE
+                v = bytes(vec)  # bit 0 set: resident; the other bits are 0
+                total += (len(v) - v.count(0)) * PAGE
             libc.munmap(addr, size)
         finally:
             os.close(fd)
@@ -132,6 +133,13 @@ def pick_sm(probe, asked):
     return "native" if r.returncode == 0 else "9.0"
 
 
+TALLY = {"passed": 0, "failed": 0}
+
+
+def tally(ok):
+    TALLY["passed" if ok else "failed"] += 1
+
+
 def bench_tree(probe, root, sm, jobs_list, repeat, evict):
     files = tree_files(root)
     size = 0
@@ -164,9 +172,12 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
         t, r = timed(cmd, stdin, env=env)
         fetched[name] = resident_bytes(distinct) - leftover[name]
         cold[name] = t
-        if name.startswith("check") and r.returncode not in (0, 1):
-            print(f"  {name}: exit {r.returncode}: {r.stderr.decode(errors='replace')[:300]}")
-            bad = 1
+        if name.strip().startswith("check") or name.strip().startswith("readahead"):
+            behaved = r.returncode in (0, 1)
+            tally(behaved)
+            if not behaved:
+                print(f"  FAIL {name.strip()}: exit {r.returncode}: {r.stderr.decode(errors='replace')[:300]}")
+                bad = 1
     print(f"  cold: cache dropped with {how}")
     print(f"  cold: still cached after dropping: " +
           ", ".join(f"{n} {leftover[n] / max(size, 1) * 100:.1f}%" for n in leftover))
@@ -189,8 +200,9 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
         ref = outputs[(jobs_list[0], tuple(extra))]
         for j in jobs_list[1:]:
             same = outputs[(j, tuple(extra))] == ref
-            print(f"  output of check {' '.join(extra) or '(text)'} -j {j} vs -j {jobs_list[0]}: "
-                  f"{'identical' if same else 'DIFFERENT'} ({len(ref[0])} bytes stdout)")
+            print(f"  {'ok  ' if same else 'FAIL'} output of check {' '.join(extra) or '(text)'} -j {j} vs -j {jobs_list[0]}: "
+                  f"{'identical' if same else 'DIFFERENT'} ({len(ref[0])} bytes stdout, exit {ref[2]})")
+            tally(same)
             bad |= not same
 
     print(f"  {'':14s} {'cold s':>9s} {'/read-all':>10s} {'read MB':>9s} {'warm s':>9s} {'/read-all':>10s}")
@@ -209,9 +221,11 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
                        f"too small to judge, needs >= {MIN_BYTES >> 30} GB and >= {MIN_SECONDS:.0f} s)")
         elif ratio <= goal:
             verdict = "PASS"
+            tally(True)
         else:
             verdict = "FAIL"
             failed = 1
+            tally(False)
         print(f"  goal {label}: {best} / read-all = {ratio:.3f} (goal <= {goal}): {verdict}")
     if len(jobs_list) > 1:
         one = f"check -j {jobs_list[0]}"
@@ -250,6 +264,7 @@ def main():
     status = 0
     for t in trees:
         status = max(status, bench_tree(a.probe, t, sm, jobs_list, a.repeat, a.evict))
+    print(f"{TALLY['passed']} passed, {TALLY['failed']} failed")
     sys.exit(status)
 
 
