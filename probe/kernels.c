@@ -1,6 +1,7 @@
 /* Reading payloads, which the probe does only on request (--kernels) or to
  * tell a device-link stub from a real module in `check`. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -18,11 +19,66 @@ void probe_set_payload_limit(uint64_t bytes)
 	payload_limit = bytes;
 }
 
-/* Plain payload of img; *owned is the buffer to free (NULL if none). */
+/* One decode buffer per thread, reused: a check decodes thousands of
+ * small cubins, and a fresh buffer each time is a fresh mapping whose
+ * pages the kernel zeroes and unmaps again (a quarter of a warm check's
+ * time). Payloads above SCRATCH_MAX get a buffer of their own. Freed when
+ * the thread ends. */
+#define SCRATCH_MAX ((uint64_t)64 << 20)
+
+struct scratch {
+	void *p;
+	uint64_t cap;
+};
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_ok;
+
+static void scratch_free(void *v)
+{
+	struct scratch *sc = v;
+	free(sc->p);
+	free(sc);
+}
+
+static void scratch_init(void)
+{
+	scratch_ok = pthread_key_create(&scratch_key, scratch_free) == 0;
+}
+
+/* A buffer of at least size bytes owned by this thread, or NULL. */
+static void *scratch_get(uint64_t size)
+{
+	pthread_once(&scratch_once, scratch_init);
+	if (!scratch_ok || size > SCRATCH_MAX)
+		return NULL;
+	struct scratch *sc = pthread_getspecific(scratch_key);
+	if (!sc) {
+		if ((sc = calloc(1, sizeof *sc)) == NULL)
+			return NULL;
+		if (pthread_setspecific(scratch_key, sc) != 0) {
+			free(sc);
+			return NULL;
+		}
+	}
+	if (sc->cap < size) {
+		uint64_t cap = size < (1 << 20) ? (1 << 20) : size;
+		void *p = realloc(sc->p, cap);
+		if (!p)
+			return NULL;
+		sc->p = p;
+		sc->cap = cap;
+	}
+	return sc->p;
+}
+
+/* Plain payload of img; *owned is the buffer to free (NULL if none: the
+ * thread's scratch buffer, valid until its next payload_of). */
 static int payload_of(const struct kimg_image *img, struct kimg_span *out, void **owned, struct kimg_error *err)
 {
 	*owned = NULL;
-	void *dst = NULL;
+	void *dst = NULL, *own = NULL;
 	uint64_t cap = 0;
 	if (img->compression != KIMG_COMPRESS_NONE) {
 		int rc = kimg_payload_check_size(img, err);
@@ -33,7 +89,7 @@ static int payload_of(const struct kimg_image *img, struct kimg_span *out, void 
 					      "payload: declared size %llu over the %llu-byte limit ($KIMG_PAYLOAD_LIMIT)",
 					      (unsigned long long)img->size, (unsigned long long)payload_limit);
 		cap = img->size;
-		if ((dst = malloc(cap)) == NULL)
+		if ((dst = scratch_get(cap)) == NULL && (dst = own = malloc(cap)) == NULL)
 			return kimg_error_set(err, -ENOMEM, img->offset, "out of memory");
 		/* Decoded whole: one read request for it, not a fault per page
 		 * (the walk set the mapping to random access). */
@@ -41,10 +97,10 @@ static int payload_of(const struct kimg_image *img, struct kimg_span *out, void 
 	}
 	int rc = kimg_payload_get(img, kimg_codecs_get(), dst, cap, out, err);
 	if (rc < 0) {
-		free(dst);
+		free(own);
 		return rc;
 	}
-	*owned = dst;
+	*owned = own;
 	return 0;
 }
 
