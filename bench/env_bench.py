@@ -14,7 +14,10 @@ Warm: after one untimed run, the median of REPEAT runs.
 check runs once with -j 1 (the walk without threads) and once per thread
 count asked (default: the probe's default, min(cores, 8)); the stdout of
 every thread count must equal the -j 1 stdout (text and --json), else the
-run fails.
+run fails. The largest thread count runs again with KIMG_READAHEAD=kernel
+(the kernel's readahead around each header, kimg before issue 15) and
+KIMG_READAHEAD=none (one page per header), to compare the read policies
+on this disk; the cold rows say how many bytes each run read.
 
 Goals (issue 15), judged for the largest thread count:
   cold check <= 0.1 of cold read-all, warm check <= 0.05 of warm read-all.
@@ -159,7 +162,8 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
     # what runs: read-all, check per thread count, and the largest thread
     # count with the kernel's readahead left on (KIMG_READAHEAD=kernel)
     runs = [("read-all", cat_cmd, cat_in, None)] + [(f"check -j {j}", check(j), None, None) for j in jobs_list]
-    runs.append((f"  readahead on", check(jobs_list[-1]), None, {"KIMG_READAHEAD": "kernel"}))
+    for ra in ("kernel", "none"):
+        runs.append((f"  readahead={ra}", check(jobs_list[-1]), None, {"KIMG_READAHEAD": ra}))
     distinct = {os.path.realpath(p): p for p in files}.values()
     # cold: each timed command after dropping the cache
     how = None
@@ -209,8 +213,9 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
     for name in cold:
         print(f"  {name:14s} {cold[name]:9.3f} {cold[name] / cold['read-all']:10.3f} {fetched[name] / 1e6:9.1f} "
               f"{warm[name]:9.3f} {warm[name] / warm['read-all']:10.3f}")
-    print("  (read MB: bytes of the tree's distinct files brought into the page cache by the cold run;"
-          " 'readahead on': the last check with KIMG_READAHEAD=kernel)")
+    print(f"  (read MB: bytes of the tree's distinct files brought into the page cache by the cold run;"
+          f" readahead=X: check -j {jobs_list[-1]} with KIMG_READAHEAD=X: 'kernel' the kernel's readahead,"
+          f" 'none' one page per header; default 128K read ahead of each header)")
     best = f"check -j {jobs_list[-1]}"
     cr, wr = cold[best] / cold["read-all"], warm[best] / warm["read-all"]
     meaningful = size >= MIN_BYTES and cold["read-all"] >= MIN_SECONDS

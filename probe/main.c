@@ -156,11 +156,19 @@ int main(int argc, char **argv)
 	}
 	const char *ra = getenv("KIMG_READAHEAD");
 	if (ra && *ra) {
-		if (strcmp(ra, "kernel") != 0 && strcmp(ra, "none") != 0) {
-			fprintf(stderr, "kimg-probe: KIMG_READAHEAD='%s': expected 'none' (the default) or 'kernel'\n", ra);
+		uint64_t window = 0;
+		if (strcmp(ra, "kernel") == 0) {
+			probe_set_kernel_readahead(true);
+			probe_set_header_window(0);
+		} else if (strcmp(ra, "none") == 0) {
+			probe_set_header_window(0);
+		} else if (parse_size(ra, &window) == 0 && window <= ((uint64_t)1 << 30)) {
+			probe_set_header_window(window);
+		} else {
+			fprintf(stderr, "kimg-probe: KIMG_READAHEAD='%s': expected a size read ahead of each header "
+					"(default 128K), 'none' or 'kernel'\n", ra);
 			return PROBE_EXIT_ERROR;
 		}
-		probe_set_kernel_readahead(strcmp(ra, "kernel") == 0);
 	}
 	const char *limit = getenv("KIMG_PAYLOAD_LIMIT");
 	if (limit && *limit) {

@@ -61,6 +61,10 @@ struct probe_file {
  * payload is read). Module-level problems go to mod->error, file-level
  * ones to pf->error. Returns the number of problems recorded. */
 int probe_collect(struct probe_file *pf);
+/* main: $KIMG_READAHEAD=SIZE, the bytes asked for ahead of each fatbin
+ * header the walk reads (0: none; collect.c explains). */
+#define PROBE_HEADER_WINDOW_DEFAULT ((uint64_t)128 << 10)
+void probe_set_header_window(uint64_t bytes);
 void probe_file_free(struct probe_file *pf);
 /* Drop the link-input modules (what scan and check list without --all,
  * as cuobjdump does without -all). */

@@ -49,7 +49,9 @@ same_runs() {
 	# the access advice changes what is read ahead, never what is found
 	KIMG_READAHEAD=kernel "$PROBE" "$@" -j 4 >"$TMP/oN" 2>"$TMP/eN"
 	cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff KIMG_READAHEAD=kernel"
-	if [ -z "$diff" ]; then ok "$what: -j 2/4/7, KIMG_JOBS=3, KIMG_READAHEAD=kernel identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)"
+	KIMG_READAHEAD=none "$PROBE" "$@" -j 3 >"$TMP/oN" 2>"$TMP/eN"
+	cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff KIMG_READAHEAD=none"
+	if [ -z "$diff" ]; then ok "$what: -j 2/4/7, KIMG_JOBS=3, KIMG_READAHEAD=kernel/none identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)"
 	else bad "$what: differs from -j 1:$diff"; fi
 }
 
@@ -178,7 +180,7 @@ for v in 0 many -2; do
 done
 KIMG_READAHEAD=always run "$PROBE" scan "$FX/sm80.cubin"
 expect_rc 2 "KIMG_READAHEAD=always refused"
-expect_grep "KIMG_READAHEAD=always: the message" "$TMP/err" "KIMG_READAHEAD='always': expected 'none' (the default) or 'kernel'"
+expect_grep "KIMG_READAHEAD=always: the message" "$TMP/err" "KIMG_READAHEAD='always': expected a size read ahead of each header (default 128K), 'none' or 'kernel'"
 run "$PROBE" scan --jobs=3 "$FX/sm80.cubin"
 expect_rc 0 "scan --jobs=3 accepted"
 run "$PROBE" scan -j3 "$FX/sm80.cubin"
