@@ -130,6 +130,11 @@ static int count_only(void *ctx, const char *name, size_t len)
 	return 0;
 }
 
+static uint64_t decode_cost(const struct kimg_image *img)
+{
+	return img->compression == KIMG_COMPRESS_NONE ? 0 : img->size;
+}
+
 bool probe_module_is_link_stub(const struct probe_module *m)
 {
 	if (m->n_imgs == 0)
@@ -139,16 +144,16 @@ bool probe_module_is_link_stub(const struct probe_module *m)
 	for (size_t i = 0; i < m->n_imgs; i++)
 		if (m->imgs[i].kind != KIMG_IMAGE_SASS)
 			return false;
-	/* Then the cubins, smallest first: the first with a kernel decides,
-	 * and a module's cubins differ in size by their code (a whole
-	 * module's decode costs most of a cold check otherwise). */
+	/* Then the cubins, cheapest first: the first with a kernel decides.
+	 * A stored cubin costs a parse of its headers, a compressed one a
+	 * decode of its whole plain size (most of a check's time otherwise). */
 	bool *done = calloc(m->n_imgs, sizeof *done);
 	for (size_t n = 0; n < m->n_imgs; n++) {
 		size_t pick = n;
 		if (done) {
 			pick = SIZE_MAX;
 			for (size_t i = 0; i < m->n_imgs; i++)
-				if (!done[i] && (pick == SIZE_MAX || m->imgs[i].stored_size < m->imgs[pick].stored_size))
+				if (!done[i] && (pick == SIZE_MAX || decode_cost(&m->imgs[i]) < decode_cost(&m->imgs[pick])))
 					pick = i;
 			done[pick] = true;
 		}
