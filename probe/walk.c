@@ -405,7 +405,7 @@ static void walk_file_now(struct walk_state *ws, const char *path, bool explicit
 	const struct probe_walker *w = ws->w;
 	struct kimg_file f;
 	struct kimg_error err = { 0, 0, "" };
-	if (kimg_file_open(path, &f, &err) < 0) {
+	if (kimg_file_open_small_read(path, &f, KIMG_FILE_SMALL_READ, &err) < 0) {
 		w->on_error(w->ctx, path, err.what);
 		return;
 	}

@@ -56,9 +56,9 @@ int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
 
 /* read() everything from fd; used where mmap cannot work (pipes, ttys,
  * character devices, procfs files that report size 0). */
-static int read_all(int fd, struct kimg_file *f, struct kimg_error *err)
+static int read_all(int fd, size_t first_cap, struct kimg_file *f, struct kimg_error *err)
 {
-	size_t cap = 1 << 16, len = 0;
+	size_t cap = first_cap, len = 0;
 	unsigned char *buf = malloc(cap);
 	if (!buf)
 		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
@@ -129,7 +129,7 @@ static void find_holes(int fd, uint64_t size, struct kimg_file *f)
 	}
 }
 
-int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err)
+static int file_open(const char *path, struct kimg_file *f, uint64_t read_below, struct kimg_error *err)
 {
 	memset(f, 0, sizeof *f);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -146,6 +146,9 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 	int rc = 0;
 	if (S_ISDIR(st.st_mode)) {
 		rc = kimg_error_set(err, -EISDIR, 0, "%s", strerror(EISDIR));
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < read_below) {
+		/* Room for one more byte: the read that sees the end needs no second buffer. */
+		rc = read_all(fd, (size_t)st.st_size + 1, f, err);
 	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED) {
@@ -167,10 +170,20 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 		int fl = fcntl(fd, F_GETFL);
 		if (fl >= 0)
 			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		rc = read_all(fd, f, err);
+		rc = read_all(fd, 1 << 16, f, err);
 	}
 	close(fd);
 	return rc;
+}
+
+int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err)
+{
+	return file_open(path, f, 0, err);
+}
+
+int kimg_file_open_small_read(const char *path, struct kimg_file *f, uint64_t read_below, struct kimg_error *err)
+{
+	return file_open(path, f, read_below, err);
 }
 
 void kimg_file_advise_random(const struct kimg_file *f)

@@ -57,6 +57,14 @@ void kimg_file_advise_normal(const struct kimg_file *f);
 /* Start reading the pages of `bytes` (any part of a mapping) ahead. */
 void kimg_file_will_need(struct kimg_span bytes);
 
+/* The same, but a regular file smaller than read_below bytes is read into
+ * memory instead of mapped: a walk over a tree of many small files (a
+ * Python environment: tens of thousands of sources) then costs one read
+ * each instead of a mapping, a fault and an unmapping, which several
+ * threads of one process would also serialise on the address space. */
+#define KIMG_FILE_SMALL_READ ((uint64_t)64 << 10)
+int kimg_file_open_small_read(const char *path, struct kimg_file *f, uint64_t read_below, struct kimg_error *err);
+
 /* Release what kimg_file_open took; safe on a zeroed struct. */
 void kimg_file_close(struct kimg_file *f);
 

@@ -348,6 +348,36 @@ START_TEST(guard_fail_leaves_the_innermost_guard)
 }
 END_TEST
 
+/* issue 15: in a walk, files below the threshold are read, not mapped;
+ * at the threshold and above they are mapped; the bytes are the same. */
+START_TEST(small_files_are_read_large_ones_mapped)
+{
+	char path[256];
+	static unsigned char data[KIMG_FILE_SMALL_READ + 1];
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (unsigned char)(i * 13 + 1);
+	make_dir();
+	snprintf(path, sizeof path, "%s/sized.bin", dir);
+	const size_t sizes[] = { 1, 10000, KIMG_FILE_SMALL_READ - 1, KIMG_FILE_SMALL_READ, KIMG_FILE_SMALL_READ + 1 };
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		write_file(path, data, sizes[k]);
+		struct kimg_file f;
+		struct kimg_error err = { 0, 0, "" };
+		ck_assert_int_eq(kimg_file_open_small_read(path, &f, KIMG_FILE_SMALL_READ, &err), 0);
+		ck_assert_uint_eq(f.bytes.size, sizes[k]);
+		ck_assert_int_eq(memcmp(f.bytes.data, data, sizes[k]), 0);
+		if (sizes[k] < KIMG_FILE_SMALL_READ) {
+			ck_assert_ptr_null(f.map);
+			ck_assert_ptr_nonnull(f.buf);
+		} else {
+			ck_assert_ptr_nonnull(f.map);
+			ck_assert_ptr_null(f.buf);
+		}
+		kimg_file_close(&f);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("file");
@@ -364,6 +394,7 @@ int main(void)
 	tcase_add_test(tc, nested_guards_the_shrunk_file_wins);
 	tcase_add_test(tc, threads_guard_their_own_files);
 	tcase_add_test(tc, guard_fail_leaves_the_innermost_guard);
+	tcase_add_test(tc, small_files_are_read_large_ones_mapped);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
