@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "glibc_pins.h"
 #include "codecs.h"
 #include "cubin.h"
 #include "payload.h"

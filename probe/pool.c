@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "glibc_pins.h"
 #include "probe.h"
 
 struct probe_pool {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "glibc_pins.h"
 #include "elf_host.h"
 #include "fatbin.h"
 #include "file.h"
