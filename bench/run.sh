@@ -4,7 +4,9 @@
 #  1. kimg-probe scan vs reading the file once and vs cuobjdump (probe_bench.py),
 #     on $KIMG_BENCH_FILE, else libtorch_cuda.so when PyTorch is installed, else
 #     the largest library of the CUDA toolkit, else the largest fixture.
-#  2. Shim overhead (bench/shim/run.sh) where a GPU and nvcc exist.
+#  2. kimg-probe check of a whole tree (the fixtures, python3's site-packages) vs reading every
+#     file of it, cold and warm, 1 thread and the default (bench/env_bench.py).
+#  3. Shim overhead (bench/shim/run.sh) where a GPU and nvcc exist.
 # Exits non-zero when a goal is missed or a benchmark could not run.
 set -u
 BUILD=${BUILD:-build}
@@ -25,6 +27,7 @@ fi
 status=0
 echo "== probe: scan vs read vs cuobjdump"
 python3 "$here/probe_bench.py" "$BUILD/kimg-probe" "$target" "${KIMG_BENCH_REPEAT:-7}" || status=$?
+echo "== probe: environment check vs reading every file (cold, warm; bench/env_bench.py)"; python3 "$here/env_bench.py" "$BUILD/kimg-probe" "$BUILD/fixtures" --site-packages || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== shim overhead"
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "NOT MEASURED shim overhead: no GPU here (nvidia-smi -L fails); run make bench on the GPU machine"

@@ -12,6 +12,7 @@ int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct prob
 	memset(a, 0, sizeof *a);
 	a->cmd = cmd;
 	a->out = out;
+	out->f = stdout;
 	/* Every argument could be a PATH: argc entries always suffice. */
 	a->paths = calloc(argc > 0 ? (size_t)argc : 1, sizeof *a->paths);
 	return a->paths ? 0 : -1;
@@ -24,8 +25,31 @@ void probe_args_free(struct probe_args *a)
 	a->n_paths = 0;
 }
 
+/* "-j N": 1 to PROBE_JOBS_MAX threads. */
+static enum probe_arg take_jobs(struct probe_args *a, const char *text)
+{
+	char *end;
+	unsigned long n = strtoul(text, &end, 10);
+	a->expect_jobs = false;
+	if (end == text || *end || text[0] == '-' || n == 0 || n > PROBE_JOBS_MAX) {
+		probe_usage_error(a, true, "-j takes a number of threads from 1 to %d, not '%s'", PROBE_JOBS_MAX, text);
+		return PROBE_ARG_BAD;
+	}
+	a->out->jobs = (unsigned)n;
+	return PROBE_ARG_TAKEN;
+}
+
+int probe_args_done(const struct probe_args *a)
+{
+	if (a->expect_jobs)
+		return probe_usage_error(a, true, "-j needs a number of threads");
+	return 0;
+}
+
 enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 {
+	if (a->expect_jobs)
+		return take_jobs(a, arg);
 	/* A lone "-" is not an option: it is taken as a PATH. */
 	if (a->options_done || arg[0] != '-' || arg[1] == '\0') {
 		a->paths[a->n_paths++] = arg;
@@ -39,6 +63,12 @@ enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 		a->out->all_modules = true;
 	} else if (strcmp(arg, "--deep") == 0) {
 		a->out->walk_flags |= KIMG_INPUT_SCAN_DATA;
+	} else if (strcmp(arg, "-j") == 0 || strcmp(arg, "--jobs") == 0) {
+		a->expect_jobs = true;
+	} else if (strncmp(arg, "--jobs=", 7) == 0) {
+		return take_jobs(a, arg + 7);
+	} else if (strncmp(arg, "-j", 2) == 0) {
+		return take_jobs(a, arg + 2);
 	} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 		return PROBE_ARG_HELP;
 	} else {

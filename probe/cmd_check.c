@@ -1,6 +1,7 @@
 /* kimg-probe check: can each module run on each listed GPU? The verdicts
  * and fixes come from the core (kimg_rules_check_module, kimg_fix_for);
  * this file only renders them and decides the exit status. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@
 #include "rules.h"
 
 static const char check_help[] =
-	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] PATH...\n"
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [-j N] PATH...\n"
 	"\n"
 	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
 	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
@@ -43,6 +44,8 @@ static const char check_help[] =
 	"  --all          also list the -rdc device-link inputs (__nv_relfatbin of\n"
 	"                 executables and shared objects; as 'scan --all'). They\n"
 	"                 are always used in the verdict of the linked module\n"
+	"  -j N           check N files at a time (--jobs=N; default $KIMG_JOBS,\n"
+	"                 else the cores, at most 8); the output is the -j 1 output\n"
 	"\n"
 	"A file's modules are judged together. A module that cannot run on a GPU\n"
 	"while other modules of the same file can is 'dispatched for other GPUs'\n"
@@ -82,7 +85,57 @@ struct check_state {
 	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
 	struct probe_extras extras;      /* owning packages, CUDA libraries (extras.h) */
+	/* A worker's copy (check_job_begin): its files' shares of the
+	 * by-package table, added to it in walk order by check_job_end. */
+	struct package_count *deferred;
+	size_t n_deferred, cap_deferred;
+	bool is_job;
 };
+
+/* One probe_extras_count call, kept by a worker's copy. */
+struct package_count {
+	const struct kimg_pkg *pkg;      /* valid until kimg_owners_free */
+	char *path;
+	unsigned long modules, cannot, libs_need_driver;
+	char advice[640];
+};
+
+/* The owners index reads package records lazily: one thread at a time. */
+static pthread_mutex_t owners_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct kimg_pkg *owner_of(struct check_state *s, const char *path)
+{
+	pthread_mutex_lock(&owners_lock);
+	const struct kimg_pkg *pkg = probe_extras_owner(&s->extras, path);
+	pthread_mutex_unlock(&owners_lock);
+	return pkg;
+}
+
+static void count_package(struct check_state *s, const struct kimg_pkg *pkg, const char *path, unsigned long modules,
+			  unsigned long cannot, unsigned long libs_need_driver, const char *advice)
+{
+	if (!s->is_job) {
+		probe_extras_count(&s->extras, pkg, path, modules, cannot, libs_need_driver, advice);
+		return;
+	}
+	if (s->n_deferred == s->cap_deferred) {
+		size_t cap = s->cap_deferred ? s->cap_deferred * 2 : 4;
+		struct package_count *p = realloc(s->deferred, cap * sizeof *p);
+		if (!p)
+			return; /* out of memory: the file is left out of the table */
+		s->deferred = p;
+		s->cap_deferred = cap;
+	}
+	struct package_count *c = &s->deferred[s->n_deferred];
+	if ((c->path = strdup(path)) == NULL)
+		return;
+	s->n_deferred++;
+	c->pkg = pkg;
+	c->modules = modules;
+	c->cannot = cannot;
+	c->libs_need_driver = libs_need_driver;
+	snprintf(c->advice, sizeof c->advice, "%s", advice ? advice : "");
+}
 
 static void target_label(const struct probe_target *t, char *buf, size_t size)
 {
@@ -113,26 +166,26 @@ static void json_fix(struct kimg_json *j, const struct kimg_fix *fix)
 	kimg_json_end_object(j);
 }
 
-static void text_fix(const struct kimg_fix *fix)
+static void text_fix(FILE *f, const struct kimg_fix *fix)
 {
 	char lo[16], hi[16];
 	if (fix->nvcc[0])
-		printf("      fix: nvcc %s\n", fix->nvcc);
+		fprintf(f, "      fix: nvcc %s\n", fix->nvcc);
 	if (fix->cmake[0] || fix->torch_arch_list[0])
-		printf("           CMAKE_CUDA_ARCHITECTURES=\"%s\"  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
+		fprintf(f, "           CMAKE_CUDA_ARCHITECTURES=\"%s\"  TORCH_CUDA_ARCH_LIST=\"%s\"\n",
 		       fix->cmake[0] ? fix->cmake : "-", fix->torch_arch_list[0] ? fix->torch_arch_list : "-");
 	probe_format_cuda_version(fix->min_toolkit, lo, sizeof lo);
 	probe_format_cuda_version(fix->max_toolkit, hi, sizeof hi);
 	if (lo[0] || hi[0] || fix->min_driver[0]) {
-		printf("           toolkit: CUDA %s%s%s%s", lo[0] ? lo : "?", hi[0] ? " to " : " or newer",
+		fprintf(f, "           toolkit: CUDA %s%s%s%s", lo[0] ? lo : "?", hi[0] ? " to " : " or newer",
 		       hi[0] ? hi : "", fix->min_driver[0] ? "" : "\n");
 		if (fix->min_driver[0])
-			printf(", driver >= %s\n", fix->min_driver);
+			fprintf(f, ", driver >= %s\n", fix->min_driver);
 	}
 	if (fix->wheel[0])
-		printf("           PyTorch: %s\n", fix->wheel);
+		fprintf(f, "           PyTorch: %s\n", fix->wheel);
 	if (fix->advice[0])
-		printf("           %s\n", fix->advice);
+		fprintf(f, "           %s\n", fix->advice);
 }
 
 struct verdict_row {
@@ -229,16 +282,16 @@ static void text_failure(struct check_state *s, const char *label, const struct 
 	const struct kimg_module_verdict *v = &row->j.verdict;
 	const char *ename = kimg_cuda_error_name(v->expected_error);
 	if (row->j.rule && strcmp(row->j.rule, "R2") == 0)
-		printf("    %-*s  CANNOT RUN: %s, and the device-link inputs hold no PTX this GPU can JIT-link [R2]",
+		fprintf(s->out.f, "    %-*s  CANNOT RUN: %s, and the device-link inputs hold no PTX this GPU can JIT-link [R2]",
 		       s->label_width, label, kimg_reason_text(v->reason));
 	else
-		printf("    %-*s  CANNOT RUN: %s [%s]", s->label_width, label, kimg_reason_text(v->reason),
+		fprintf(s->out.f, "    %-*s  CANNOT RUN: %s [%s]", s->label_width, label, kimg_reason_text(v->reason),
 		       v->rule ? v->rule : "?");
 	if (v->expected_error)
-		printf(" -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
-	putchar('\n');
+		fprintf(s->out.f, " -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
+	fputc('\n', s->out.f);
 	if (row->have_fix)
-		text_fix(&row->fix);
+		text_fix(s->out.f, &row->fix);
 }
 
 static void text_module(struct check_state *s, size_t index, const struct probe_module *m,
@@ -248,15 +301,15 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 	probe_format_module_place(m, place, sizeof place);
 	module_archs(m, archs, sizeof archs);
 	struct probe_esc e;
-	printf("  module %zu %s: %s\n", index + 1, probe_esc(&e, place), m->n_imgs ? archs : "empty container, nothing to check");
+	fprintf(s->out.f, "  module %zu %s: %s\n", index + 1, probe_esc(&e, place), m->n_imgs ? archs : "empty container, nothing to check");
 	if (m->error[0])
-		printf("    error: %s\n", probe_esc(&e, m->error));
+		fprintf(s->out.f, "    error: %s\n", probe_esc(&e, m->error));
 	if (stub) {
-		printf("    device-link stub (cubins without kernels): not checked\n");
+		fprintf(s->out.f, "    device-link stub (cubins without kernels): not checked\n");
 		return;
 	}
 	if (m->link_input) {
-		printf("    relocatable input of the device link (-rdc): judged with the linked module\n");
+		fprintf(s->out.f, "    relocatable input of the device link (-rdc): judged with the linked module\n");
 		return;
 	}
 	for (int t = 0; rows && t < s->n_targets; t++) {
@@ -266,17 +319,17 @@ static void text_module(struct check_state *s, size_t index, const struct probe_
 		target_label(&s->targets[t], label, sizeof label);
 		selected_name(m, v, img, sizeof img);
 		if (mj->fate == KIMG_FATE_DISPATCHED && mj->library)
-			printf("    %-*s  not for this GPU: %s selects its modules per GPU [%s]\n", s->label_width, label,
+			fprintf(s->out.f, "    %-*s  not for this GPU: %s selects its modules per GPU [%s]\n", s->label_width, label,
 			       mj->library, mj->rule);
 		else if (mj->fate == KIMG_FATE_DISPATCHED)
-			printf("    %-*s  not for this GPU: arch-specific code its library selects on other GPUs [%s]\n",
+			fprintf(s->out.f, "    %-*s  not for this GPU: arch-specific code its library selects on other GPUs [%s]\n",
 			       s->label_width, label, mj->rule);
 		else if (v->outcome == KIMG_OUTCOME_SASS)
-			printf("    %-*s  runs: cubin %s\n", s->label_width, label, img);
+			fprintf(s->out.f, "    %-*s  runs: cubin %s\n", s->label_width, label, img);
 		else if (v->outcome == KIMG_OUTCOME_PTX_JIT)
-			printf("    %-*s  runs: PTX %s, compiled by the driver's JIT\n", s->label_width, label, img);
+			fprintf(s->out.f, "    %-*s  runs: PTX %s, compiled by the driver's JIT\n", s->label_width, label, img);
 		else if (v->outcome == KIMG_OUTCOME_JIT_LINK)
-			printf("    %-*s  runs after JIT link: the driver JIT-links the PTX of the device-link inputs [R1]\n",
+			fprintf(s->out.f, "    %-*s  runs after JIT link: the driver JIT-links the PTX of the device-link inputs [R1]\n",
 			       s->label_width, label);
 		else
 			text_failure(s, label, &rows[t]);
@@ -383,10 +436,50 @@ static void text_tallies(const struct check_state *s, const struct file_tally *f
 	for (int t = 0; ft && t < s->n_targets; t++) {
 		char label[160];
 		target_label(&s->targets[t], label, sizeof label);
-		printf("  on %s: %lu run, %lu dispatched for other GPUs%s%s%s, %lu fail\n", label, ft[t].runs,
+		fprintf(s->out.f, "  on %s: %lu run, %lu dispatched for other GPUs%s%s%s, %lu fail\n", label, ft[t].runs,
 		       ft[t].dispatched, ft[t].dispatched ? " (" : "", ft[t].dispatched_archs,
 		       ft[t].dispatched ? ")" : "", ft[t].fails);
 	}
+}
+
+/* Modules of a file whose link-stub test runs on several threads (the
+ * test decodes cubins; below this count threads cost more than they save). */
+#define STUB_TESTS_PARALLEL_MIN 16
+
+struct stub_tests {
+	const struct probe_file *pf;
+	const size_t *which;             /* module indexes to test */
+	bool *stub;
+};
+
+static void stub_test(void *ctx, size_t i)
+{
+	struct stub_tests *t = ctx;
+	t->stub[t->which[i]] = probe_module_is_link_stub(&t->pf->mods[t->which[i]]);
+}
+
+/* stub[i] for the modules that would fail somewhere: the only ones whose
+ * verdict the stub test can change. Large files spread it over threads. */
+static void find_stubs(const struct check_state *s, const struct probe_file *pf, bool *stub)
+{
+	size_t *which = malloc((pf->n_mods ? pf->n_mods : 1) * sizeof *which), n = 0;
+	for (size_t i = 0; i < pf->n_mods; i++) {
+		const struct probe_module *m = &pf->mods[i];
+		if (!m->link_input && m->n_imgs > 0 && fails_somewhere(s, m)) {
+			if (which)
+				which[n++] = i;
+			else
+				stub[i] = probe_module_is_link_stub(m);
+		}
+	}
+	struct stub_tests t = { pf, which, stub };
+	unsigned threads = probe_jobs(s->out.jobs);
+	if (n >= STUB_TESTS_PARALLEL_MIN && threads > 1 && pf->n_members == 0)
+		probe_input_parallel(n, threads, stub_test, &t);
+	else
+		for (size_t k = 0; k < n; k++)
+			stub_test(&t, k);
+	free(which);
 }
 
 static void check_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
@@ -401,11 +494,8 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	struct file_tally *ft = calloc(nt, sizeof *ft);
 	bool *stub = calloc(nm, sizeof *stub);
 	bool judged = rows && ft && stub;
-	for (size_t i = 0; judged && i < pf.n_mods; i++) {
-		const struct probe_module *m = &pf.mods[i];
-		if (!m->link_input && m->n_imgs > 0 && fails_somewhere(s, m))
-			stub[i] = probe_module_is_link_stub(m);
-	}
+	if (judged)
+		find_stubs(s, &pf, stub);
 	if (judged)
 		judged = judge_file(s, &pf, stub, rows);
 	if (!judged) {
@@ -418,7 +508,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	/* the package that installed the file, and whether it is a CUDA library (extras.h) */
 	struct kimg_cuda_lib lib;
 	bool is_lib = probe_cuda_lib_identify(path, bytes, NULL, &lib);
-	const struct kimg_pkg *pkg = pf.n_mods > 0 || is_lib ? probe_extras_owner(&s->extras, path) : NULL;
+	const struct kimg_pkg *pkg = pf.n_mods > 0 || is_lib ? owner_of(s, path) : NULL;
 	unsigned long file_cannot = 0, file_libs = 0;
 	char advice[640] = "";
 	if (is_lib && pkg)
@@ -436,14 +526,14 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		probe_json_file_begin(&s->out.j, &pf);
 	} else if (shown > 0 || explicit_path || is_lib) {
 		struct probe_esc e;
-		printf("%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
+		fprintf(s->out.f, "%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
 		       shown == 0 && !pf.error[0] ? " (no device code)" : "");
 		if (pf.error[0])
-			printf("  error: %s\n", probe_esc(&e, pf.error));
+			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 		if (pkg) {
 			char name[256];
 			probe_format_package(pkg, name, sizeof name);
-			printf("  package: %s\n", probe_esc(&e, name));
+			fprintf(s->out.f, "  package: %s\n", probe_esc(&e, name));
 		}
 	}
 	size_t index = 0;
@@ -475,14 +565,58 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		if (shown > 0 && judged)
 			text_tallies(s, ft);
 		if (is_lib)
-			file_libs = probe_cuda_lib_text(&s->extras, &lib, s->targets, s->n_targets);
+			file_libs = probe_cuda_lib_text(&s->extras, s->out.f, &lib, s->targets, s->n_targets);
 	}
 	if (pf.n_mods > 0 || is_lib)
-		probe_extras_count(&s->extras, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
+		count_package(s, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
 	free(rows);
 	free(ft);
 	free(stub);
 	probe_file_free(&pf);
+}
+
+/* A worker's copy of the state for one input (probe_walker.job_begin):
+ * the settings shared, the counters its own. */
+static struct probe_out *check_job_begin(void *ctx)
+{
+	const struct check_state *s = ctx;
+	struct check_state *c = malloc(sizeof *c);
+	if (!c)
+		return NULL;
+	*c = *s;
+	c->files = c->modules = c->stubs = c->checks = c->cannot = c->dispatched = 0;
+	memset(c->by_outcome, 0, sizeof c->by_outcome);
+	/* the owners index shared (under owners_lock), the counts its own */
+	c->extras.libs = c->extras.libs_need_driver = c->extras.libs_minor_compat = 0;
+	c->extras.groups = NULL;
+	c->extras.n_groups = c->extras.cap_groups = 0;
+	c->deferred = NULL;
+	c->n_deferred = c->cap_deferred = 0;
+	c->is_job = true;
+	return &c->out;
+}
+
+static void check_job_end(void *ctx, struct probe_out *job)
+{
+	struct check_state *s = ctx, *c = (struct check_state *)job;
+	s->files += c->files;
+	s->modules += c->modules;
+	s->stubs += c->stubs;
+	s->checks += c->checks;
+	s->cannot += c->cannot;
+	s->dispatched += c->dispatched;
+	for (int i = 0; i < KIMG_OUTCOME_COUNT; i++)
+		s->by_outcome[i] += c->by_outcome[i];
+	s->extras.libs += c->extras.libs;
+	s->extras.libs_need_driver += c->extras.libs_need_driver;
+	s->extras.libs_minor_compat += c->extras.libs_minor_compat;
+	for (size_t i = 0; i < c->n_deferred; i++) {
+		const struct package_count *p = &c->deferred[i];
+		probe_extras_count(&s->extras, p->pkg, p->path, p->modules, p->cannot, p->libs_need_driver, p->advice);
+		free(p->path);
+	}
+	free(c->deferred);
+	free(c);
 }
 
 /* "12.4" -> 12040; -1 when malformed. */
@@ -539,6 +673,8 @@ int probe_cmd_check(int argc, char **argv)
 		enum probe_arg taken = probe_args_take(&args, argv[i]);
 		if (taken == PROBE_ARG_TAKEN) {
 			continue;
+		} else if (taken == PROBE_ARG_BAD) {
+			goto out;
 		} else if (taken == PROBE_ARG_HELP) {
 			fputs(check_help, stdout);
 			status = PROBE_EXIT_OK;
@@ -571,6 +707,8 @@ int probe_cmd_check(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (probe_args_done(&args) != 0)
+		goto out;
 	if (n_sm_lists == 0) {
 		probe_usage_error(&args, true, "--sm LIST is required");
 		goto out;
@@ -588,7 +726,8 @@ int probe_cmd_check(int argc, char **argv)
 		if ((int)strlen(label) > s.label_width)
 			s.label_width = (int)strlen(label);
 	}
-	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL };
+	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
+				  check_job_begin, check_job_end };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);

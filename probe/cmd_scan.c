@@ -5,7 +5,7 @@
 #include "probe.h"
 
 static const char scan_help[] =
-	"usage: kimg-probe scan [--json] [--kernels] [--deep] [--all] PATH...\n"
+	"usage: kimg-probe scan [--json] [--kernels] [--deep] [--all] [-j N] PATH...\n"
 	"\n"
 	"List the device code in each PATH: every module (fatbin container, or a\n"
 	"raw cubin / PTX file) with its images: kind (sass, ptx, ltoir), target\n"
@@ -39,6 +39,8 @@ static const char scan_help[] =
 	"              inputs of their device link, which the driver never loads\n"
 	"              on their own (cuobjdump -all). Static archives and .o files\n"
 	"              always list it: there it is what you link\n"
+	"  -j N        read N files at a time (--jobs=N; default $KIMG_JOBS, else\n"
+	"              the cores, at most 8); the output is the -j 1 output\n"
 	"\n"
 	"Text output folds identical images of one module into one line with a\n"
 	"count (xN), and ends with a summary line.\n"
@@ -62,6 +64,7 @@ struct scan_state {
 };
 
 struct text_kernels {
+	FILE *f;
 	unsigned count;
 };
 
@@ -71,7 +74,7 @@ static int text_kernel(void *ctx, const char *name, size_t len)
 	char raw[4096];
 	struct probe_esc e;
 	snprintf(raw, sizeof raw, "%.*s", (int)len, name);
-	printf("%s%s", t->count++ ? ", " : "        kernels: ", probe_esc(&e, raw));
+	fprintf(t->f, "%s%s", t->count++ ? ", " : "        kernels: ", probe_esc(&e, raw));
 	return 0;
 }
 
@@ -89,19 +92,19 @@ static void text_image(struct scan_state *s, const struct kimg_image *img, unsig
 	const char *comp = kimg_compression_name(img->compression);
 	if (count > 1)
 		snprintf(times, sizeof times, "  x%u", count);
-	printf("    %-6s %-14s %-5s %-7s %10llu%s\n", kimg_image_kind_name(img->kind), arch,
+	fprintf(s->out.f, "    %-6s %-14s %-5s %-7s %10llu%s\n", kimg_image_kind_name(img->kind), arch,
 	       img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : "-", comp ? comp : "-",
 	       (unsigned long long)img->size, times);
 	if (s->kernels) {
-		struct text_kernels t = { 0 };
+		struct text_kernels t = { s->out.f, 0 };
 		struct kimg_error err = { 0, 0, "" };
 		struct probe_esc e;
 		int rc = probe_image_kernels(img, text_kernel, &t, &err);
 		if (rc < 0)
-			printf("%s(kernels unreadable: %s)", t.count ? " " : "        ",
+			fprintf(s->out.f, "%s(kernels unreadable: %s)", t.count ? " " : "        ",
 			       probe_esc(&e, err.what[0] ? err.what : kimg_strerror(rc)));
 		if (t.count || rc < 0)
-			putchar('\n');
+			fputc('\n', s->out.f);
 	}
 }
 
@@ -110,7 +113,7 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 	char place[256];
 	probe_format_module_place(m, place, sizeof place);
 	struct probe_esc e;
-	printf("  module %zu %s: %s, %zu image%s\n", index + 1, probe_esc(&e, place), kimg_input_kind_name(m->kind), m->n_imgs,
+	fprintf(s->out.f, "  module %zu %s: %s, %zu image%s\n", index + 1, probe_esc(&e, place), kimg_input_kind_name(m->kind), m->n_imgs,
 	       m->n_imgs == 1 ? "" : "s");
 	bool *shown = calloc(m->n_imgs ? m->n_imgs : 1, sizeof *shown);
 	for (size_t i = 0; i < m->n_imgs; i++) {
@@ -129,7 +132,7 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 	}
 	free(shown);
 	if (m->error[0])
-		printf("    error: %s\n", probe_esc(&e, m->error));
+		fprintf(s->out.f, "    error: %s\n", probe_esc(&e, m->error));
 }
 
 static void count_file(struct scan_state *s, const struct probe_file *pf)
@@ -172,17 +175,42 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 		probe_json_file_end(j);
 	} else if (pf.n_mods > 0 || explicit_path) {
 		struct probe_esc e;
-		printf("%s: %s, %zu module%s%s\n", probe_esc(&e, path), kimg_input_kind_name(pf.kind), pf.n_mods,
+		fprintf(s->out.f, "%s: %s, %zu module%s%s\n", probe_esc(&e, path), kimg_input_kind_name(pf.kind), pf.n_mods,
 		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
 		/* One column header per file: the image rows of every module below line up with it. */
 		if (pf.n_mods > 0)
-			printf("    %-6s %-14s %-5s %-7s %10s\n", "kind", "arch", "ptx", "packed", "bytes");
+			fprintf(s->out.f, "    %-6s %-14s %-5s %-7s %10s\n", "kind", "arch", "ptx", "packed", "bytes");
 		for (size_t i = 0; i < pf.n_mods; i++)
 			text_module(s, i, &pf.mods[i]);
 		if (pf.error[0])
-			printf("  error: %s\n", probe_esc(&e, pf.error));
+			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 	}
 	probe_file_free(&pf);
+}
+
+/* A worker's copy of the state for one input (probe_walker.job_begin). */
+static struct probe_out *scan_job_begin(void *ctx)
+{
+	const struct scan_state *s = ctx;
+	struct scan_state *c = malloc(sizeof *c);
+	if (!c)
+		return NULL;
+	*c = *s;
+	c->files = c->modules = c->images = c->hidden_link_inputs = 0;
+	memset(c->by_kind, 0, sizeof c->by_kind);
+	return &c->out;
+}
+
+static void scan_job_end(void *ctx, struct probe_out *job)
+{
+	struct scan_state *s = ctx, *c = (struct scan_state *)job;
+	s->files += c->files;
+	s->modules += c->modules;
+	s->images += c->images;
+	s->hidden_link_inputs += c->hidden_link_inputs;
+	for (int i = 0; i < KIMG_IMAGE_KIND_COUNT; i++)
+		s->by_kind[i] += c->by_kind[i];
+	free(c);
 }
 
 int probe_cmd_scan(int argc, char **argv)
@@ -195,7 +223,9 @@ int probe_cmd_scan(int argc, char **argv)
 		return PROBE_EXIT_ERROR;
 	for (int i = 1; i < argc; i++) {
 		enum probe_arg taken = probe_args_take(&args, argv[i]);
-		if (taken == PROBE_ARG_HELP) {
+		if (taken == PROBE_ARG_BAD) {
+			goto out;
+		} else if (taken == PROBE_ARG_HELP) {
 			fputs(scan_help, stdout);
 			status = PROBE_EXIT_OK;
 			goto out;
@@ -206,12 +236,15 @@ int probe_cmd_scan(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (probe_args_done(&args) != 0)
+		goto out;
 	if (args.n_paths == 0) {
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
 	struct kimg_json *j = &s.out.j;
-	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL };
+	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
+				  scan_job_begin, scan_job_end };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);

@@ -32,6 +32,40 @@ static struct kimg_image *push_image(struct probe_module *m)
 	return img;
 }
 
+/* Header read-ahead (probe_set_header_window): with the mapping set to
+ * random access, each header read would be one page-sized request. Before
+ * the walk reads a header, the `window` bytes from it are asked for in one
+ * request (MADV_WILLNEED), so a run of dense headers (small payloads) costs
+ * one request, and a sparse one costs a window per header, not the
+ * kernel's readahead window (up to several MiB) around it. */
+static uint64_t header_window = PROBE_HEADER_WINDOW_DEFAULT;
+
+void probe_set_header_window(uint64_t bytes)
+{
+	header_window = bytes;
+}
+
+struct ahead {
+	const uint8_t *from, *until;     /* asked for already */
+};
+
+/* A header is at most a few hundred bytes: this much must be in the range
+ * asked for already, else a new window starts at the header. */
+#define HEADER_SPAN 512
+
+static void read_ahead(struct ahead *a, struct kimg_span in, uint64_t at)
+{
+	if (!header_window || at >= in.size)
+		return;
+	const uint8_t *p = in.data + at;
+	if (a->until && p >= a->from && (uint64_t)(a->until - p) >= HEADER_SPAN)
+		return;
+	uint64_t n = in.size - at < header_window ? in.size - at : header_window;
+	kimg_file_will_need(kimg_span_make(p, n));
+	a->from = p;
+	a->until = p + n;
+}
+
 /* Fatbin module: one image per entry header. A malformed entry stops this
  * container (fatbin-format.md section 9) and is recorded on the module. */
 static int collect_fatbin(struct probe_module *m, struct kimg_span bytes)
@@ -44,8 +78,10 @@ static int collect_fatbin(struct probe_module *m, struct kimg_span bytes)
 		return 1;
 	}
 	uint64_t cursor = 0;
+	struct ahead ahead = { NULL, NULL };
 	for (;;) {
 		struct kimg_image tmp;
+		read_ahead(&ahead, fb.bytes, cursor);
 		int rc = kimg_fatbin_next(&fb, &cursor, &tmp, &err);
 		if (rc == 0)
 			return 0;
@@ -109,6 +145,7 @@ static int collect_ptx(struct probe_module *m, struct kimg_span bytes)
 struct collect_ctx {
 	struct probe_file *pf;
 	int problems;
+	struct ahead ahead;              /* past the modules: the next container's header */
 };
 
 static int on_module(void *ctx, const struct kimg_module_ref *ref)
@@ -134,6 +171,9 @@ static int on_module(void *ctx, const struct kimg_module_ref *ref)
 	switch (ref->kind) {
 	case KIMG_INPUT_FATBIN:
 		c->problems += collect_fatbin(m, ref->bytes);
+		/* The walk reads the next container's header right after this one. */
+		if (ref->bytes.data >= pf->bytes.data && ref->bytes.data + ref->bytes.size <= pf->bytes.data + pf->bytes.size)
+			read_ahead(&c->ahead, pf->bytes, (uint64_t)(ref->bytes.data - pf->bytes.data) + ref->bytes.size);
 		break;
 	case KIMG_INPUT_CUBIN:
 		c->problems += collect_cubin(m, ref->bytes);
@@ -315,7 +355,7 @@ void probe_drop_link_inputs(struct probe_file *pf)
 
 int probe_collect(struct probe_file *pf)
 {
-	struct collect_ctx c = { pf, 0 };
+	struct collect_ctx c = { pf, 0, { NULL, NULL } };
 	struct kimg_error err = { 0, 0, "" };
 	pf->kind = kimg_input_classify(pf->bytes);
 	if (pf->bytes.size == 0) {

@@ -95,14 +95,14 @@ static bool seen_driver(const struct probe_target *t, int i)
 	return false;
 }
 
-unsigned long probe_cuda_lib_text(struct probe_extras *x, const struct kimg_cuda_lib *lib,
+unsigned long probe_cuda_lib_text(struct probe_extras *x, FILE *out, const struct kimg_cuda_lib *lib,
 				  const struct probe_target *t, int n)
 {
 	char ver[16];
 	unsigned long need = 0;
 	x->libs++;
 	probe_cuda_lib_version(lib, ver, sizeof ver);
-	printf("  %s, CUDA %s (%s%s)\n", lib->kind->what, ver, lib->source ? "version from the " : "version unknown",
+	fprintf(out, "  %s, CUDA %s (%s%s)\n", lib->kind->what, ver, lib->source ? "version from the " : "version unknown",
 	       lib->source ? lib->source : "");
 	if (lib->cuda_major < 0)
 		return 0;
@@ -114,21 +114,21 @@ unsigned long probe_cuda_lib_text(struct probe_extras *x, const struct kimg_cuda
 		probe_cuda_lib_judge(lib, t[i].dev.driver_version, &v);
 		probe_format_cuda_version(t[i].dev.driver_version, drv, sizeof drv);
 		if (v.outcome == KIMG_RUNTIME_UNKNOWN) {
-			printf("    no driver given (--driver X.Y or --sm native): CUDA %s needs a driver >= %s\n", ver,
+			fprintf(out, "    no driver given (--driver X.Y or --sm native): CUDA %s needs a driver >= %s\n", ver,
 			       v.min_driver ? v.min_driver : "?");
 		} else if (v.outcome == KIMG_RUNTIME_OK) {
-			printf("    driver CUDA %s: runs\n", drv);
+			fprintf(out, "    driver CUDA %s: runs\n", drv);
 		} else if (v.outcome == KIMG_RUNTIME_MINOR_COMPAT) {
 			x->libs_minor_compat++;
-			printf("    driver CUDA %s: runs under minor-version compatibility (PTX from this toolkit: error 222; newer APIs: 36)\n",
+			fprintf(out, "    driver CUDA %s: runs under minor-version compatibility (PTX from this toolkit: error 222; newer APIs: 36)\n",
 			       drv);
 		} else {
 			char fix[768];
 			need++;
-			printf("    driver CUDA %s: NEEDS A NEWER DRIVER: %s -> error %d (%s)\n", drv, v.why,
+			fprintf(out, "    driver CUDA %s: NEEDS A NEWER DRIVER: %s -> error %d (%s)\n", drv, v.why,
 			       v.expected_error, kimg_cuda_runtime_error_name(v.expected_error));
 			probe_cuda_lib_fix_text(lib, &v, "      ", fix, sizeof fix);
-			fputs(fix, stdout);
+			fputs(fix, out);
 		}
 	}
 	x->libs_need_driver += need;

@@ -1,8 +1,11 @@
 /* Reading payloads, which the probe does only on request (--kernels) or to
  * tell a device-link stub from a real module in `check`. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "glibc_pins.h"
 #include "codecs.h"
 #include "cubin.h"
 #include "payload.h"
@@ -17,11 +20,66 @@ void probe_set_payload_limit(uint64_t bytes)
 	payload_limit = bytes;
 }
 
-/* Plain payload of img; *owned is the buffer to free (NULL if none). */
+/* One decode buffer per thread, reused: a check decodes thousands of
+ * small cubins, and a fresh buffer each time is a fresh mapping whose
+ * pages the kernel zeroes and unmaps again (a quarter of a warm check's
+ * time). Payloads above SCRATCH_MAX get a buffer of their own. Freed when
+ * the thread ends. */
+#define SCRATCH_MAX ((uint64_t)64 << 20)
+
+struct scratch {
+	void *p;
+	uint64_t cap;
+};
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_ok;
+
+static void scratch_free(void *v)
+{
+	struct scratch *sc = v;
+	free(sc->p);
+	free(sc);
+}
+
+static void scratch_init(void)
+{
+	scratch_ok = pthread_key_create(&scratch_key, scratch_free) == 0;
+}
+
+/* A buffer of at least size bytes owned by this thread, or NULL. */
+static void *scratch_get(uint64_t size)
+{
+	pthread_once(&scratch_once, scratch_init);
+	if (!scratch_ok || size > SCRATCH_MAX)
+		return NULL;
+	struct scratch *sc = pthread_getspecific(scratch_key);
+	if (!sc) {
+		if ((sc = calloc(1, sizeof *sc)) == NULL)
+			return NULL;
+		if (pthread_setspecific(scratch_key, sc) != 0) {
+			free(sc);
+			return NULL;
+		}
+	}
+	if (sc->cap < size) {
+		uint64_t cap = size < (1 << 20) ? (1 << 20) : size;
+		void *p = realloc(sc->p, cap);
+		if (!p)
+			return NULL;
+		sc->p = p;
+		sc->cap = cap;
+	}
+	return sc->p;
+}
+
+/* Plain payload of img; *owned is the buffer to free (NULL if none: the
+ * thread's scratch buffer, valid until its next payload_of). */
 static int payload_of(const struct kimg_image *img, struct kimg_span *out, void **owned, struct kimg_error *err)
 {
 	*owned = NULL;
-	void *dst = NULL;
+	void *dst = NULL, *own = NULL;
 	uint64_t cap = 0;
 	if (img->compression != KIMG_COMPRESS_NONE) {
 		int rc = kimg_payload_check_size(img, err);
@@ -32,15 +90,18 @@ static int payload_of(const struct kimg_image *img, struct kimg_span *out, void 
 					      "payload: declared size %llu over the %llu-byte limit ($KIMG_PAYLOAD_LIMIT)",
 					      (unsigned long long)img->size, (unsigned long long)payload_limit);
 		cap = img->size;
-		if ((dst = malloc(cap)) == NULL)
+		if ((dst = scratch_get(cap)) == NULL && (dst = own = malloc(cap)) == NULL)
 			return kimg_error_set(err, -ENOMEM, img->offset, "out of memory");
+		/* Decoded whole: one read request for it, not a fault per page
+		 * (the walk set the mapping to random access). */
+		kimg_file_will_need(img->payload);
 	}
 	int rc = kimg_payload_get(img, kimg_codecs_get(), dst, cap, out, err);
 	if (rc < 0) {
-		free(dst);
+		free(own);
 		return rc;
 	}
-	*owned = dst;
+	*owned = own;
 	return 0;
 }
 
@@ -70,17 +131,40 @@ static int count_only(void *ctx, const char *name, size_t len)
 	return 0;
 }
 
+static uint64_t decode_cost(const struct kimg_image *img)
+{
+	return img->compression == KIMG_COMPRESS_NONE ? 0 : img->size;
+}
+
 bool probe_module_is_link_stub(const struct probe_module *m)
 {
 	if (m->n_imgs == 0)
 		return false;
-	for (size_t i = 0; i < m->n_imgs; i++) {
+	/* The header test first: one image that is not a cubin (PTX, LTO-IR)
+	 * decides without decoding anything. */
+	for (size_t i = 0; i < m->n_imgs; i++)
 		if (m->imgs[i].kind != KIMG_IMAGE_SASS)
 			return false;
+	/* Then the cubins, cheapest first: the first with a kernel decides.
+	 * A stored cubin costs a parse of its headers, a compressed one a
+	 * decode of its whole plain size (most of a check's time otherwise). */
+	bool *done = calloc(m->n_imgs, sizeof *done);
+	for (size_t n = 0; n < m->n_imgs; n++) {
+		size_t pick = n;
+		if (done) {
+			pick = SIZE_MAX;
+			for (size_t i = 0; i < m->n_imgs; i++)
+				if (!done[i] && (pick == SIZE_MAX || decode_cost(&m->imgs[i]) < decode_cost(&m->imgs[pick])))
+					pick = i;
+			done[pick] = true;
+		}
 		struct kimg_error err = { 0, 0, "" };
 		/* An unreadable cubin is not evidence of a stub: treat as real. */
-		if (probe_image_kernels(&m->imgs[i], count_only, NULL, &err) != 0)
+		if (probe_image_kernels(&m->imgs[pick], count_only, NULL, &err) != 0) {
+			free(done);
 			return false;
+		}
 	}
+	free(done);
 	return true;
 }

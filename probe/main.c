@@ -143,6 +143,33 @@ int main(int argc, char **argv)
 	}
 	kimg_zip_set_limits(max_member, (unsigned)max_ratio);
 	kimg_tar_set_member_max(max_member);
+	const char *jobs = getenv("KIMG_JOBS");
+	if (jobs && *jobs) {
+		char *end;
+		unsigned long n = strtoul(jobs, &end, 10);
+		if (*end || jobs[0] == '-' || n == 0 || n > PROBE_JOBS_MAX) {
+			fprintf(stderr, "kimg-probe: KIMG_JOBS='%s': expected a number of threads from 1 to %d\n", jobs,
+				PROBE_JOBS_MAX);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_set_default_jobs((unsigned)n);
+	}
+	const char *ra = getenv("KIMG_READAHEAD");
+	if (ra && *ra) {
+		uint64_t window = 0;
+		if (strcmp(ra, "kernel") == 0) {
+			probe_set_kernel_readahead(true);
+			probe_set_header_window(0);
+		} else if (strcmp(ra, "none") == 0) {
+			probe_set_header_window(0);
+		} else if (parse_size(ra, &window) == 0 && window <= ((uint64_t)1 << 30)) {
+			probe_set_header_window(window);
+		} else {
+			fprintf(stderr, "kimg-probe: KIMG_READAHEAD='%s': expected a size read ahead of each header "
+					"(default 128K), 'none' or 'kernel'\n", ra);
+			return PROBE_EXIT_ERROR;
+		}
+	}
 	const char *limit = getenv("KIMG_PAYLOAD_LIMIT");
 	if (limit && *limit) {
 		uint64_t bytes;

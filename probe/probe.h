@@ -61,6 +61,10 @@ struct probe_file {
  * payload is read). Module-level problems go to mod->error, file-level
  * ones to pf->error. Returns the number of problems recorded. */
 int probe_collect(struct probe_file *pf);
+/* main: $KIMG_READAHEAD=SIZE, the bytes asked for ahead of each fatbin
+ * header the walk reads (0: none; collect.c explains). */
+#define PROBE_HEADER_WINDOW_DEFAULT ((uint64_t)128 << 10)
+void probe_set_header_window(uint64_t bytes);
 void probe_file_free(struct probe_file *pf);
 /* Drop the link-input modules (what scan and check list without --all,
  * as cuobjdump does without -all). */
@@ -75,6 +79,9 @@ void probe_drop_link_inputs(struct probe_file *pf);
  * walk flags, the JSON writer and the count of inputs and modules that
  * could not be read (any makes the exit status 2). */
 struct probe_out {
+	FILE *f;                         /* where the text or JSON goes: stdout,
+	                                    or one input's buffer in a worker */
+	unsigned jobs;                   /* -j N: threads for the walk, 0 = default */
 	bool json;                       /* --json */
 	bool all_modules;                /* --all: list -rdc link inputs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
@@ -88,19 +95,25 @@ struct probe_args {
 	char **paths;                    /* argv entries, in order */
 	int n_paths;
 	bool options_done;               /* after "--" everything is a PATH */
+	bool expect_jobs;                /* after "-j": the next argument is N */
 };
 
 enum probe_arg {
 	PROBE_ARG_TAKEN, /* a PATH, "--", --json or --deep: recorded */
 	PROBE_ARG_HELP,  /* --help or -h */
 	PROBE_ARG_OTHER, /* another option: the subcommand's to handle */
+	PROBE_ARG_BAD,   /* a shared option with a bad value: usage error printed */
 };
 
-/* Room for argc PATHs; --json and --deep go to *out. Returns 0, or -1
- * when out of memory. */
+/* Room for argc PATHs; --json, --deep, --all and -j N (--jobs N,
+ * --jobs=N) go to *out. After the last argument, probe_args_done says
+ * whether an option still waits for its value. Returns 0, or -1 when out
+ * of memory. */
 int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct probe_out *out);
 void probe_args_free(struct probe_args *a);
 enum probe_arg probe_args_take(struct probe_args *a, char *arg);
+/* 0, or PROBE_EXIT_ERROR after the usage error when -j lacks its N. */
+int probe_args_done(const struct probe_args *a);
 /* "kimg-probe CMD: <message>[ (see kimg-probe CMD --help)]" on stderr;
  * returns PROBE_EXIT_ERROR. */
 int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt, ...)
@@ -126,6 +139,16 @@ struct probe_walker {
 	/* Optional: true to leave a file found inside a directory unopened
 	 * (doctor skips Python sources and other text by name). */
 	bool (*skip_file)(void *ctx, const char *path);
+	/* Worker threads (out->jobs, probe_jobs): when both are set, each
+	 * file found is read, judged and rendered by a worker, into buffers
+	 * that the main thread writes in walk order, so the output is the
+	 * one-thread output byte for byte. job_begin (main thread) returns a
+	 * copy of ctx for one input with its counters zeroed, whose first
+	 * member is its struct probe_out (walk.c points it at the buffers);
+	 * job_end (main thread, in walk order) adds the copy's counters to
+	 * ctx and frees it. */
+	struct probe_out *(*job_begin)(void *ctx);
+	void (*job_end)(void *ctx, struct probe_out *job);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
@@ -138,6 +161,33 @@ struct probe_walker {
  * while it was read" instead of SIGBUS (sys/file.h). */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
+/* ---- worker threads (pool.c) ---- */
+
+/* Threads used by default: the machine's cores, at most this many (more
+ * rarely helps: the disk, not the CPU, is the limit of a cold walk). */
+#define PROBE_JOBS_DEFAULT_MAX 8
+#define PROBE_JOBS_MAX 256
+struct probe_pool_job {
+	void (*run)(struct probe_pool_job *job);    /* on a worker */
+	void (*finish)(struct probe_pool_job *job); /* on the submitter, in order; may free job */
+	struct probe_pool_job *next;                /* pool.c's */
+	bool done;                                  /* pool.c's */
+};
+struct probe_pool;
+/* NULL when no thread could be started (then run jobs inline). */
+struct probe_pool *probe_pool_start(unsigned threads, unsigned window);
+void probe_pool_submit(struct probe_pool *p, struct probe_pool_job *job);
+/* Finish every job in order, stop the threads, free p (NULL: nothing). */
+void probe_pool_end(struct probe_pool *p);
+/* main: $KIMG_JOBS. probe_jobs: `asked` (-j N) if set, else $KIMG_JOBS,
+ * else the online cores up to PROBE_JOBS_DEFAULT_MAX. */
+void probe_set_default_jobs(unsigned n);
+unsigned probe_jobs(unsigned asked);
+
+/* main: $KIMG_READAHEAD=kernel keeps the kernel's readahead around each
+ * header read (default: mapped inputs are marked for random access). */
+void probe_set_kernel_readahead(bool on);
+
 /* Path of the file on disk whose bytes are `bytes`, while the walk is
  * inside it; NULL for zip members (thin archives resolve members by it). */
 const char *probe_input_fs_path(struct kimg_span bytes);
@@ -145,6 +195,15 @@ const char *probe_input_fs_path(struct kimg_span bytes);
  * while the walk is inside it; NULL for anything else (zip members,
  * pipes, files without holes). */
 const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes);
+
+/* fn(ctx, i) for every i below n, on `threads` threads (this one waits),
+ * each under a SIGBUS guard of the file this thread is walking: for work
+ * inside one large input (the link-stub test of its modules). When the
+ * file changed under a helper, this thread's walk of it ends as if it had
+ * met the change itself (its guard, sys/file.h). Inputs whose bytes span
+ * several files (thin archives) must not use it. threads <= 1, or no
+ * thread to be had: fn runs here, in order. */
+void probe_input_parallel(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 /* "kimg-probe: PATH: problem" on stderr. */
 void probe_report_error(const char *path, const char *problem);

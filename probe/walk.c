@@ -1,15 +1,22 @@
 /* Turning command-line paths into inputs: regular files are mapped,
  * directories recursed, .whl/.zip archives read member by member in
- * memory (sys/zip.h). Every problem is reported and the walk goes on. */
+ * memory (sys/zip.h). Every problem is reported and the walk goes on.
+ * With worker threads (probe_walker.job_begin, pool.c) the main thread
+ * only lists the tree: each file, and each problem met while listing, is
+ * one job, rendered into its own buffers by a worker and written by the
+ * main thread in walk order. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "glibc_pins.h"
 #include "elf_host.h"
 #include "fatbin.h"
 #include "file.h"
@@ -21,10 +28,13 @@
  * without following symlinks. */
 #define WALK_MAX_DEPTH 64
 
+/* Where a worker's problem lines go while it runs a job (its buffer). */
+static _Thread_local FILE *err_stream;
+
 void probe_report_error(const char *path, const char *problem)
 {
 	struct probe_esc p, q;
-	fprintf(stderr, "kimg-probe: %s: %s\n", probe_esc(&p, path), probe_esc(&q, problem));
+	fprintf(err_stream ? err_stream : stderr, "kimg-probe: %s: %s\n", probe_esc(&p, path), probe_esc(&q, problem));
 }
 
 void probe_input_unreadable(void *ctx, const char *path, const char *problem)
@@ -152,6 +162,7 @@ struct unread {
 struct walk_state {
 	const struct probe_walker *w;
 	struct unread zlib, tar;
+	struct probe_pool *pool;       /* main thread with workers, else NULL */
 };
 
 static void unread_add(struct walk_state *ws, struct unread *u, const char *path, const char *why)
@@ -277,10 +288,10 @@ static void walk_archive(struct walk_state *ws, const char *path, struct kimg_sp
 }
 
 /* The mapped file being walked, so that probe_input_zeros can give its
- * holes to the core (the walk is single threaded; nested files of a thin
- * archive are pushed and popped around their own walk). */
-static const struct kimg_file *current_file;
-static const char *current_path;
+ * holes to the core (per thread: each worker walks its own file; nested
+ * files of a thin archive are pushed and popped around their own walk). */
+static _Thread_local const struct kimg_file *current_file;
+static _Thread_local const char *current_path;
 
 const char *probe_input_fs_path(struct kimg_span bytes)
 {
@@ -298,12 +309,79 @@ const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes)
 	return NULL;
 }
 
+/* ---- several threads inside one input (probe_input_parallel) ---- */
+
+struct parallel {
+	const struct kimg_file *f;
+	size_t n;
+	atomic_size_t next;
+	atomic_bool changed;           /* some helper's guard tripped */
+	void (*fn)(void *ctx, size_t i);
+	void *ctx;
+};
+
+static void parallel_loop(void *arg)
+{
+	struct parallel *p = arg;
+	for (size_t i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
+		p->fn(p->ctx, i);
+}
+
+static void *parallel_helper(void *arg)
+{
+	struct parallel *p = arg;
+	struct kimg_error err = { 0, 0, "" };
+	if (!p->f) {
+		parallel_loop(p);
+	} else if (kimg_file_guard(p->f, parallel_loop, p, &err) < 0) {
+		atomic_store(&p->changed, true);
+		atomic_store(&p->next, p->n); /* the others stop early */
+	}
+	return NULL;
+}
+
+void probe_input_parallel(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx)
+{
+	struct parallel p = { current_file, n, 0, false, fn, ctx };
+	pthread_t t[PROBE_JOBS_MAX];
+	unsigned started = 0;
+	if (threads > PROBE_JOBS_MAX)
+		threads = PROBE_JOBS_MAX;
+	if (threads > n)
+		threads = (unsigned)n;
+	/* This thread takes part too, under a guard of its own, so that a
+	 * change it meets does not unwind its stack under the helpers. */
+	while (threads > 1 && started + 1 < threads && pthread_create(&t[started], NULL, parallel_helper, &p) == 0)
+		started++;
+	if (started == 0) {
+		parallel_loop(&p);
+		return;
+	}
+	parallel_helper(&p);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	if (atomic_load(&p.changed))
+		kimg_file_guard_fail();
+}
+
 struct file_walk {
 	struct walk_state *ws;
 	const char *path;
 	struct kimg_span bytes;
 	bool explicit_path;
+	const struct kimg_file *f;
+	bool random_access;            /* marked for random access when opened */
 };
+
+/* $KIMG_READAHEAD=kernel (main): leave the kernel's readahead on, for
+ * disks where one large read costs little more than one page (a cold
+ * network volume with a long round trip per request). */
+static bool kernel_readahead;
+
+void probe_set_kernel_readahead(bool on)
+{
+	kernel_readahead = on;
+}
 
 /* Everything that reads a mapped file's bytes, under kimg_file_guard. */
 static void walk_mapped(void *ctx)
@@ -312,6 +390,9 @@ static void walk_mapped(void *ctx)
 	const struct probe_walker *w = fw->ws->w;
 	enum archive_kind ak = archive_kind_of(fw->bytes);
 	enum kimg_input_kind kind = kimg_input_classify(fw->bytes);
+	/* Archives are inflated member by member: they read front to back. */
+	if (ak != ARCHIVE_NONE && fw->random_access)
+		kimg_file_advise_normal(fw->f);
 	if (ak != ARCHIVE_NONE) {
 		if (fw->explicit_path || open_in_walk(fw->path, ak))
 			walk_archive(fw->ws, fw->path, fw->bytes, ak, fw->explicit_path || ends_with(fw->path, ".whl"), 0);
@@ -320,16 +401,23 @@ static void walk_mapped(void *ctx)
 	}
 }
 
-static void walk_file(struct walk_state *ws, const char *path, bool explicit_path)
+static void walk_file_now(struct walk_state *ws, const char *path, bool explicit_path)
 {
 	const struct probe_walker *w = ws->w;
 	struct kimg_file f;
 	struct kimg_error err = { 0, 0, "" };
-	if (kimg_file_open(path, &f, &err) < 0) {
+	if (kimg_file_open_small_read(path, &f, KIMG_FILE_SMALL_READ, &err) < 0) {
 		w->on_error(w->ctx, path, err.what);
 		return;
 	}
-	struct file_walk fw = { ws, path, f.bytes, explicit_path };
+	/* The walk of a file jumps from header to header: no readahead around
+	 * each one, from the first read on (the kernel's window is 128 KiB to
+	 * several MiB per fault). --deep reads data sections whole: those
+	 * keep the readahead. */
+	bool random_access = !kernel_readahead && !(w->out && (w->out->walk_flags & KIMG_INPUT_SCAN_DATA));
+	if (random_access)
+		kimg_file_advise_random(&f);
+	struct file_walk fw = { ws, path, f.bytes, explicit_path, &f, random_access };
 	int depth = w->out ? w->out->j.depth : 0;
 	const struct kimg_file *outer = current_file;
 	const char *outer_path = current_path;
@@ -347,6 +435,171 @@ static void walk_file(struct walk_state *ws, const char *path, bool explicit_pat
 	kimg_file_close(&f);
 }
 
+/* ---- one file (or one listing problem) as a worker's job ---- */
+
+struct walk_job {
+	struct probe_pool_job base;
+	struct walk_state *ws;         /* the main thread's */
+	char *path;
+	char *problem;                 /* a problem of the listing itself, or NULL */
+	bool explicit_path;
+	struct probe_out *out;         /* the job's copy of the command state */
+	struct unread zlib, tar;
+	char *out_buf, *err_buf;
+	size_t out_len, err_len;
+	bool failed;                   /* no buffers: the job ran on the main thread */
+};
+
+static void job_run(struct probe_pool_job *base)
+{
+	struct walk_job *job = (struct walk_job *)base;
+	const struct probe_walker *w = job->ws->w;
+	FILE *out = open_memstream(&job->out_buf, &job->out_len);
+	FILE *err = open_memstream(&job->err_buf, &job->err_len);
+	if (!out || !err) {
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		free(job->out_buf);
+		free(job->err_buf);
+		job->out_buf = job->err_buf = NULL;
+		job->failed = true; /* finish runs it on the main thread instead */
+		return;
+	}
+	struct probe_out *o = job->out;
+	o->f = out;
+	o->j.out = out;
+	struct probe_walker jw = *w;
+	jw.ctx = o;
+	jw.out = o;
+	struct walk_state jws;
+	memset(&jws, 0, sizeof jws);
+	jws.w = &jw;
+	err_stream = err;
+	if (job->problem)
+		jw.on_error(jw.ctx, job->path, job->problem);
+	else
+		walk_file_now(&jws, job->path, job->explicit_path);
+	err_stream = NULL;
+	fclose(out);
+	fclose(err);
+	job->zlib = jws.zlib;
+	job->tar = jws.tar;
+}
+
+/* Archives a job could not read, after those of the jobs before it (two
+ * files never share an archive: no duplicates to drop at the seam). */
+static void unread_merge(struct unread *into, struct unread *from)
+{
+	if (!from->count)
+		return;
+	size_t need = into->len + from->len + 3;
+	if (need > into->cap) {
+		char *p = realloc(into->paths, need * 2);
+		if (!p)
+			goto out;
+		into->paths = p;
+		into->cap = need * 2;
+	}
+	into->len += (size_t)snprintf(into->paths + into->len, into->cap - into->len, "%s%s", into->count ? ", " : "",
+				      from->paths);
+	into->count += from->count;
+	snprintf(into->why, sizeof into->why, "%s", from->why);
+out:
+	free(from->paths);
+}
+
+static void job_finish(struct probe_pool_job *base)
+{
+	struct walk_job *job = (struct walk_job *)base;
+	struct walk_state *ws = job->ws;
+	const struct probe_walker *w = ws->w;
+	struct probe_out *main_out = w->out, *o = job->out;
+	if (job->failed) {
+		/* Out of memory for buffers: the same work, here and unbuffered. */
+		w->job_end(w->ctx, o);
+		struct probe_pool *pool = ws->pool;
+		ws->pool = NULL;
+		if (job->problem)
+			w->on_error(w->ctx, job->path, job->problem);
+		else
+			walk_file_now(ws, job->path, job->explicit_path);
+		ws->pool = pool;
+	} else {
+		if (job->err_len)
+			fwrite(job->err_buf, 1, job->err_len, stderr);
+		if (job->out_len) {
+			/* The job wrote its file objects as if first in "files":
+			 * the comma between them and the ones before is added here. */
+			int d = main_out->j.depth;
+			if (main_out->json && !o->j.first[d]) {
+				if (!main_out->j.first[d])
+					fputc(',', main_out->f);
+				main_out->j.first[d] = false;
+			}
+			fwrite(job->out_buf, 1, job->out_len, main_out->f);
+		}
+		main_out->errors += o->errors;
+		o->errors = 0;
+		w->job_end(w->ctx, o);
+		unread_merge(&ws->zlib, &job->zlib);
+		unread_merge(&ws->tar, &job->tar);
+	}
+	free(job->out_buf);
+	free(job->err_buf);
+	free(job->path);
+	free(job->problem);
+	free(job);
+}
+
+/* A file, or a problem found while listing, in walk order: as a job when
+ * there are workers, else at once. */
+static void walk_submit(struct walk_state *ws, const char *path, const char *problem, bool explicit_path)
+{
+	const struct probe_walker *w = ws->w;
+	struct walk_job *job = NULL;
+	if (ws->pool && (job = calloc(1, sizeof *job)) != NULL) {
+		job->path = strdup(path);
+		job->problem = problem ? strdup(problem) : NULL;
+		job->out = job->path && (!problem || job->problem) ? w->job_begin(w->ctx) : NULL;
+		if (!job->out) {
+			free(job->path);
+			free(job->problem);
+			free(job);
+			job = NULL;
+		}
+	}
+	if (!job) {
+		/* One thread, or no memory for a job: the work itself, here. */
+		if (problem)
+			w->on_error(w->ctx, path, problem);
+		else
+			walk_file_now(ws, path, explicit_path);
+		return;
+	}
+	struct probe_out *o = job->out;
+	o->errors = 0;
+	o->j = w->out->j;
+	o->j.first[o->j.depth] = true;
+	o->j.after_key = false;
+	job->ws = ws;
+	job->explicit_path = explicit_path;
+	job->base.run = job_run;
+	job->base.finish = job_finish;
+	probe_pool_submit(ws->pool, &job->base);
+}
+
+static void walk_file(struct walk_state *ws, const char *path, bool explicit_path)
+{
+	walk_submit(ws, path, NULL, explicit_path);
+}
+
+static void walk_error(struct walk_state *ws, const char *path, const char *problem)
+{
+	walk_submit(ws, path, problem, false);
+}
+
 static int compare_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -358,15 +611,14 @@ static void walk_dir(struct walk_state *ws, const char *path, int depth);
  * followed (no loops, no escaping the tree) while symlinked files are. */
 static void walk_entry(struct walk_state *ws, const char *path, int depth)
 {
-	const struct probe_walker *w = ws->w;
 	struct stat st;
 	if (kimg_file_stat(path, &st, false) != 0) {
-		w->on_error(w->ctx, path, strerror(errno));
+		walk_error(ws, path, strerror(errno));
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
 		if (kimg_file_stat(path, &st, true) != 0) {
-			w->on_error(w->ctx, path, strerror(errno)); /* dangling or looping link */
+			walk_error(ws, path, strerror(errno)); /* dangling or looping link */
 			return;
 		}
 		if (S_ISDIR(st.st_mode))
@@ -381,14 +633,13 @@ static void walk_entry(struct walk_state *ws, const char *path, int depth)
 
 static void walk_dir(struct walk_state *ws, const char *path, int depth)
 {
-	const struct probe_walker *w = ws->w;
 	if (depth > WALK_MAX_DEPTH) {
-		w->on_error(w->ctx, path, "directories nested too deeply, not descending");
+		walk_error(ws, path, "directories nested too deeply, not descending");
 		return;
 	}
 	DIR *d = opendir(path);
 	if (!d) {
-		w->on_error(w->ctx, path, strerror(errno));
+		walk_error(ws, path, strerror(errno));
 		return;
 	}
 	/* Sorted, so output is the same on every file system. */
@@ -411,7 +662,7 @@ static void walk_dir(struct walk_state *ws, const char *path, int depth)
 			n++;
 	}
 	if (errno)
-		w->on_error(w->ctx, path, strerror(errno));
+		walk_error(ws, path, strerror(errno));
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof *names, compare_names);
@@ -435,10 +686,13 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 	struct walk_state ws;
 	memset(&ws, 0, sizeof ws);
 	ws.w = w;
+	unsigned jobs = w->out ? probe_jobs(w->out->jobs) : 1;
+	if (jobs > 1 && w->job_begin && w->job_end)
+		ws.pool = probe_pool_start(jobs, 16 * jobs);
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		if (kimg_file_stat(paths[i], &st, true) != 0) {
-			w->on_error(w->ctx, paths[i], strerror(errno));
+			walk_error(&ws, paths[i], strerror(errno));
 			continue;
 		}
 		if (S_ISDIR(st.st_mode))
@@ -446,6 +700,8 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 		else
 			walk_file(&ws, paths[i], true); /* named explicitly: pipes and devices are read too */
 	}
+	probe_pool_end(ws.pool);
+	ws.pool = NULL;
 	unread_report(&ws, &ws.zlib, "install zlib (Debian: zlib1g) or name it with KIMG_ZLIB");
 	unread_report(&ws, &ws.tar, "install libarchive (Debian: libarchive13) or name it with KIMG_LIBARCHIVE");
 	free(ws.zlib.paths);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -55,9 +56,9 @@ int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
 
 /* read() everything from fd; used where mmap cannot work (pipes, ttys,
  * character devices, procfs files that report size 0). */
-static int read_all(int fd, struct kimg_file *f, struct kimg_error *err)
+static int read_all(int fd, size_t first_cap, struct kimg_file *f, struct kimg_error *err)
 {
-	size_t cap = 1 << 16, len = 0;
+	size_t cap = first_cap, len = 0;
 	unsigned char *buf = malloc(cap);
 	if (!buf)
 		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
@@ -128,7 +129,7 @@ static void find_holes(int fd, uint64_t size, struct kimg_file *f)
 	}
 }
 
-int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err)
+static int file_open(const char *path, struct kimg_file *f, uint64_t read_below, struct kimg_error *err)
 {
 	memset(f, 0, sizeof *f);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -145,6 +146,9 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 	int rc = 0;
 	if (S_ISDIR(st.st_mode)) {
 		rc = kimg_error_set(err, -EISDIR, 0, "%s", strerror(EISDIR));
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < read_below) {
+		/* Room for one more byte: the read that sees the end needs no second buffer. */
+		rc = read_all(fd, (size_t)st.st_size + 1, f, err);
 	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED) {
@@ -166,10 +170,44 @@ int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err
 		int fl = fcntl(fd, F_GETFL);
 		if (fl >= 0)
 			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		rc = read_all(fd, f, err);
+		rc = read_all(fd, 1 << 16, f, err);
 	}
 	close(fd);
 	return rc;
+}
+
+int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err)
+{
+	return file_open(path, f, 0, err);
+}
+
+int kimg_file_open_small_read(const char *path, struct kimg_file *f, uint64_t read_below, struct kimg_error *err)
+{
+	return file_open(path, f, read_below, err);
+}
+
+void kimg_file_advise_random(const struct kimg_file *f)
+{
+	if (f->map)
+		(void)madvise(f->map, f->map_size, MADV_RANDOM);
+}
+
+void kimg_file_advise_normal(const struct kimg_file *f)
+{
+	if (f->map)
+		(void)madvise(f->map, f->map_size, MADV_NORMAL);
+}
+
+void kimg_file_will_need(struct kimg_span bytes)
+{
+	if (!bytes.data || bytes.size == 0)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095;
+	uintptr_t start = (uintptr_t)bytes.data & ~mask;
+	uintptr_t end = (uintptr_t)bytes.data + (uintptr_t)bytes.size;
+	/* Heap memory (zip members, pipes) answers EBADF or nothing: ignored. */
+	(void)madvise((void *)start, end - start, MADV_WILLNEED);
 }
 
 static void guard_remove(const struct kimg_file *f);
@@ -186,18 +224,24 @@ void kimg_file_close(struct kimg_file *f)
 }
 
 /* ---- SIGBUS guard (kimg_file_guard) ----
- * Process state, as sys/ may hold: the chain of active guards, innermost
- * first, each on its caller's stack. */
+ * Per thread (SIGBUS from a page fault is delivered to the thread that
+ * faulted): the chain of active guards, innermost first, each on its
+ * caller's stack. Process-wide: the handler, installed while any thread is
+ * inside a guard. */
 struct file_guard {
 	const struct kimg_file *f;
 	sigjmp_buf env;
 	struct file_guard *outer;
 };
-static struct file_guard *guards;
+static _Thread_local struct file_guard *guards;
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned handler_users; /* threads inside a guard, under handler_lock */
+static bool handler_installed;
 static struct sigaction previous_sigbus;
-/* Files added with kimg_file_guard_add, open until kimg_file_close. */
-static const struct kimg_file **extra;
-static size_t n_extra, cap_extra;
+/* Files added with kimg_file_guard_add, open until kimg_file_close (per
+ * thread: a file is opened, read and closed by one thread). */
+static _Thread_local const struct kimg_file **extra;
+static _Thread_local size_t n_extra, cap_extra;
 
 static bool holds(const struct kimg_file *f, const uint8_t *a)
 {
@@ -253,6 +297,47 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, &previous_sigbus, NULL);
 }
 
+/* The first thread to enter a guard installs the handler, the last to
+ * leave restores what was there. Returns false when it cannot be set. */
+static bool handler_enter(void)
+{
+	bool ok = true;
+	pthread_mutex_lock(&handler_lock);
+	if (handler_users == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		handler_installed = sigaction(SIGBUS, &sa, &previous_sigbus) == 0;
+	}
+	if (handler_installed)
+		handler_users++;
+	else
+		ok = false;
+	pthread_mutex_unlock(&handler_lock);
+	return ok;
+}
+
+static void handler_leave(void)
+{
+	pthread_mutex_lock(&handler_lock);
+	if (--handler_users == 0) {
+		sigaction(SIGBUS, &previous_sigbus, NULL);
+		handler_installed = false;
+	}
+	pthread_mutex_unlock(&handler_lock);
+}
+
+void kimg_file_guard_fail(void)
+{
+	struct file_guard *g = guards;
+	if (!g)
+		return;
+	guards = g->outer;
+	siglongjmp(g->env, 1);
+}
+
 int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx, struct kimg_error *err)
 {
 	if (!f->map) {
@@ -262,16 +347,9 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
 	struct file_guard g;
 	g.f = f;
 	g.outer = guards;
-	if (!guards) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_sigbus;
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGBUS, &sa, &previous_sigbus) != 0) {
-			fn(ctx); /* no guard possible: behave as before */
-			return 0;
-		}
+	if (!guards && !handler_enter()) {
+		fn(ctx); /* no guard possible: behave as before */
+		return 0;
 	}
 	/* volatile: read after siglongjmp */
 	volatile int failed = 0;
@@ -283,7 +361,7 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
 	}
 	guards = g.outer;
 	if (!guards)
-		sigaction(SIGBUS, &previous_sigbus, NULL);
+		handler_leave();
 	if (failed)
 		return kimg_error_set(err, -EIO, 0, "file changed while it was read");
 	return 0;

@@ -45,6 +45,26 @@ struct kimg_file {
  * empty instead of hanging. */
 int kimg_file_open(const char *path, struct kimg_file *f, struct kimg_error *err);
 
+/* Access hints for a mapped file (no-ops for anything else). The walk
+ * jumps from header to header, so readahead around each fault (128 KiB or
+ * more per fault, the whole file for a dense container) reads what no
+ * verdict needs: random access makes each fault read its page alone.
+ * Bytes about to be read whole (a compressed payload being decoded) are
+ * asked for in one request with kimg_file_will_need. */
+void kimg_file_advise_random(const struct kimg_file *f);
+/* Back to the kernel's default readahead (an input read front to back). */
+void kimg_file_advise_normal(const struct kimg_file *f);
+/* Start reading the pages of `bytes` (any part of a mapping) ahead. */
+void kimg_file_will_need(struct kimg_span bytes);
+
+/* The same, but a regular file smaller than read_below bytes is read into
+ * memory instead of mapped: a walk over a tree of many small files (a
+ * Python environment: tens of thousands of sources) then costs one read
+ * each instead of a mapping, a fault and an unmapping, which several
+ * threads of one process would also serialise on the address space. */
+#define KIMG_FILE_SMALL_READ ((uint64_t)64 << 10)
+int kimg_file_open_small_read(const char *path, struct kimg_file *f, uint64_t read_below, struct kimg_error *err);
+
 /* Release what kimg_file_open took; safe on a zeroed struct. */
 void kimg_file_close(struct kimg_file *f);
 
@@ -55,15 +75,24 @@ void kimg_file_close(struct kimg_file *f);
  * instead of killing the process. fn must expect to be left at any read
  * of f's bytes: what it allocated is then lost, what it wrote stays cut.
  * SIGBUS for other addresses keeps its previous disposition. Guards nest
- * (the innermost whose file holds the address wins). Process state: one
- * thread at a time, meant for kimg-probe, never for libkimg.so. Returns 0
+ * (the innermost whose file holds the address wins). Guards are per
+ * thread: several threads may each read their own files under their own
+ * guards (the handler is process state, installed while any is active);
+ * meant for kimg-probe, never for libkimg.so. Returns 0
  * when fn ran to its end (and for files that are not mapped). */
 int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx, struct kimg_error *err);
+
+/* Leave this thread's innermost active guard as a SIGBUS in its file
+ * would (kimg_file_guard returns -EIO): for a reader whose helper threads
+ * met the change under guards of their own. Returns only when there is
+ * no active guard. */
+void kimg_file_guard_fail(void);
 
 /* Another mapped file read under the innermost active guard, and later
  * ones until it is closed (thin archive members, read inside their
  * archive's walk): SIGBUS in it ends that guard the same way. Until
- * kimg_file_close. Returns 0, or -ENOMEM (then it is simply not guarded). */
+ * kimg_file_close, which must be called by the same thread. Returns 0, or
+ * -ENOMEM (then it is simply not guarded). */
 int kimg_file_guard_add(struct kimg_file *f);
 
 /* stat(2) (follow_links) or lstat(2) (not) with errno set on failure:

@@ -21,6 +21,15 @@
 __asm__(".symver dlopen,dlopen@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver dlsym,dlsym@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver dlclose,dlclose@" KIMG_SYS_GLIBC_BASE);
+/* The same move for the thread functions kimg-probe calls (its walk's
+ * workers, per-thread decode buffers, libraries loaded once): in
+ * libpthread.so.0 before 2.34, which the probe links explicitly. */
+__asm__(".symver pthread_create,pthread_create@" KIMG_SYS_GLIBC_BASE);
+__asm__(".symver pthread_join,pthread_join@" KIMG_SYS_GLIBC_BASE);
+__asm__(".symver pthread_once,pthread_once@" KIMG_SYS_GLIBC_BASE);
+__asm__(".symver pthread_key_create,pthread_key_create@" KIMG_SYS_GLIBC_BASE);
+__asm__(".symver pthread_getspecific,pthread_getspecific@" KIMG_SYS_GLIBC_BASE);
+__asm__(".symver pthread_setspecific,pthread_setspecific@" KIMG_SYS_GLIBC_BASE);
 #endif
 
 #endif

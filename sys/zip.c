@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,10 +88,17 @@ static int load_api(void)
 	return 1;
 }
 
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api_load_once(void)
+{
+	api_state = load_api();
+}
+
+/* Loaded once, whichever thread asks first (the probe's workers). */
 static bool api_ready(struct kimg_error *err)
 {
-	if (api_state == 0)
-		api_state = load_api();
+	pthread_once(&api_once, api_load_once);
 	if (api_state < 0) {
 		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot inflate: %s", api_why);
 		return false;

@@ -17,9 +17,12 @@
 #      still fail, -rdc verdicts equal the programs, scan equals cuobjdump (and --all, -all)
 #   9. kimg-probe doctor over the stock Python environment and the device's three readings
 #      (doctor_gpu.sh: 7 checks)
+#  10. environment speed (bench/env_bench.py, issue 15): check --sm native of python3's
+#      site-packages cold and warm against reading every file, -j 1 / 8 / 16: outputs identical
+#      to -j 1, goals (cold <= 0.1, warm <= 0.05 of the read) judged, KIMG_READAHEAD compared
 # Every part must end with "N passed, M failed", N > 0 and M = 0; the scripts assert their
-# own totals. The last line is "gpu suite: N passed, M failed in 9 parts".
-# KIMG_GPU_SKIP_SHIM / _MULTIRANK / _FALLBACK / _REACH / _HARDENING / _SITE / _DOCTOR=1 leave a part out, said, and fail the suite
+# own totals. The last line is "gpu suite: N passed, M failed in 10 parts".
+# KIMG_GPU_SKIP_SHIM / _MULTIRANK / _FALLBACK / _REACH / _HARDENING / _SITE / _DOCTOR / _ENV_SPEED=1 leave a part out, said, and fail the suite
 # anyway (a partial run is not a passing one) unless KIMG_GPU_ALLOW_PARTIAL=1.
 # Logs go to ${OUT:-build/gpu}.
 set -u
@@ -104,6 +107,11 @@ if [ "${KIMG_GPU_SKIP_DOCTOR:-0}" = 1 ]; then skip_part "kimg-probe doctor" KIMG
 	echo "== kimg-probe doctor and device readings"
 	BUILD="$BUILD" OUT="$LOGS" bash tests/gpu/doctor_gpu.sh >"$LOGS/doctor.log" 2>&1 || status=1
 	cat "$LOGS/doctor.log"; part doctor "$LOGS/doctor.log"
+fi
+if [ "${KIMG_GPU_SKIP_ENV_SPEED:-0}" = 1 ]; then skip_part "environment speed" KIMG_GPU_SKIP_ENV_SPEED; else
+	echo "== environment speed: check of site-packages vs reading it, cold and warm"
+	python3 bench/env_bench.py "$BUILD/kimg-probe" --site-packages --sm native --jobs 8,16 >"$LOGS/env_speed.log" 2>&1 || status=1
+	cat "$LOGS/env_speed.log"; part env_speed "$LOGS/env_speed.log"
 fi
 if [ "$left_out" -gt 0 ] && [ "${KIMG_GPU_ALLOW_PARTIAL:-0}" != 1 ]; then
 	echo "FAIL $left_out part(s) left out (KIMG_GPU_ALLOW_PARTIAL=1 to accept a partial run)"; status=1

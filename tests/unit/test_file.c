@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -249,6 +250,134 @@ START_TEST(nested_guards_the_shrunk_file_wins)
 }
 END_TEST
 
+/* issue 15: guards are per thread. Four threads each read their own file
+ * under their own guard at the same time; one file shrinks: only its
+ * thread's guard trips, the others run to their end, and the handler is
+ * gone once all have left. */
+struct thread_read {
+	struct kimg_file f;
+	struct shrink_ctx c;
+	bool shrink;
+	int rc;
+	pthread_barrier_t *together;
+};
+
+static void read_together(void *ctx)
+{
+	struct thread_read *t = ctx;
+	pthread_barrier_wait(t->together); /* every thread inside its guard */
+	if (t->shrink)
+		shrink_then_read(&t->c);
+	else
+		just_read(&t->c);
+}
+
+static void *guarded_reader(void *arg)
+{
+	struct thread_read *t = arg;
+	struct kimg_error err = { 0, 0, "" };
+	t->rc = kimg_file_guard(&t->f, read_together, t, &err);
+	return NULL;
+}
+
+START_TEST(threads_guard_their_own_files)
+{
+	static unsigned char data[1 << 16];
+	char path[4][256];
+	struct thread_read t[4];
+	pthread_t th[4];
+	pthread_barrier_t together;
+	struct kimg_error err = { 0, 0, "" };
+	memset(data, 0x11, sizeof data);
+	make_dir();
+	pthread_barrier_init(&together, NULL, 4);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path[i], sizeof path[i], "%s/thread%d.bin", dir, i);
+		write_file(path[i], data, sizeof data);
+		memset(&t[i], 0, sizeof t[i]);
+		ck_assert_int_eq(kimg_file_open(path[i], &t[i].f, &err), 0);
+		t[i].c = (struct shrink_ctx){ path[i], &t[i].f, 50000, 0, false };
+		t[i].shrink = i == 2;
+		t[i].rc = 12345;
+		t[i].together = &together;
+	}
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, guarded_reader, &t[i]), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(t[i].rc, i == 2 ? -EIO : 0);
+		ck_assert(t[i].c.reached_end == (i != 2));
+		kimg_file_close(&t[i].f);
+	}
+	struct sigaction now;
+	sigaction(SIGBUS, NULL, &now);
+	ck_assert(now.sa_handler == SIG_DFL);
+	pthread_barrier_destroy(&together);
+}
+END_TEST
+
+/* kimg_file_guard_fail leaves the innermost guard as a SIGBUS would; with
+ * no guard active it returns. */
+static void fail_here(void *ctx)
+{
+	bool *after = ctx;
+	kimg_file_guard_fail();
+	*after = true;
+}
+
+START_TEST(guard_fail_leaves_the_innermost_guard)
+{
+	static unsigned char data[8192];
+	char path[256];
+	make_dir();
+	snprintf(path, sizeof path, "%s/fail.bin", dir);
+	write_file(path, data, sizeof data);
+	struct kimg_file f;
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_file_open(path, &f, &err), 0);
+	bool after = false;
+	ck_assert_int_eq(kimg_file_guard(&f, fail_here, &after, &err), -EIO);
+	ck_assert(!after);
+	ck_assert_str_eq(err.what, "file changed while it was read");
+	kimg_file_guard_fail(); /* no guard: nothing happens */
+	struct sigaction now;
+	sigaction(SIGBUS, NULL, &now);
+	ck_assert(now.sa_handler == SIG_DFL);
+	kimg_file_close(&f);
+}
+END_TEST
+
+/* issue 15: in a walk, files below the threshold are read, not mapped;
+ * at the threshold and above they are mapped; the bytes are the same. */
+START_TEST(small_files_are_read_large_ones_mapped)
+{
+	char path[256];
+	static unsigned char data[KIMG_FILE_SMALL_READ + 1];
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (unsigned char)(i * 13 + 1);
+	make_dir();
+	snprintf(path, sizeof path, "%s/sized.bin", dir);
+	const size_t sizes[] = { 1, 10000, KIMG_FILE_SMALL_READ - 1, KIMG_FILE_SMALL_READ, KIMG_FILE_SMALL_READ + 1 };
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		write_file(path, data, sizes[k]);
+		struct kimg_file f;
+		struct kimg_error err = { 0, 0, "" };
+		ck_assert_int_eq(kimg_file_open_small_read(path, &f, KIMG_FILE_SMALL_READ, &err), 0);
+		ck_assert_uint_eq(f.bytes.size, sizes[k]);
+		ck_assert_int_eq(memcmp(f.bytes.data, data, sizes[k]), 0);
+		if (sizes[k] < KIMG_FILE_SMALL_READ) {
+			ck_assert_ptr_null(f.map);
+			ck_assert_ptr_nonnull(f.buf);
+		} else {
+			ck_assert_ptr_nonnull(f.map);
+			ck_assert_ptr_null(f.buf);
+		}
+		kimg_file_close(&f);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("file");
@@ -263,6 +392,9 @@ int main(void)
 	tcase_add_test(tc, close_of_a_zeroed_file_is_harmless);
 	tcase_add_test(tc, file_shrinking_while_read_is_eio_not_sigbus);
 	tcase_add_test(tc, nested_guards_the_shrunk_file_wins);
+	tcase_add_test(tc, threads_guard_their_own_files);
+	tcase_add_test(tc, guard_fail_leaves_the_innermost_guard);
+	tcase_add_test(tc, small_files_are_read_large_ones_mapped);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,0 +1,153 @@
+/* A small fixed pool of worker threads for independent inputs. Jobs run
+ * in any order on the workers; their finish step runs on the submitting
+ * thread in submission order, so whatever finish writes comes out as a
+ * one-thread run would write it. At most `window` jobs are in flight:
+ * submitting one more first finishes the oldest (memory stays bounded,
+ * and a slow file holds up output, never correctness). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "glibc_pins.h"
+#include "probe.h"
+
+struct probe_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work;             /* a job is pending, or stop */
+	pthread_cond_t done;             /* some job ran to its end */
+	struct probe_pool_job *pending, *pending_tail; /* not yet taken by a worker */
+	struct probe_pool_job **ring;    /* in flight, in submission order */
+	unsigned window, head, count;
+	bool stop;
+	pthread_t *threads;
+	unsigned n_threads;
+};
+
+static void *worker(void *arg)
+{
+	struct probe_pool *p = arg;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->pending && !p->stop)
+			pthread_cond_wait(&p->work, &p->lock);
+		if (!p->pending)
+			break;
+		struct probe_pool_job *job = p->pending;
+		p->pending = job->next;
+		if (!p->pending)
+			p->pending_tail = NULL;
+		pthread_mutex_unlock(&p->lock);
+		job->run(job);
+		pthread_mutex_lock(&p->lock);
+		job->done = true;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+struct probe_pool *probe_pool_start(unsigned threads, unsigned window)
+{
+	struct probe_pool *p = calloc(1, sizeof *p);
+	if (!p || threads == 0 || window == 0)
+		goto fail;
+	p->ring = calloc(window, sizeof *p->ring);
+	p->threads = calloc(threads, sizeof *p->threads);
+	if (!p->ring || !p->threads)
+		goto fail;
+	p->window = window;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	for (unsigned i = 0; i < threads; i++) {
+		if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
+			break;
+		p->n_threads++;
+	}
+	if (p->n_threads == 0) {
+		pthread_cond_destroy(&p->done);
+		pthread_cond_destroy(&p->work);
+		pthread_mutex_destroy(&p->lock);
+		goto fail;
+	}
+	return p;
+fail:
+	if (p) {
+		free(p->ring);
+		free(p->threads);
+		free(p);
+	}
+	return NULL;
+}
+
+/* Wait for the oldest job in flight and run its finish step. */
+static void finish_oldest(struct probe_pool *p)
+{
+	struct probe_pool_job *job = p->ring[p->head];
+	pthread_mutex_lock(&p->lock);
+	while (!job->done)
+		pthread_cond_wait(&p->done, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	p->head = (p->head + 1) % p->window;
+	p->count--;
+	job->finish(job);
+}
+
+void probe_pool_submit(struct probe_pool *p, struct probe_pool_job *job)
+{
+	if (p->count == p->window)
+		finish_oldest(p);
+	job->next = NULL;
+	job->done = false;
+	p->ring[(p->head + p->count) % p->window] = job;
+	p->count++;
+	pthread_mutex_lock(&p->lock);
+	if (p->pending_tail)
+		p->pending_tail->next = job;
+	else
+		p->pending = job;
+	p->pending_tail = job;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void probe_pool_end(struct probe_pool *p)
+{
+	if (!p)
+		return;
+	while (p->count)
+		finish_oldest(p);
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->n_threads; i++)
+		pthread_join(p->threads[i], NULL);
+	pthread_cond_destroy(&p->done);
+	pthread_cond_destroy(&p->work);
+	pthread_mutex_destroy(&p->lock);
+	free(p->ring);
+	free(p->threads);
+	free(p);
+}
+
+/* ---- how many threads ---- */
+
+static unsigned default_jobs;    /* $KIMG_JOBS (main), 0: by the machine */
+
+void probe_set_default_jobs(unsigned n)
+{
+	default_jobs = n;
+}
+
+unsigned probe_jobs(unsigned asked)
+{
+	if (asked)
+		return asked;
+	if (default_jobs)
+		return default_jobs;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n > PROBE_JOBS_DEFAULT_MAX ? PROBE_JOBS_DEFAULT_MAX : (unsigned)n;
+}

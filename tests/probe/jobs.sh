@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# kimg-probe -j N (worker threads): the output of every thread count is the
+# one-thread output byte for byte (stdout, stderr, exit status), on the
+# fixtures tree and on a tree of many copies with problems mixed in
+# (unreadable entries, a dangling link, garbage named explicitly, a zip);
+# a file cut while a worker reads it is an error of that file alone; bad
+# -j / KIMG_JOBS values are usage errors. The oracle is -j 1, the walk
+# without threads (the code path of kimg before threads).
+. "$(dirname "$0")/lib.bash"
+
+# ---- a tree of many copies, with problems in it ----
+tree=$TMP/tree
+mkdir -p "$tree"
+small=$(find "$(cd "$FX" && pwd)" -maxdepth 1 -type f -size -400k | sort)
+for i in $(seq -w 0 39); do
+	mkdir -p "$tree/d$i/sub"
+	for f in $small; do
+		if [ $((10#$i % 4)) -eq 0 ]; then cp "$f" "$tree/d$i/"; else ln -s "$f" "$tree/d$i/$(basename "$f")"; fi
+	done
+	cp "$FX/multi_exe" "$tree/d$i/sub/exe$i"
+	printf 'not device code %s\n' "$i" >"$tree/d$i/sub/notes.txt"
+done
+ln -s "$TMP/nowhere" "$tree/d07/dangling"          # listing problem: between files of d07
+ln -s "$tree/d03" "$tree/d05/loop"                 # symlinked directory: not followed
+python3 - "$tree/d11/pkg.whl" "$FX/multi_exe" "$FX/sm80.cubin" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    z.write(sys.argv[2], "pkg/lib/libm.so")
+    z.write(sys.argv[3], "pkg/k.cubin")
+PY
+printf 'garbage' >"$TMP/garbage.bin"
+n_files=$(find "$tree" \( -type f -o -type l \) | wc -l)
+[ "$n_files" -gt 400 ] && ok "tree of many copies: $n_files files" || bad "tree too small: $n_files files"
+
+# same_runs WHAT ARGS...: -j 1 is the oracle; -j 2, -j 4, -j 7 and KIMG_JOBS=3 must match it.
+same_runs() {
+	local what=$1; shift
+	"$PROBE" "$@" -j 1 >"$TMP/o1" 2>"$TMP/e1"
+	local rc1=$? diff=""
+	for j in 2 4 7; do
+		"$PROBE" "$@" -j "$j" >"$TMP/oN" 2>"$TMP/eN"
+		local rcN=$?
+		cmp -s "$TMP/o1" "$TMP/oN" || diff="$diff stdout(-j $j)"
+		cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff stderr(-j $j)"
+		[ "$rc1" -eq "$rcN" ] || diff="$diff exit(-j $j: $rcN, -j 1: $rc1)"
+	done
+	KIMG_JOBS=3 "$PROBE" "$@" >"$TMP/oN" 2>"$TMP/eN"
+	cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff KIMG_JOBS=3"
+	# the access advice changes what is read ahead, never what is found
+	KIMG_READAHEAD=kernel "$PROBE" "$@" -j 4 >"$TMP/oN" 2>"$TMP/eN"
+	cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff KIMG_READAHEAD=kernel"
+	KIMG_READAHEAD=none "$PROBE" "$@" -j 3 >"$TMP/oN" 2>"$TMP/eN"
+	cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff KIMG_READAHEAD=none"
+	if [ -z "$diff" ]; then ok "$what: -j 2/4/7, KIMG_JOBS=3, KIMG_READAHEAD=kernel/none identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)"
+	else bad "$what: differs from -j 1:$diff"; fi
+}
+
+for tgt in "$FX" "$tree $TMP/garbage.bin $TMP/missing $FX/sm80.cubin"; do
+	name=$([ "$tgt" = "$FX" ] && echo fixtures || echo "many copies")
+	# shellcheck disable=SC2086
+	{
+		same_runs "$name: scan" scan $tgt
+		same_runs "$name: scan --json" scan --json $tgt
+		same_runs "$name: scan --kernels --all" scan --kernels --all $tgt
+		same_runs "$name: scan --json --kernels --deep" scan --json --kernels --deep $tgt
+		same_runs "$name: check" check --sm 8.0,9.0 $tgt
+		same_runs "$name: check --json" check --json --sm 8.0,12.0 $tgt
+		same_runs "$name: check --json --all --strict" check --json --all --strict --sm 10.0 $tgt
+	}
+done
+
+# The oracle's own sanity: the many-copies JSON lists every file with
+# device code once, in sorted walk order, and the problems are there.
+run "$PROBE" scan --json -j 4 "$tree" "$TMP/garbage.bin"
+expect_rc 2 "many copies: exit 2 (a dangling link, garbage)"
+expect_json "many copies: 40 copies of multi_exe, in walk order" \
+	"[f['path'] for f in d['files'] if f['path'].endswith('/sub/exe' + f['path'][-2:])] == ['$tree/d%02d/sub/exe%02d' % (i, i) for i in range(40)]"
+expect_json "many copies: the zip's members read" \
+	"sum(1 for f in d['files'] if f['path'].startswith('$tree/d11/pkg.whl!/')) == 2"
+expect_json "many copies: the dangling link and the garbage are errors" \
+	"[f['path'] for f in d['files'] if f['error']] == ['$tree/d07/dangling', '$TMP/garbage.bin']"
+expect_json "many copies: paths sorted as the walk lists them" \
+	"(lambda ps: len(ps) > 300 and ps == sorted(ps, key=lambda p: p.split('/')))([f['path'] for f in d['files'] if f['path'].startswith('$tree/') and '!/' not in f['path']])"
+
+# ---- a file cut while a worker reads it ----
+mkdir -p "$TMP/shrink"
+if gcc -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
+	cp "$FX/multi_exe" "$TMP/shrink/victim"
+	for how in "scan" "check --json --sm 9.0"; do
+		for j in 1 4; do
+			cp "$FX/multi_exe" "$TMP/shrink/victim"
+			# shellcheck disable=SC2086
+			SHRINK_PATH="$TMP/shrink/victim" SHRINK_TO=4096 LD_PRELOAD="$TMP/shrink/shrink.so" \
+				"$PROBE" $how -j $j "$tree/d00" "$TMP/shrink/victim" "$tree/d01" >"$TMP/shrink/o$j" 2>"$TMP/shrink/e$j"
+			echo "exit $?" >>"$TMP/shrink/o$j"
+		done
+		if cmp -s "$TMP/shrink/o1" "$TMP/shrink/o4" && cmp -s "$TMP/shrink/e1" "$TMP/shrink/e4" &&
+			grep -qF "kimg-probe: $TMP/shrink/victim: file changed while it was read" "$TMP/shrink/e4" &&
+			grep -qx "exit 2" "$TMP/shrink/o4"; then
+			ok "$how: a file cut while a worker reads it: its error alone, output as -j 1"
+		else
+			bad "$how: cut file under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/e4")"
+		fi
+	done
+else
+	bad "cannot build tests/probe/src/shrink_on_map.c: $(head -c 300 "$TMP/shrink/build.log")"
+fi
+
+# ---- packages: the by-package table and CUDA libraries, as -j 1 ----
+# Six pip packages with device code and a CUDA runtime by name; owners are
+# looked up by the workers (one at a time) and counted in walk order.
+sp=$TMP/site/lib/python3.12/site-packages
+for i in 1 2 3 4 5 6; do
+	mkdir -p "$sp/pkg$i/lib" "$sp/pkg$i-0.$i.dist-info"
+	cp "$FX/sm80.cubin" "$sp/pkg$i/lib/k$i.cubin"
+	cp "$FX/libtwo.so" "$sp/pkg$i/lib/libtwo$i.so"
+	printf 'pkg%s/lib/k%s.cubin,,\npkg%s/lib/libtwo%s.so,,\n' $i $i $i $i >"$sp/pkg$i-0.$i.dist-info/RECORD"
+	echo pip >"$sp/pkg$i-0.$i.dist-info/INSTALLER"
+done
+mkdir -p "$sp/nvidia/cuda_runtime/lib"
+cp "$FX/libtwo.so" "$sp/nvidia/cuda_runtime/lib/libcudart.so.13"
+cp "$FX/multi_exe" "$sp/unowned_exe"
+same_runs "packages: check (by-package table)" check --sm 9.0,12.0 --driver 12.4 "$TMP/site"
+same_runs "packages: check --json" check --json --sm 9.0 --driver 12.4 "$TMP/site"
+run "$PROBE" check --sm 9.0 --driver 12.4 -j 4 "$TMP/site"
+expect_grep "packages: the table names the packages" "$TMP/out" "pkg6"
+
+# ---- one large input: its link-stub tests on helper threads ----
+# 48 modules in one static archive (12 of them device-link stubs, 24 that
+# cannot run on 12.0): above the 16 tests that make a worker spread them.
+mkdir -p "$TMP/ar"
+for i in $(seq -w 0 11); do
+	cp "$FX/tu_a.o" "$TMP/ar/a$i.o"
+	cp "$FX/tu_b.o" "$TMP/ar/b$i.o"
+	cp "$FX/sm80_exe" "$TMP/ar/x$i.o"
+done
+(cd "$TMP/ar" && ar rc many.a a*.o b*.o x*.o)
+run "$PROBE" check --json --sm 12.0 -j 1 "$TMP/ar/many.a"
+expect_json "many-module archive: 48 modules, 12 stubs, 24 that cannot run (-j 1)" \
+	"(len(d['files'][0]['modules']), sum(m['link_stub'] for m in d['files'][0]['modules']), sum(any(v['outcome'] == 'cannot_run' for v in m['verdicts']) for m in d['files'][0]['modules'])) == (48, 12, 24)"
+same_runs "many-module archive: check" check --sm 12.0 "$TMP/ar/many.a" "$FX/sm80.cubin"
+same_runs "many-module archive: check --json" check --json --sm 12.0,9.0 "$TMP/ar/many.a" "$FX/sm80.cubin"
+
+# The archive is cut after its headers were read, just before the first
+# helper starts (thread 5 under -j 4: 4 workers first): the helpers meet
+# the change, and the archive ends as "file changed", the next file is read.
+if gcc -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
+	for how in "check --sm 12.0" "check --json --sm 12.0"; do
+		cp "$TMP/ar/many.a" "$TMP/ar/victim.a"
+		# shellcheck disable=SC2086
+		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=5 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
+			run "$PROBE" $how -j 4 "$TMP/ar/victim.a" "$FX/sm120.cubin"
+		expect_rc 2 "$how: archive cut under its helpers"
+		expect_grep "$how: the archive named" "$TMP/err" "kimg-probe: $TMP/ar/victim.a: file changed while it was read"
+		[ "$(stat -c %s "$TMP/ar/victim.a")" -eq 4096 ] && ok "$how: the cut happened" || bad "$how: the file was not cut"
+		case $how in
+		*--json*) expect_json "$how: JSON valid, the archive an error, the next file read" \
+			"d['files'][0]['error'] == 'file changed while it was read' and d['files'][-1]['path'].endswith('sm120.cubin') and d['files'][-1]['error'] is None" ;;
+		*) expect_grep "$how: the next file is read" "$TMP/out" "$FX/sm120.cubin: 1 module" ;;
+		esac
+	done
+else
+	bad "cannot build tests/probe/src/shrink_on_thread.c: $(head -c 300 "$TMP/ar/build.log")"
+fi
+
+# ---- bad thread counts ----
+for arg in "-j 0" "-j x" "--jobs=300" "-j -3" "-j1x"; do
+	# shellcheck disable=SC2086
+	run "$PROBE" scan $arg "$FX/sm80.cubin"
+	expect_rc 2 "scan $arg refused"
+	expect_grep "scan $arg: the message" "$TMP/err" "-j takes a number of threads from 1 to 256"
+done
+run "$PROBE" check --sm 9.0 "$FX/sm80.cubin" -j
+expect_rc 2 "check with -j last, no N"
+expect_grep "check -j without N: the message" "$TMP/err" "-j needs a number of threads"
+for v in 0 many -2; do
+	KIMG_JOBS=$v run "$PROBE" scan "$FX/sm80.cubin"
+	expect_rc 2 "KIMG_JOBS=$v refused"
+	expect_grep "KIMG_JOBS=$v: the message" "$TMP/err" "KIMG_JOBS='$v': expected a number of threads"
+done
+KIMG_READAHEAD=always run "$PROBE" scan "$FX/sm80.cubin"
+expect_rc 2 "KIMG_READAHEAD=always refused"
+expect_grep "KIMG_READAHEAD=always: the message" "$TMP/err" "KIMG_READAHEAD='always': expected a size read ahead of each header (default 128K), 'none' or 'kernel'"
+run "$PROBE" scan --jobs=3 "$FX/sm80.cubin"
+expect_rc 0 "scan --jobs=3 accepted"
+run "$PROBE" scan -j3 "$FX/sm80.cubin"
+expect_rc 0 "scan -j3 accepted"
+
+finish
