@@ -1,7 +1,7 @@
 /* Device ELF (cubin) reader.
  *
  * Checks, in order: ELF64 little-endian EM_CUDA header, the CUDA ELF ABI
- * (fatbin-format.md §8), the section header table (with extended numbering,
+ * (docs/format.md §8), the section header table (with extended numbering,
  * §9), every section's extent, the section-name table; then walks .symtab
  * for kernel entries (§10). Nothing is trusted before it is checked, every
  * read goes through core/span.h, and sums are done in 64 bits.
@@ -16,7 +16,7 @@
 #include <limits.h>
 #include <string.h>
 
-/* ELF constants (System V gABI); CUDA-specific ones from fatbin-format.md §8/§10. */
+/* ELF constants (System V gABI); CUDA-specific ones from docs/format.md §8/§10. */
 #define EHDR_SIZE 64
 #define SHDR_SIZE 64
 #define PHDR_SIZE 56

@@ -1,5 +1,5 @@
 /* Device ELF (cubin) reader: both CUDA ELF ABIs, SM number, kernel entries.
- * Reference: shared/reference/fatbin-format.md sections 8 and 10. */
+ * Reference: docs/format.md sections 8 and 10. */
 #ifndef KIMG_CUBIN_H
 #define KIMG_CUBIN_H
 

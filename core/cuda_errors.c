@@ -1,4 +1,4 @@
-/* CUresult / cudaError_t numbers kimg explains: compat-rules.md §9.
+/* CUresult / cudaError_t numbers kimg explains: docs/rules.md §9.
  * Driver and runtime numbers are identical since CUDA 10.1; a NULL name
  * means that API has no such code (98 and 35 are runtime-only). */
 #include <stddef.h>
@@ -88,7 +88,7 @@ const char *kimg_cuda_error_text(int code)
 }
 
 /* What the driver means by each image-class code when the image rules alone
- * do not explain it (compat-rules.md §1, §5; fatbin-format.md §6, §13). */
+ * do not explain it (docs/rules.md §1, §5; docs/format.md §6, §13). */
 static const struct {
 	int code;
 	const char *cause;

@@ -1,4 +1,4 @@
-/* CUresult / cudaError_t numbers kimg explains (compat-rules.md section 9). */
+/* CUresult / cudaError_t numbers kimg explains (docs/rules.md section 9). */
 #ifndef KIMG_CUDA_ERRORS_H
 #define KIMG_CUDA_ERRORS_H
 

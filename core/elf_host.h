@@ -3,8 +3,8 @@
  * elf_symbols.c (function names for stack frames). Internal: hidden like
  * everything not marked for export.
  *
- * kimg_host_elf_open validates, in order (STYLE §5): the ELF header, the
- * section header table (extended numbering, fatbin-format.md §9), the
+ * kimg_host_elf_open validates, in order (docs/design.md §5): the ELF header, the
+ * section header table (extended numbering, docs/format.md §9), the
  * section-name table and every section's name offset. After it succeeds
  * the accessors below never read outside the table. */
 #ifndef KIMG_ELF_HOST_H

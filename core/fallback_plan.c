@@ -168,7 +168,7 @@ int kimg_fallback_plan(const struct kimg_image *imgs, size_t n, const struct kim
 	plan->lowers_isa = best.lowers_isa;
 	plan->lowers_target = best.lowers_target;
 	/* The entry's own ISA when it stays: a .version that nvFatbin stripped
-	 * from the text is put back from the header (fatbin-format.md §11). */
+	 * from the text is put back from the header (docs/format.md §11). */
 	plan->new_isa = best.lowers_isa ? kimg_driver_max_ptx_isa(dev->driver_version) : img->ptx_isa;
 	plan->new_sm = best.lowers_target ? dev->cc.sm : 0;
 	return 0;

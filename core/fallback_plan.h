@@ -3,7 +3,7 @@
  * for the module and how it must be rewritten, then build that stand-in
  * (plain, NUL-terminated PTX text) from the image.
  *
- * Deciding follows the rules of compat-rules.md: an image the rules reject
+ * Deciding follows the rules of docs/rules.md: an image the rules reject
  * only for its .target (P2, P3) or its .version (P4) is made acceptable by
  * lowering those values (ptx_rewrite.h); CUDA_DISABLE_PTX_JIT (P6) and a
  * module without PTX cannot be rescued. Lowering does not make the code

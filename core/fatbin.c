@@ -1,5 +1,5 @@
 /* Fatbin container and entry parser.
- * Layout: shared/reference/fatbin-format.md §4 (container), §5 (entry),
+ * Layout: docs/format.md §4 (container), §5 (entry),
  * §6 (compression), §7 (flags), §9 (walking rules). Every read goes through
  * core/span.h; nothing is allocated, so the shim may call this on its cold
  * path inside a failing CUDA call. */

@@ -1,5 +1,5 @@
 /* Fatbin containers (magic 0xBA55ED50) and their entries.
- * Layout and flags: shared/reference/fatbin-format.md sections 4 to 7.
+ * Layout and flags: docs/format.md sections 4 to 7.
  *
  * Iteration is cursor based and allocation free, so the shim can walk a
  * registered fatbin on its cold path without touching the heap. */

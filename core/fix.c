@@ -1,4 +1,4 @@
-/* The fix generator: compat-rules.md §8 ("Fix table", "Verdict wording by
+/* The fix generator: docs/rules.md §8 ("Fix table", "Verdict wording by
  * case") as data. A case is picked from the module verdict by one table,
  * build settings come from the per-CC table, and the advice sentence is a
  * template whose {names} are filled from the device and the images. */

@@ -1,4 +1,4 @@
-/* GPU product name -> compute capability, compat-rules.md §6 ([doc GPUS],
+/* GPU product name -> compute capability, docs/rules.md §6 ([doc GPUS],
  * [doc LEGACY]). Names are matched after normalisation (gpus.h); aliases
  * cover the names the driver itself reports (Jetson: "Orin", "NVIDIA Tegra
  * X1"). */

@@ -1,4 +1,4 @@
-/* GPU product names -> compute capability (compat-rules.md section 6). */
+/* GPU product names -> compute capability (docs/rules.md section 6). */
 #ifndef KIMG_GPUS_H
 #define KIMG_GPUS_H
 

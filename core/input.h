@@ -54,7 +54,7 @@ const char *kimg_module_origin_name(enum kimg_module_origin origin);
 enum kimg_input_flag {
 	/* Also search loaded data sections (.rodata, .lrodata, vendor sections
 	 * such as libcublasLt's .cask_resource) for containers stored as plain
-	 * data, loaded at run time through cuModuleLoadData (fatbin-format.md
+	 * data, loaded at run time through cuModuleLoadData (docs/format.md
 	 * §1, §9). They yield KIMG_ORIGIN_SCAN modules. Off by default: cuobjdump
 	 * --list-elf/--list-ptx does not list them, and it reads every byte of
 	 * those sections (156 MB in libcublasLt.so.13). */

@@ -1,5 +1,5 @@
 /* Device code inside host ELF files (executables, shared objects, .o).
- * Where it lives: shared/reference/fatbin-format.md §1, §2, §9.
+ * Where it lives: docs/format.md §1, §2, §9.
  *
  * Must stay fast on libtorch_cuda.so (456 MB, ~2,800 cubins in a 298 MB
  * .nv_fatbin): only ELF headers, container headers, the bytes between

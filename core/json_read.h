@@ -2,7 +2,7 @@
  * tree of nodes kept in a caller-supplied arena. It exists for
  * `kimg-probe summarize`, which reads the JSON Lines that libkimg.so wrote,
  * possibly on other hosts and possibly damaged (a killed rank leaves half a
- * line), so every byte is treated as untrusted (STYLE.md section 5).
+ * line), so every byte is treated as untrusted (docs/design.md section 5).
  *
  * Bounds: nesting depth (kimg_jdoc.max_depth, default KIMG_JSON_READ_DEPTH)
  * and the arena: nodes and decoded strings are carved from it and nothing

@@ -1,12 +1,12 @@
 /* Plain payload of an image (core/payload.h). Compressed entries must
- * decode to exactly their declared size (STYLE §5): a short or long result
+ * decode to exactly their declared size (docs/design.md §5): a short or long result
  * means the header lies, and nothing downstream should parse it. */
 #include "payload.h"
 
 #include <errno.h>
 #include <limits.h>
 
-static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd }; /* fatbin-format.md §6 */
+static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd }; /* docs/format.md §6 */
 
 int kimg_payload_check_size(const struct kimg_image *img, struct kimg_error *err)
 {

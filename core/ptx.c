@@ -1,7 +1,7 @@
 /* PTX reader: the .version, the highest .target and the .entry names.
  * The lexing lives in ptx_scan.c; this file only folds its directives into
  * struct kimg_ptx_info or hands entry names to the caller.
- * Reference: fatbin-format.md §11, compat-rules.md P4 (ISA) and P7 (targets). */
+ * Reference: docs/format.md §11, docs/rules.md P4 (ISA) and P7 (targets). */
 #include "ptx.h"
 
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* PTX text reader: .version, .target, .entry names.
- * Reference: shared/reference/fatbin-format.md section 11, compat-rules.md P7. */
+ * Reference: docs/format.md section 11, docs/rules.md P7. */
 #ifndef KIMG_PTX_H
 #define KIMG_PTX_H
 

@@ -6,7 +6,7 @@
  * comments and strings included, is copied unchanged. Lowering does not
  * make the code valid for the lower target: ptxas still rejects
  * instructions the lower ISA or SM lacks, and code gated on __CUDA_ARCH__
- * keeps the path compiled for the original target (compat-rules.md §3). */
+ * keeps the path compiled for the original target (docs/rules.md §3). */
 #ifndef KIMG_PTX_REWRITE_H
 #define KIMG_PTX_REWRITE_H
 
@@ -24,7 +24,7 @@ struct kimg_ptx_rewrite_info {
 	struct kimg_arch old_target;    /* highest .target before (P7); sm 0 when absent */
 	struct kimg_arch new_target;    /* highest .target after */
 	bool version_lowered;           /* the .version value was replaced */
-	bool version_inserted;          /* a .version line was added (nvFatbin strips it, fatbin-format.md §11) */
+	bool version_inserted;          /* a .version line was added (nvFatbin strips it, docs/format.md §11) */
 	uint32_t targets_lowered;       /* number of .target items replaced */
 	bool changed;                   /* output differs from input */
 };

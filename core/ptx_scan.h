@@ -3,8 +3,8 @@
  * Walks PTX text token by token, skipping // and block comments and string
  * literals, and reports the few module-level directives kimg reads, with
  * the exact byte range of their values so that the rewriter can replace
- * them without touching anything else. Reference: fatbin-format.md §11,
- * compat-rules.md P4/P7, PTX ISA "Directives" (.version, .target, .entry). */
+ * them without touching anything else. Reference: docs/format.md §11,
+ * docs/rules.md P4/P7, PTX ISA "Directives" (.version, .target, .entry). */
 #ifndef KIMG_PTX_SCAN_H
 #define KIMG_PTX_SCAN_H
 

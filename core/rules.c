@@ -1,5 +1,5 @@
 /* Applies the decision table of rules_tables.c to one image, and the
- * driver's selection (compat-rules.md §1) to a module. Pure: no state,
+ * driver's selection (docs/rules.md §1) to a module. Pure: no state,
  * no allocation, no I/O. */
 #include "rules_tables.h"
 
@@ -43,7 +43,7 @@ void kimg_rules_check_image(const struct kimg_image *img, const struct kimg_devi
  * SM not above the device (after Thor renumbering); on a tie the most
  * specific code, `a` over `f` over plain, since feature sets nest
  * baseline ⊂ f ⊂ a (§2.2); then the first in file order. NVIDIA documents
- * only "cubin over PTX"; the rest follows fatbin-format.md §13 (unverified). */
+ * only "cubin over PTX"; the rest follows docs/format.md §13 (unverified). */
 static unsigned selection_key(const struct kimg_image *img, const struct kimg_device *dev)
 {
 	static const unsigned variant_pref[KIMG_VARIANT_COUNT] = {

@@ -1,6 +1,6 @@
 /* Compatibility rules: can this image, or this module, run on this device?
  * The rules are data tables (rules_tables.c) applied in the driver's order
- * (shared/reference/compat-rules.md section 1); every verdict names the
+ * (docs/rules.md section 1); every verdict names the
  * table row that decided it. */
 #ifndef KIMG_RULES_H
 #define KIMG_RULES_H
@@ -18,7 +18,7 @@ enum kimg_outcome {
 };
 
 /* Why an image (or a module) fits or does not. Rule keys in brackets refer
- * to compat-rules.md. */
+ * to docs/rules.md. */
 enum kimg_reason {
 	KIMG_REASON_FITS = 0,            /* usable */
 	KIMG_REASON_DIFFERENT_MAJOR,     /* cubin of another major [S1] */

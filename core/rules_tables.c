@@ -1,5 +1,5 @@
 /* The compatibility facts as data. Every row names its source in
- * shared/reference/compat-rules.md (sections in brackets); rules.c and
+ * docs/rules.md (sections in brackets); rules.c and
  * fix.c only loop over these tables. [V] marks facts verified on an H200
  * with CUDA 13.0 / driver 580 (see that document). */
 #include "rules_tables.h"
@@ -148,7 +148,7 @@ static int isa_table_newest_cuda(void)
 }
 
 /* ---- toolkit targets [§7, §2.2, §4 "new targets"] ----
- * First toolkits of 5.x/6.x are not in compat-rules.md (it says "<= 9.x");
+ * First toolkits of 5.x/6.x are not in docs/rules.md (it says "<= 9.x");
  * the values are NVIDIA's release notes for CUDA 6.0/6.5/7.0/8.0. */
 #define TT(s, v, first, last, src) { s, KIMG_VARIANT_##v, first, last, src }
 static const struct kimg_toolkit_target toolkit_targets[] = {
@@ -315,7 +315,7 @@ static bool ptx_any(const struct kimg_rule_ctx *c) { return is_ptx(c); }
 
 #define ROW(k, pred, out, why) { k, pred, KIMG_OUTCOME_##out, KIMG_REASON_##why }
 static const struct kimg_rule_row rule_rows[] = {
-	/* LTO-IR and unknown entries are linker input, never loaded [fatbin-format.md §5, §13] */
+	/* LTO-IR and unknown entries are linker input, never loaded [docs/format.md §5, §13] */
 	ROW("L1", not_loadable, CANNOT_RUN, NOT_LOADABLE),
 	/* §1 step 1: cubins under S1-S4 */
 	ROW("S3", sass_a_other_cc, CANNOT_RUN, ARCH_SPECIFIC),    /* a: exactly one CC [§2 S3] */

@@ -1,4 +1,4 @@
-/* Internal: the compatibility facts of shared/reference/compat-rules.md as
+/* Internal: the compatibility facts of docs/rules.md as
  * const tables, and the accessors rules.c and fix.c use to read them.
  * Nothing here is part of the public API; rules.h and fix.h are. */
 #ifndef KIMG_RULES_TABLES_H
@@ -12,7 +12,7 @@
 #include "image.h"
 #include "rules.h"
 
-/* ---- per-image decision order (compat-rules.md §1, §2, §3) ---- */
+/* ---- per-image decision order (docs/rules.md §1, §2, §3) ---- */
 
 /* What a decision row may look at: the image, the device and the values
  * derived once per check so the predicates stay one-liners. */
@@ -26,7 +26,7 @@ struct kimg_rule_ctx {
 };
 
 struct kimg_rule_row {
-	const char *key;                 /* "S1", "P4", ... (compat-rules.md) */
+	const char *key;                 /* "S1", "P4", ... (docs/rules.md) */
 	bool (*applies)(const struct kimg_rule_ctx *ctx);
 	enum kimg_outcome outcome;
 	enum kimg_reason reason;
@@ -44,7 +44,7 @@ size_t kimg_rules_decide(const struct kimg_image *img, const struct kimg_device 
 /* ---- facts the predicates and the fix generator read ---- */
 
 /* SM an image is judged as on this device: the Thor renumbering
- * (sm_101* became sm_110* with PTX ISA 9.0, compat-rules.md §2.1/§2.2)
+ * (sm_101* became sm_110* with PTX ISA 9.0, docs/rules.md §2.1/§2.2)
  * lets sm_101, sm_101a and sm_101f code run on an 11.0 device. */
 unsigned kimg_sm_alias(unsigned img_sm, unsigned dev_sm);
 
@@ -52,7 +52,7 @@ unsigned kimg_sm_alias(unsigned img_sm, unsigned dev_sm);
 bool kimg_family_covers(unsigned family_sm, unsigned dev_sm);
 
 /* Rank of a module-level failure reason: higher is more telling
- * (compat-rules.md §1: 223 over 222 over 209). */
+ * (docs/rules.md §1: 223 over 222 over 209). */
 int kimg_reason_rank(enum kimg_reason reason);
 
 /* Expected CUresult for an image that cannot run for this reason. */

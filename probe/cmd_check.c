@@ -67,7 +67,7 @@ static const char check_help[] =
 	"driver and the fixes.\n"
 	"\n"
 	"Modules that are device-link stubs (every image a cubin without kernels,\n"
-	"as CUDA 13 executables carry; fatbin-format.md section 2) are reported as\n"
+	"as CUDA 13 executables carry; docs/format.md section 2) are reported as\n"
 	"such and never make the check fail. A stub is detected only for modules\n"
 	"that would otherwise fail, since it needs the cubins' symbol tables.\n"
 	"\n"

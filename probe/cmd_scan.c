@@ -121,7 +121,7 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 			continue;
 		unsigned count = 1;
 		/* Fold later identical entries (a linked program can hold two
-		 * cubins per gencode, fatbin-format.md section 8) unless kernel
+		 * cubins per gencode, docs/format.md section 8) unless kernel
 		 * names were asked for: those are listed per entry. */
 		for (size_t k = i + 1; shown && !s->kernels && k < m->n_imgs; k++)
 			if (!shown[k] && same_image(&m->imgs[i], &m->imgs[k])) {

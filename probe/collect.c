@@ -67,7 +67,7 @@ static void read_ahead(struct ahead *a, struct kimg_span in, uint64_t at)
 }
 
 /* Fatbin module: one image per entry header. A malformed entry stops this
- * container (fatbin-format.md section 9) and is recorded on the module. */
+ * container (docs/format.md section 9) and is recorded on the module. */
 static int collect_fatbin(struct probe_module *m, struct kimg_span bytes)
 {
 	struct kimg_fatbin fb;

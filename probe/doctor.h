@@ -30,7 +30,7 @@ struct doc_fail {              /* one module that cannot run on one target */
 	unsigned long module;      /* index in the file, from 1 */
 	int target;
 	enum kimg_reason reason;
-	const char *rule;          /* the module rule (compat-rules.md: "S1") */
+	const char *rule;          /* the module rule (docs/rules.md: "S1") */
 	const char *file_rule;     /* the file-level rule ("F0", "R2"), or NULL */
 	int expected_error;
 	struct kimg_fix fix;

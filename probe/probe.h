@@ -228,7 +228,7 @@ void probe_set_payload_limit(uint64_t bytes); /* main: $KIMG_PAYLOAD_LIMIT */
 int probe_image_kernels(const struct kimg_image *img, int (*fn)(void *, const char *, size_t),
 			void *ctx, struct kimg_error *err);
 /* Device-link stub: no PTX and every image a cubin without kernels
- * (fatbin-format.md section 2). Reads payloads: call only when needed. */
+ * (docs/format.md section 2). Reads payloads: call only when needed. */
 bool probe_module_is_link_stub(const struct probe_module *m);
 
 /* ---- targets for check (targets.c) ---- */

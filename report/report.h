@@ -1,7 +1,7 @@
 /* The shim's report model and its two renderers (text for people, JSON
  * Lines for machines). The model is filled by shim/diagnose.c from the core
  * verdicts; the renderers only format it, they never re-derive a verdict
- * (STYLE.md section 1). JSON keys are documented in docs/report-json.md.
+ * (docs/design.md section 1). JSON keys are documented in docs/report-json.md.
  *
  * Everything is fixed size so the shim can fill one without the heap. */
 #ifndef KIMG_REPORT_H

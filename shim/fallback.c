@@ -5,7 +5,7 @@
  * same reading when the fallback does not take the module.
  *
  * Why the JIT is forced at load: with lazy loading (the default since
- * CUDA 12.2, cuda-loading.md §5) the driver compiles PTX at the first
+ * CUDA 12.2, docs/loading.md §5) the driver compiles PTX at the first
  * kernel lookup, so a rejection would surface at some later call with the
  * rewritten module already handed out. Looking up the module's first
  * kernel here makes the JIT happen inside the measured window, and a

@@ -41,7 +41,7 @@ static inline bool kimg_load_checks_wanted(void)
  * the original load gives the program its original error).
  *
  * The stand-in text is never freed: the driver may read it for as long as
- * the module lives (CU_LIBRARY_BINARY_IS_PRESERVED, cuda-loading.md §4),
+ * the module lives (CU_LIBRARY_BINARY_IS_PRESERVED, docs/loading.md §4),
  * and modules are few; one is freed only when its load failed. */
 KIMG_COLD bool kimg_load_intercept(const struct kimg_load_req *req, kimg_load_fn load, void *ctx, CUhandle *handle,
 				   CUresult *result);

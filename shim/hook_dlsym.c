@@ -1,11 +1,11 @@
 /* Our dlsym: the door through which static cudart reaches the driver
- * (dlopen("libcuda.so.1") + dlsym(h, "cuGetProcAddress_v2"), cuda-loading.md
+ * (dlopen("libcuda.so.1") + dlsym(h, "cuGetProcAddress_v2"), docs/loading.md
  * section 2), so hooking the exported driver symbols alone misses most
  * programs.
  *
  * Exported twice, as dlsym@@GLIBC_2.34 (what programs linked on glibc >=
  * 2.34 reference) and dlsym@GLIBC_2.2.5 / @GLIBC_2.17 (older programs),
- * as nvshare does (cuda-loading.md section 7.1). Defining a version node
+ * as nvshare does (docs/loading.md section 7.1). Defining a version node
  * named GLIBC_2.34 does not make libkimg need glibc 2.34: it is a version
  * we define, not one we require.
  *

@@ -1,5 +1,5 @@
 /* Wrappers for the driver entry points that load device code or use it
- * (cuda-loading.md section 4: where image errors surface), and the
+ * (docs/loading.md section 4: where image errors surface), and the
  * cuGetProcAddress pair through which static cudart reaches all of them.
  *
  * Each wrapper: call the real function; on success of a load or lookup,
@@ -204,7 +204,7 @@ CUresult kimg_w_cuModuleLoadFatBinary(CUhandle *mod, const void *fat_cubin)
 }
 EXPORT_AS(cuModuleLoadFatBinary, CUhandle *mod, const void *fat_cubin);
 
-/* CUDA 13 succeeds here even when nothing fits ([V], cuda-loading.md
+/* CUDA 13 succeeds here even when nothing fits ([V], docs/loading.md
  * section 4): the registry entry is what lets the later cuLibraryGetKernel
  * failure name the image. */
 CUresult kimg_w_cuLibraryLoadData(CUhandle *lib, const void *code, KIMG_LIB_OPTS)
@@ -353,7 +353,7 @@ DEFINE_LAUNCH_COOP(cuLaunchCooperativeKernel_ptsz);
 /* ---- cuGetProcAddress: hand out wrappers for the names above ----
  * The wrapper for "cuGetProcAddress" itself is picked by the requested
  * version, never by the name: >= 12000 means the 5-argument _v2, and a
- * 4-argument wrapper there broke cudart ([V], cuda-loading.md section 3).
+ * 4-argument wrapper there broke cudart ([V], docs/loading.md section 3).
  * cuGetExportTable and every other name pass through untouched. */
 
 static CUresult proc_finish(CUresult r, const char *sym, void **pfn, int version, unsigned long long flags)

@@ -1,6 +1,6 @@
 /* Wrappers for shared-cudart entry points (libcudart.so, -cudart shared,
  * as in PyTorch wheels): interposed by symbol, forwarding to the next
- * definition (cuda-loading.md section 1). With static cudart none of
+ * definition (docs/loading.md section 1). With static cudart none of
  * these is reachable, and the driver hooks do the work instead.
  *
  * Registration gives the only link from a host stub (the address
@@ -219,7 +219,7 @@ static inline cudaError_t launch_ex(const char *call, void *real, const void *co
 }
 
 /* [V] cudaFuncGetAttributes returns 209 for a kernel with no usable image
- * (cuda-loading.md section 4, step 4). */
+ * (docs/loading.md section 4, step 4). */
 static inline cudaError_t func_attributes(void *real, void *attr, const void *func, const void *caller)
 {
 	if (KIMG_UNLIKELY(!real))

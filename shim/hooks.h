@@ -6,7 +6,7 @@
  * kimg_hook_table (hook_table.c order = enum kimg_hook_id). A row is one
  * (name, variant): cuLaunchKernel and cuLaunchKernel_ptsz are two rows with
  * two wrappers and two real pointers, because the driver hands out
- * different functions for them (cuda-loading.md section 3). */
+ * different functions for them (docs/loading.md section 3). */
 #ifndef KIMG_SHIM_HOOKS_H
 #define KIMG_SHIM_HOOKS_H
 

@@ -1,5 +1,5 @@
 /* KIMG_* options: read once from the environment in the library
- * constructor, then read-only (STYLE.md section 7).
+ * constructor, then read-only (docs/design.md section 7).
  *
  * The constructor runs before the program's main and possibly before libc
  * has finished initialising other preloaded libraries, so this file walks
@@ -352,7 +352,7 @@ static bool in_list(const char *list, const char *prog)
 
 /* A driver switch is on when its value is a non-zero number (the driver
  * documents "=1"); the specific name wins over the generic one
- * (cuda-loading.md section 9). */
+ * (docs/loading.md section 9). */
 static bool driver_switch(char *const *envp, const char *specific, const char *generic)
 {
 	const char *v = env_find(envp, specific);

@@ -4,11 +4,11 @@
  * Nothing here calls our own exported dlsym: the real one is reached with
  * dlvsym (which we do not hook), and libkimg is built with
  * -fno-semantic-interposition and a version script, so internal calls
- * never bind to an exported name (cuda-loading.md section 7.1, "recursion").
+ * never bind to an exported name (docs/loading.md section 7.1, "recursion").
  *
  * Pointers are resolved once and published with a compare-and-swap from
  * NULL; two threads racing on a first call resolve the same value, so the
- * loser's store is simply dropped (STYLE.md section 8). */
+ * loser's store is simply dropped (docs/design.md section 8). */
 #include <dlfcn.h>
 #include <link.h>
 #include <sched.h>

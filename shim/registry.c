@@ -2,7 +2,7 @@
  * / registered fatbin / host stub came from, so the cold error path can
  * go from "cuLibraryGetKernel failed on this handle" to the image bytes.
  *
- * Constraints (STYLE.md section 8): inserts happen on every successful
+ * Constraints (docs/design.md section 8): inserts happen on every successful
  * load, from any thread, possibly while the loader lock is held, so there
  * is no malloc and no mutex. Each kind has a fixed open-addressing table;
  * a slot is claimed by CAS on its key and its fields are published under a

@@ -29,7 +29,7 @@ struct kimg_driver_info {
  *   -ENODEV  cuInit failed (message names the CUresult) or no GPU present
  *   -ENOSYS  the library lacks a needed entry point
  * `tegra` is the integrated attribute confirmed by the Tegra CC table
- * (compat-rules.md 2.1): GB10 (12.1) is integrated but runs desktop cubins. */
+ * (docs/rules.md 2.1): GB10 (12.1) is integrated but runs desktop cubins. */
 int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
 		      struct kimg_error *err);
 

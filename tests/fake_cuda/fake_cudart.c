@@ -1,6 +1,6 @@
 /* A stand-in for shared libcudart.so for the shim tests: the handful of
  * runtime entry points libkimg interposes by symbol, implemented the way
- * cudart 13 does on the driver ([V] cuda-loading.md sections 2 and 4):
+ * cudart 13 does on the driver ([V] docs/loading.md sections 2 and 4):
  * dlopen("libcuda.so.1") + dlsym("cuGetProcAddress_v2"), registration
  * loads the fatbin wrapper with cuLibraryLoadData, and the first use of a
  * kernel calls cuLibraryGetKernel + cuKernelGetFunction (+ cuLaunchKernel).

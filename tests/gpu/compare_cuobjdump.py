@@ -2,7 +2,7 @@
 """Compare `kimg-probe scan --json` with `cuobjdump --list-elf --list-ptx` on real libraries.
 
 Per-arch counts of SASS and PTX images must match exactly. cuobjdump prints an
-sm_XYf cubin without its `f` (fatbin-format.md section 14), so SASS arches are
+sm_XYf cubin without its `f` (docs/format.md section 14), so SASS arches are
 compared with the `f` removed; PTX keeps its suffix in both tools.
 With --all, kimg-probe scan --all is compared with cuobjdump -all (the
 relocatable __nv_relfatbin containers of -rdc executables and shared objects

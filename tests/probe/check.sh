@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # kimg-probe check: verdicts, fixes and exit codes on the nvcc-built
-# fixtures (compat-rules.md sections 1-3, 8; fatbin-format.md section 2).
+# fixtures (docs/rules.md sections 1-3, 8; docs/format.md section 2).
 . "$(dirname "$0")/lib.bash"
 
 # The module holding kernels is the last one; the first is nvcc 13's link stub.
-# sm80_exe on 9.0: S1, 209, the exact nvcc fix (compat-rules.md section 8).
+# sm80_exe on 9.0: S1, 209, the exact nvcc fix (docs/rules.md section 8).
 run "$PROBE" check --sm 8.6,9.0,"RTX 4060 Ti" --json "$FX/sm80_exe"
 expect_rc 1 "check sm80_exe on 8.6,9.0,RTX 4060 Ti"
 expect_json "targets: 8.6 and 9.0 by number, RTX 4060 Ti named at 8.9" \

@@ -56,7 +56,7 @@ if [ -n "$fake" ]; then
 	expect_rc 2 "device with a driver but no GPU"
 	expect_grep "no-GPU message names the CUresult" "$TMP/err" \
 		"kimg-probe: cuInit failed: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable GPU is visible"
-	# GB10 (12.1) is integrated but not Tegra (compat-rules.md 2.1): S2 must not apply.
+	# GB10 (12.1) is integrated but not Tegra (docs/rules.md 2.1): S2 must not apply.
 	FAKE_CUDA_SM=121 FAKE_CUDA_COUNT=1 FAKE_CUDA_TEGRA=1 FAKE_CUDA_NAME="NVIDIA GB10" \
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
 	expect_json "GB10: integrated, not tegra" \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # kimg-probe scan: exact module and image lists of the nvcc-built fixtures
-# (fatbin-format.md section 12), archives, directories, wheels, kernel names.
+# (docs/format.md section 12), archives, directories, wheels, kernel names.
 . "$(dirname "$0")/lib.bash"
 
-# fatbin-format.md section 12: the 9 entries of container B, in file order.
+# docs/format.md section 12: the 9 entries of container B, in file order.
 run "$PROBE" scan --json "$FX/multi.fatbin"
 expect_rc 0 "scan multi.fatbin"
 expect_json "multi.fatbin: one raw module" \
@@ -48,7 +48,7 @@ expect_json "raw cubin sm_120, raw PTX compute_80 with ISA 9.0 (nvcc 13 stamps i
 	'[(f["kind"], f["modules"][0]["images"][0]["arch"], f["modules"][0]["images"][0]["ptx_isa"]) for f in d["files"]]
 	 == [("cubin", "sm_120", None), ("ptx", "compute_80", "9.0")]'
 
-# Compression modes (fatbin-format.md section 6): speed = LZ4 PTX, size = ZSTD everything.
+# Compression modes (docs/format.md section 6): speed = LZ4 PTX, size = ZSTD everything.
 run "$PROBE" scan --json "$FX/compress_speed.fatbin" "$FX/compress_size.fatbin"
 expect_json "compress-mode speed: raw cubin, lz4 PTX; size: zstd both" \
 	'[[i["compressed"] for i in f["modules"][0]["images"]] for f in d["files"]] == [[None, "lz4"], ["zstd", "zstd"]]'
@@ -110,7 +110,7 @@ expect_grep "missing zlib: one line naming the archive and the remedy" "$TMP/err
 	"kimg-probe: 1 archive not read (cannot inflate: libkimg-no-such-zlib.so.1 not found; install zlib (Debian: zlib1g) or name it with KIMG_ZLIB): $TMP/pkg.whl"
 expect_grep "scan goes on after the wheel" "$TMP/out" "1 file, 1 module, 9 images"
 
-# --deep (fatbin-format.md section 1): blobs stored as plain data in .rodata, loaded with
+# --deep (docs/format.md section 1): blobs stored as plain data in .rodata, loaded with
 # cuModuleLoadData, are listed only on request; by default the modules are cuobjdump's.
 run "$PROBE" scan --json "$FX/embedded.o"
 expect_rc 0 "scan embedded.o"

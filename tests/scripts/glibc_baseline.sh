@@ -2,7 +2,7 @@
 # libkimg.so is preloaded into programs on old distributions (CentOS 7 era
 # containers: glibc 2.17). A reference to a newer symbol version makes ld.so
 # refuse the preload ("GLIBC_2.32 not found", grgalex/nvshare#26;
-# user-cases.md section 7). So: every glibc version the library *requires*
+# docs/loading.md section 7.2). So: every glibc version the library *requires*
 # is <= 2.17, except an optional dlsym@GLIBC_2.34 (glibc 2.34 moved dlsym
 # into libc; a shim may reference it beside the 2.2.5 one).
 # kimg-probe is held to 2.17 with no exception: its start-up call is pinned

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Driver API under libkimg, through every way a program reaches the driver
-# (cuda-loading.md sections 2-4): linked symbols, dlsym on a dlopen handle,
+# (docs/loading.md sections 2-4): linked symbols, dlsym on a dlopen handle,
 # dlsym(RTLD_DEFAULT), cuGetProcAddress_v2 (static cudart 13), the 4-arg
 # cuGetProcAddress, and flag 2 (_ptsz). For each: the program gets libkimg's
 # wrappers, sees the driver's original error code, and kimg's JSON report
@@ -38,7 +38,7 @@ check "ptsz flag 2 launches cuLaunchKernelEx_ptsz" has ptsz.good "last: cuLaunch
 check "ptsz flag 2 launches cuLaunchCooperativeKernel_ptsz" has ptsz.good "last: cuLaunchCooperativeKernel_ptsz"
 check "direct cuLaunchKernelEx reaches the driver's cuLaunchKernelEx" has direct.good "last: cuLaunchKernelEx"
 # the _v2 ABI trap: "cuGetProcAddress" at 12000 is the 5-argument function,
-# whichever function was asked (cuda-loading.md section 3)
+# whichever function was asked (docs/loading.md section 3)
 check "v2 via cuGetProcAddress_v2: wrapped 5-arg function, status written" has gpa.load "refetch: 0 status 0 owner libkimg"
 check "v2 via the 4-arg cuGetProcAddress: wrapped 5-arg function, status written" \
 	has gpa4.load "v2 via 4-arg: 0 status 0 owner libkimg"
@@ -95,7 +95,7 @@ run libmod -- "$PROGS/drv_dl" gpa libmod "$FIX/multi.fatbin" axpy
 check "cuLibraryGetModule + cuModuleGetFunction on a good library: 0" has libmod "cuModuleGetFunction: 0"
 check "no report" report libmod 'R == []'
 
-# PTX (compat-rules P3, P4, P6): 218 raw target too new, 222 ISA too new, 223 JIT disabled
+# PTX (docs/rules.md P3, P4, P6): 218 raw target too new, 222 ISA too new, 223 JIT disabled
 run ptx218 -- "$PROGS/drv_dl" gpa load "$FIX/compute100.ptx"
 check "compute_100 PTX on 9.0: 218" has ptx218 "cuModuleLoadData: 218"
 check "218 reported" report ptx218 'first("cuModuleLoadData", 218)["module"]["images"][0]["arch"] == "compute_100"'

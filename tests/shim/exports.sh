@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# libkimg.so exports exactly the symbols listed in shim/libkimg.map (STYLE.md
+# libkimg.so exports exactly the symbols listed in shim/libkimg.map (docs/design.md
 # section 9), each with its version: every KIMG_1.0 name as name@@KIMG_1.0,
 # dlsym in both versions (dlsym@@GLIBC_2.34 and the base dlsym@GLIBC_2.2.5,
 # GLIBC_2.17 on aarch64,
-# cuda-loading.md section 7.1), and every shared-runtime hook (cuda* and
+# docs/loading.md section 7.1), and every shared-runtime hook (cuda* and
 # __cuda* names) also as name@<node> for each libcudart.so.* node of the map
 # (references made against the real, versioned libcudart bind only to
 # those; hook_runtime.c). The hooks layer requires no glibc symbol version

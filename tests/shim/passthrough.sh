@@ -2,7 +2,7 @@
 # libkimg is a guest: a process that never uses CUDA, or runs where there is
 # no libcuda, behaves exactly as without it (same stdout, stderr, exit
 # status), and other interposers that look up symbols with
-# dlsym(RTLD_NEXT, ...) keep working (cuda-loading.md section 7.1).
+# dlsym(RTLD_NEXT, ...) keep working (docs/loading.md section 7.1).
 . "$(dirname "$0")/shimlib.bash"
 
 # no libcuda anywhere: LD_LIBRARY_PATH does not name the fake driver

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared cudart under libkimg (cuda-loading.md section 1): the runtime entry
+# Shared cudart under libkimg (docs/loading.md section 1): the runtime entry
 # points are interposed by symbol. The fake libcudart.so registers and loads
 # like cudart 13 ([V] section 4): cuLibraryLoadData at registration, the
 # error at cuLibraryGetKernel on first use. With FAKE_CUDART_PRIVATE=1 its

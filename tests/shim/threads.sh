@@ -3,7 +3,7 @@
 # + first resolution of every slot), some loading a bad image (209), the
 # others launching 2000 times; ThreadSanitizer builds of the program and of
 # libkimg must report no race, and every thread must see the codes the
-# driver gave (STYLE.md section 8: atomic slots, lock-free hot path).
+# driver gave (docs/design.md section 8: atomic slots, lock-free hot path).
 . "$(dirname "$0")/shimlib.bash"
 TSAN_LIB=$BUILD/tsan/libkimg.so
 [ -e "$TSAN_LIB" ] || { echo "FAIL - $TSAN_LIB missing (make shim-tests)"; exit 1; }

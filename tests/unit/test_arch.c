@@ -1,5 +1,5 @@
 /* core/arch.c: the arch spellings users type (core/arch.h contract;
- * compat-rules.md names targets sm_XY / compute_XY with a/f suffixes). */
+ * docs/rules.md names targets sm_XY / compute_XY with a/f suffixes). */
 #include "testutil.h"
 
 #include "arch.h"

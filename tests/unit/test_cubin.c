@@ -1,8 +1,8 @@
 /* core/cubin.c: device ELF reader.
- * Pins fatbin-format.md §8 (both CUDA ELF ABIs, SM decoding, OSABI cross-
+ * Pins docs/format.md §8 (both CUDA ELF ABIs, SM decoding, OSABI cross-
  * check, e_type), §9 (extended section numbering) and §10 (kernel entries =
  * STT_FUNC with STO_CUDA_ENTRY in .symtab), plus the malformed-input
- * contract of STYLE.md §5 (exact error codes, never a crash). */
+ * contract of docs/design.md §5 (exact error codes, never a crash). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,7 +306,7 @@ START_TEST(extended_section_numbering)
 }
 END_TEST
 
-/* ---- malformed input: exact codes (STYLE.md §5) ---- */
+/* ---- malformed input: exact codes (docs/design.md §5) ---- */
 
 START_TEST(truncations)
 {

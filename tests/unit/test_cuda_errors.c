@@ -1,4 +1,4 @@
-/* Specification of core/cuda_errors.c: compat-rules.md §9. */
+/* Specification of core/cuda_errors.c: docs/rules.md §9. */
 #include <string.h>
 
 #include "testutil.h"

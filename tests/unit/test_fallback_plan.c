@@ -1,9 +1,9 @@
 /* core/fallback_plan.c: which PTX image the JIT fallback uses, what it
- * lowers, and the text it builds. Pins compat-rules.md P3 (target newer
+ * lowers, and the text it builds. Pins docs/rules.md P3 (target newer
  * than the device: lower .target), P4 (ISA newer than the driver: lower
  * .version), P2 (a/f PTX elsewhere), P6 (CUDA_DISABLE_PTX_JIT: nothing
  * helps), §1 step 1 (SASS-only modules have nothing to JIT) and
- * fatbin-format.md §11 (a stripped .version comes back from the header).
+ * docs/format.md §11 (a stripped .version comes back from the header).
  * Fixtures are nvcc 13.0 output (ISA 9.0). */
 #include <errno.h>
 #include <stdlib.h>
@@ -189,7 +189,7 @@ START_TEST(older_driver_version_lowered_in_container)
 }
 END_TEST
 
-/* Compressed PTX entries are decompressed first (zstd, fatbin-format.md §6). */
+/* Compressed PTX entries are decompressed first (zstd, docs/format.md §6). */
 START_TEST(compressed_ptx_decompressed_and_rewritten)
 {
 	struct kimg_span in = fixture_load("ptx100_z.fatbin");
@@ -303,7 +303,7 @@ START_TEST(jit_disabled_not_rescuable)
 }
 END_TEST
 
-/* fatbin-format.md §11: nvFatbin keeps the ISA only in the entry header;
+/* docs/format.md §11: nvFatbin keeps the ISA only in the entry header;
  * the stand-in gets its .version line back. */
 START_TEST(stripped_version_inserted_from_header)
 {

@@ -1,5 +1,5 @@
 /* core/fatbin.c and core/extent.c against nvcc 13 output.
- * Reference: shared/reference/fatbin-format.md §4-7 (layout, flags), §9
+ * Reference: docs/format.md §4-7 (layout, flags), §9
  * (walking rules), §12 (the multi-gencode build, entry by entry). */
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-/* Specification of core/fix.c: compat-rules.md §8 "Fix table" and
+/* Specification of core/fix.c: docs/rules.md §8 "Fix table" and
  * "Verdict wording by case", as exact strings. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Specification of core/gpus.c: GPU names -> CC, compat-rules.md §6,
+/* Specification of core/gpus.c: GPU names -> CC, docs/rules.md §6,
  * including its "name traps" and the prefix collisions of short names. */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* core/input.c, core/input_elf.c, core/archive.c: finding device code.
- * Reference: shared/reference/fatbin-format.md §1-2 (sections, wrappers),
+ * Reference: docs/format.md §1-2 (sections, wrappers),
  * §4 (containers back to back), §9 (walking without trusting the input). */
 #include "testutil.h"
 

@@ -1,6 +1,6 @@
 /* core/input_elf.c at scale: many .nvFatBinSegment wrappers and many
  * containers in a host ELF built here in memory (no fixture needed).
- * Reference: shared/reference/fatbin-format.md §2 (wrappers: each
+ * Reference: docs/format.md §2 (wrappers: each
  * container reached once), §1 and §9 (the data scan, opt-in through
  * KIMG_INPUT_SCAN_DATA, skips what wrappers reached). The fixture-based
  * walks are in test_input.c. */

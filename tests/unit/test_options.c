@@ -1,4 +1,4 @@
-/* Specification of the KIMG_* options (shim/options.c; STYLE.md section 7):
+/* Specification of the KIMG_* options (shim/options.c; docs/design.md section 7):
  * names, accepted values, defaults kept on bad values with one warning
  * naming the variable, %p/%h/%r/%% expansion, the skip list.
  * options.c is compiled into this test: it is part of libkimg.so, which
@@ -194,7 +194,7 @@ START_TEST(disable)
 }
 END_TEST
 
-/* cuda-loading.md section 9: the specific name wins over the generic one */
+/* docs/loading.md section 9: the specific name wins over the generic one */
 START_TEST(driver_jit_switches_snapshot)
 {
 	PARSE("CUDA_FORCE_PTX_JIT=1");

@@ -1,5 +1,5 @@
 /* core/payload.c with the real decoders loaded by sys/codecs.c.
- * Reference: fatbin-format.md §6 (encodings, nvcc modes), STYLE §5
+ * Reference: docs/format.md §6 (encodings, nvcc modes), docs/design.md §5
  * (decompressed entries come out at exactly their declared size). */
 #include "testutil.h"
 

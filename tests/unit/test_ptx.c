@@ -1,7 +1,7 @@
 /* core/ptx.c (+ core/ptx_scan.c): PTX reader.
- * Pins fatbin-format.md §11 (nvcc output: .version, .target, entries; text
- * ends at the first NUL), compat-rules.md P7 (the highest of several
- * .target directives decides) and the robustness contract of STYLE.md §5. */
+ * Pins docs/format.md §11 (nvcc output: .version, .target, entries; text
+ * ends at the first NUL), docs/rules.md P7 (the highest of several
+ * .target directives decides) and the robustness contract of docs/design.md §5. */
 #include <string.h>
 
 #include "image.h"

@@ -1,8 +1,8 @@
 /* core/ptx_rewrite.c: lowering .version / .target for the PTX JIT fallback.
- * Pins compat-rules.md P4 (a too-new .version → 222, so lower it), P3/P2
+ * Pins docs/rules.md P4 (a too-new .version → 222, so lower it), P3/P2
  * (a target newer than the device, or an a/f target, is unusable, so lower
  * it and drop the suffix), P7 (every .target item counts) and
- * fatbin-format.md §11 (nvFatbin strips .version: insert one). Each case
+ * docs/format.md §11 (nvFatbin strips .version: insert one). Each case
  * asserts the exact output bytes. */
 #include <errno.h>
 #include <stdlib.h>

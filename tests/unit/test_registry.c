@@ -3,7 +3,7 @@
  * copied strings, overwrite of re-used handles, dropping (not failing)
  * when full, lock-free use from many threads (also run under TSan:
  * `make BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" ...`), the
- * function -> kernel -> library chain of cuda-loading.md section 4, and
+ * function -> kernel -> library chain of docs/loading.md section 4, and
  * bounding images by readable memory so stale pointers cannot fault.
  * Both files are compiled in: they belong to libkimg.so, which unit tests
  * do not link. */
@@ -171,7 +171,7 @@ START_TEST(concurrent_add_and_find)
 }
 END_TEST
 
-/* ---- locate: the registry chain of cuda-loading.md section 4 ---- */
+/* ---- locate: the registry chain of docs/loading.md section 4 ---- */
 
 START_TEST(locate_follows_function_kernel_library)
 {

@@ -18,7 +18,7 @@
 
 static struct kimg_report rep;
 
-/* The user case of compat-rules.md S1: an sm_80 cubin plus compute_80 PTX
+/* The user case of docs/rules.md S1: an sm_80 cubin plus compute_80 PTX
  * on an H200 (9.0), driver 13.0, with CUDA_DISABLE_PTX_JIT=1 (P6 -> 223). */
 static void build_report(bool disable_jit)
 {
@@ -111,7 +111,7 @@ START_TEST(text_header_names_call_code_name_and_meaning)
 }
 END_TEST
 
-/* compat-rules.md section 9: same number, runtime name for runtime calls */
+/* docs/rules.md section 9: same number, runtime name for runtime calls */
 START_TEST(text_header_uses_runtime_name_for_runtime_calls)
 {
 	build_report(true);

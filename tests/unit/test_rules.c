@@ -1,5 +1,5 @@
 /* Specification of core/rules.c and core/rules_tables.c. Every case names
- * the rule of shared/reference/compat-rules.md it pins; [V] marks results
+ * the rule of docs/rules.md it pins; [V] marks results
  * measured on an H200 with CUDA 13.0 (that document). */
 #include <string.h>
 
@@ -16,7 +16,7 @@
 #define NO KIMG_OUTCOME_CANNOT_RUN
 
 /* Images as a fatbin would describe them (flags 0x11: an entry from a
- * CUDA 13 build, fatbin-format.md §12), as constant initializers. */
+ * CUDA 13 build, docs/format.md §12), as constant initializers. */
 #define ANY_IMG(k, sm, v, isa) { .kind = (k), .arch = { (sm), (v) }, .ptx_isa = (isa), .flags = 0x11 }
 #define SASS_IMG(sm, v) ANY_IMG(KIMG_IMAGE_SASS, sm, v, 0)
 #define PTX_IMG(sm, v, isa) ANY_IMG(KIMG_IMAGE_PTX, sm, v, isa)
@@ -36,7 +36,7 @@ struct image_case {
 
 #define CASE(what, im, dev, drv, sw, out, why, rule) { what, im, dev, drv, sw, out, KIMG_REASON_##why, rule }
 static const struct image_case image_cases[] = {
-	/* L1: LTO-IR and unknown entries are never loaded (fatbin-format.md §5) */
+	/* L1: LTO-IR and unknown entries are never loaded (docs/format.md §5) */
 	CASE("lto_90 on 9.0", ANY_IMG(KIMG_IMAGE_LTOIR, 90, PL, 0), 90, 13000, 0, NO, NOT_LOADABLE, "L1"),
 	CASE("unknown kind on 9.0", ANY_IMG(KIMG_IMAGE_UNKNOWN, 90, PL, 0), 90, 13000, 0, NO, NOT_LOADABLE, "L1"),
 	/* S3: a code runs on exactly its CC (§2 S3) [V for another major] */
@@ -167,7 +167,7 @@ START_TEST(image_cases_decide_as_documented)
 }
 END_TEST
 
-/* STYLE §6/§10: every row of the decision table is reachable. */
+/* docs/design.md §6/§10: every row of the decision table is reachable. */
 START_TEST(every_decision_row_is_covered)
 {
 	size_t rows = kimg_rule_row_count();

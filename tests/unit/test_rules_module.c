@@ -1,5 +1,5 @@
 /* Specification of kimg_rules_check_module (core/rules.c): the driver's
- * selection among a module's images (compat-rules.md §1) and the
+ * selection among a module's images (docs/rules.md §1) and the
  * module-level reason and error. Split from test_rules.c for size. */
 #include <string.h>
 
@@ -15,13 +15,13 @@
 #define NO KIMG_OUTCOME_CANNOT_RUN
 
 /* Shorthands over test_image (testutil.h: flags 0x11, as a CUDA 13 fatbin
- * entry, fatbin-format.md §12). */
+ * entry, docs/format.md §12). */
 static struct kimg_image sass(unsigned sm, enum kimg_arch_variant v) { return test_image(KIMG_IMAGE_SASS, sm, v, 0); }
 static struct kimg_image ptx(unsigned sm, enum kimg_arch_variant v, unsigned isa) { return test_image(KIMG_IMAGE_PTX, sm, v, isa); }
 
 /* ---- module selection (§1) ---- */
 
-/* The CUDA 13 build of fatbin-format.md §12, in file order. */
+/* The CUDA 13 build of docs/format.md §12, in file order. */
 static void fixture_like(struct kimg_image out[9])
 {
 	out[0] = sass(80, PL);

@@ -54,7 +54,7 @@ static inline void put_le64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++
 static inline struct kimg_span str_span(const char *s) { return kimg_span_make(s, strlen(s)); }
 
 /* A GPU given by number, as `kimg-probe check --sm` makes one: no ordinal,
- * Tegra from the CC (compat-rules.md §2), driver_version as
+ * Tegra from the CC (docs/rules.md §2), driver_version as
  * cuDriverGetVersion() gives it (13000 = CUDA 13.0). */
 static inline struct kimg_device device(unsigned sm, int driver)
 {
@@ -68,7 +68,7 @@ static inline struct kimg_device device(unsigned sm, int driver)
 }
 
 /* An image as a fatbin entry header would describe it (flags 0x11: an
- * entry from a CUDA 13 build, fatbin-format.md §12); no payload. */
+ * entry from a CUDA 13 build, docs/format.md §12); no payload. */
 static inline struct kimg_image test_image(enum kimg_image_kind kind, unsigned sm, enum kimg_arch_variant v,
 					   unsigned isa)
 {

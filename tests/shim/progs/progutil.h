@@ -35,7 +35,7 @@ static inline void *read_all(const char *path, size_t *size)
 	return buf;
 }
 
-/* __fatBinC_Wrapper_t (fatbin-format.md section 2): what static cudart
+/* __fatBinC_Wrapper_t (docs/format.md section 2): what static cudart
  * passes to cuLibraryLoadData. */
 struct fatbin_wrapper {
 	int32_t magic;   /* 0x466243B1 */
