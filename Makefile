@@ -39,7 +39,12 @@ SHIM_LDLIBS := -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-need
 CORE_SRC := $(sort $(wildcard core/*.c))
 SYS_SRC := $(sort $(wildcard sys/*.c) $(wildcard report/*.c))
 PROBE_SRC := $(sort $(wildcard probe/*.c))
-SHIM_SRC := $(sort $(wildcard shim/*.c))
+# libkimg.so in two layers: shim/hook/ (interposition, real symbols, the
+# driver) and shim/diag/ (the diagnosis); shim/diag.h is the one header
+# between them, and each folder sees only its own headers besides it.
+SHIM_HOOK_SRC := $(sort $(wildcard shim/hook/*.c))
+SHIM_DIAG_SRC := $(sort $(wildcard shim/diag/*.c))
+SHIM_SRC := $(SHIM_HOOK_SRC) $(SHIM_DIAG_SRC)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -48,11 +53,13 @@ CORE_OBJ := $(call obj,$(CORE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
 PROBE_OBJ := $(call obj,$(PROBE_SRC))
 SHIM_OBJ := $(call obj,$(SHIM_SRC))
+SHIM_DIAG_OBJ := $(call obj,$(SHIM_DIAG_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 CORE_LIB := $(BUILD)/libkimgcore.a
 SYS_LIB := $(BUILD)/libkimgsys.a
+DIAG_LIB := $(BUILD)/libkimgdiag.a
 PROBE := $(BUILD)/kimg-probe
 SHIM := $(BUILD)/libkimg.so
 
@@ -60,7 +67,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 .PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
-all: $(PROBE) $(if $(SHIM_SRC),$(SHIM))
+all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,6 +80,18 @@ $(CORE_LIB): $(CORE_OBJ)
 $(SYS_LIB): $(SYS_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+# The diagnosis layer alone: its unit tests link it, and
+# tests/scripts/layers.sh reads its undefined symbols (nm -u).
+$(DIAG_LIB): $(SHIM_DIAG_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# Each shim layer's include path: its own folder and shim/ (diag.h,
+# glibc_pins.h), never the other layer's folder.
+SHIM_HOOK_CPPFLAGS := -Ishim -Ishim/hook
+SHIM_DIAG_CPPFLAGS := -Ishim -Ishim/diag
+$(BUILD)/obj/shim/hook/%.o: CPPFLAGS += $(SHIM_HOOK_CPPFLAGS)
+$(BUILD)/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 
 # kimg-probe must start on glibc 2.17 as well: probe/crt/libc_start.c replaces
 # the 2.34-only start-up call, and libdl/libpthread are named as for the shim.
@@ -84,10 +103,17 @@ $(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
 	$(CC) $(CFLAGS) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
 		-o $@ $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
-# Unit tests: one Check program per core/sys module.
+# Unit tests: one Check program per core/sys module; the diagnosis layer's
+# tests (SHIM_UNIT) link it as a library, with tests/unit/hook_standin.c in
+# place of the hooks layer's up-calls (shim/diag.h).
+SHIM_UNIT := $(BUILD)/tests/test_options $(BUILD)/tests/test_registry
+$(SHIM_UNIT): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(SHIM_UNIT): UNIT_LAYER_LIBS = tests/unit/hook_standin.c $(DIAG_LIB)
+$(SHIM_UNIT): tests/unit/hook_standin.c $(DIAG_LIB)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(SYS_LIB) $(CORE_LIB) $(CHECK_LIBS) $(LDLIBS_SYS)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(SYS_LIB) $(CORE_LIB) \
+		$(CHECK_LIBS) $(LDLIBS_SYS)
 
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
@@ -111,10 +137,14 @@ include tests/shim/shim.mk
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CORE_SRC) sys/codecs.c sys/zip.c -ldl -lpthread
+		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c -ldl -lpthread
 
-# fuzz_options compiles the shim's option parser in (as tests/unit/test_options.c does).
-$(BUILD)/fuzz/fuzz_options: shim/options.c shim/diag.h shim/shim.h
+# fuzz_options links the shim's option parser and the log it warns to
+# (shim/diag/options.c, log.c), as tests/unit/test_options.c does.
+FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c
+$(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_SRC) shim/diag.h shim/diag/diag_internal.h
+$(BUILD)/fuzz/fuzz_options: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_SRC = $(FUZZ_OPTIONS_SRC)
 
 fuzz-build: $(FUZZ_BIN)
 

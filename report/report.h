@@ -1,5 +1,5 @@
 /* The shim's report model and its two renderers (text for people, JSON
- * Lines for machines). The model is filled by shim/diagnose.c from the core
+ * Lines for machines). The model is filled by shim/diag/diagnose.c from the core
  * verdicts; the renderers only format it, they never re-derive a verdict
  * (docs/design.md section 1). JSON keys are documented in docs/report-json.md.
  *
@@ -26,7 +26,7 @@ struct kimg_python_frame {
 	char function[128];
 };
 
-/* What KIMG_FALLBACK did with this module (shim/fallback.c), present only
+/* What KIMG_FALLBACK did with this module (shim/diag/fallback.c), present only
  * when it acted or was asked to and could not: never a silent rescue. */
 struct kimg_report_fallback {
 	bool present;
@@ -48,7 +48,7 @@ struct kimg_report_process {
 	bool present;
 	char host[256];    /* uname nodename */
 	long pid;
-	long rank;         /* -1: unknown (JSON null); see shim/diag.h for the variables */
+	long rank;         /* -1: unknown (JSON null); see shim/diag/diag_internal.h for the variables */
 	long local_rank;   /* -1: unknown */
 	long world_size;   /* -1: unknown */
 	char program[64];  /* basename of the executable */
@@ -72,7 +72,7 @@ struct kimg_report_link {
 };
 
 /* Why a failure of an arch-dispatched module (a module for other GPUs in
- * a file that has code for this one: shim/dispatch_track.c) is reported
+ * a file that has code for this one: shim/diag/dispatch_track.c) is reported
  * after all; such failures are recorded, not printed, until one of these. */
 enum kimg_escalation {
 	KIMG_ESCALATION_NONE = 0,       /* reported at once, as every other failure */

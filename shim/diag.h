@@ -1,99 +1,251 @@
-/* Internal interfaces of the diagnosis side of libkimg.so, beyond the
- * hooks contract in shim.h: option parsing (options.c), the log target
- * (log.c), registry statistics (registry.c). Nothing here is exported. */
+/* The one header between libkimg.so's two layers.
+ *
+ * shim/hook/ (the hooks: the only code that calls dlsym/dlvsym, reads the
+ * hook table and calls the driver) and shim/diag/ (the diagnosis: registry,
+ * options, reports, audit, fallback, stacks) meet here and nowhere else.
+ * Down-calls, made by the hooks: options and lifecycle, the registry,
+ * failures, load checks, registrations, the re-entry guard. Up-calls, made
+ * by the diagnosis: the real driver functions and glibc's own dlsym. Each
+ * layer's other headers stay in its folder (the build gives each folder its
+ * own include path), and tests/scripts/layers.sh checks with nm -u that no
+ * diag object names dlsym, dlvsym or a CUDA entry point itself.
+ * Nothing here is exported: the version script exports only hook symbols. */
 #ifndef KIMG_SHIM_DIAG_H
 #define KIMG_SHIM_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include "shim.h"
+#define KIMG_HIDDEN __attribute__((visibility("hidden")))
+#define KIMG_EXPORT __attribute__((visibility("default")))
+#define KIMG_COLD __attribute__((cold, noinline))
+#define KIMG_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KIMG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-#ifndef KIMG_VERSION
-#define KIMG_VERSION "0.1.0"
-#endif
+/* ---- options (options.c): read once in the constructor, then read-only ---- */
 
-/* ---- options.c ---- */
+enum kimg_format { KIMG_FORMAT_TEXT = 0, KIMG_FORMAT_JSON };
+enum kimg_on_error { KIMG_ON_ERROR_CONTINUE = 0, KIMG_ON_ERROR_ABORT, KIMG_ON_ERROR_EXIT };
+enum kimg_fallback { KIMG_FALLBACK_NONE = 0, KIMG_FALLBACK_PTX, KIMG_FALLBACK_FORCE_PTX };
 
-/* Facts read from the environment besides struct kimg_options: the driver's
- * own JIT switches (the rules need them, and the process may change its
- * environment later), and what the banner shows. */
-struct kimg_env_snapshot {
-	bool force_ptx_jit;     /* CUDA_FORCE_PTX_JIT, else CUDA_FORCE_JIT, != 0 */
-	bool disable_ptx_jit;   /* CUDA_DISABLE_PTX_JIT, else CUDA_DISABLE_JIT, != 0 */
-	bool skipped;           /* disabled because KIMG_SKIP matched */
-	char program[64];       /* program name compared with KIMG_SKIP */
-	char skip[512];         /* KIMG_SKIP list in effect */
-	char log_spec[512];     /* KIMG_LOG as given, before expansion */
-	char fallback_spec[280];/* KIMG_FALLBACK as given */
-	/* what KIMG_LOG's %h and %r expand to, kept so that a forked child can
-	 * expand %p again with its own pid (kimg_log_path_expand) */
-	char host[256];
-	char rank_text[24];
-	bool log_per_process;   /* KIMG_LOG holds %p */
-	/* where this process sits in a multi-process job, from the launchers'
-	 * variables (torchrun, Open MPI, MPICH/PMI, Slurm); -1 when none is
-	 * set or the value is not a decimal number */
-	long rank;              /* RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID */
-	long local_rank;        /* LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID */
-	long world_size;        /* WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS */
+struct kimg_options {
+	bool disabled;             /* KIMG_SKIP matched this program, KIMG_DISABLE=1, secure
+				    * execution, or another copy of libkimg runs this process */
+	bool secure;               /* AT_SECURE (setuid, setgid, capabilities): nothing was read */
+	bool verbose;              /* KIMG_VERBOSE */
+	enum kimg_format format;   /* KIMG_FORMAT=text|json */
+	char log_path[512];        /* KIMG_LOG expanded (%p %h %r); "" = stderr */
+	enum kimg_on_error on_error;
+	int exit_code;             /* KIMG_ON_ERROR=exit:N */
+	enum kimg_fallback fallback;
+	char fallback_glob[256];   /* KIMG_FALLBACK=force-ptx:GLOB */
+	bool audit;                /* KIMG_AUDIT */
 };
 
-KIMG_HIDDEN extern struct kimg_env_snapshot kimg_env;
-
-/* What kimg_options_parse needs to know about the process; the constructor
- * fills it from /proc/self/exe, program_invocation_short_name, the host
- * name and getpid(). Tests pass their own. */
-struct kimg_options_ctx {
-	const char *exe;        /* basename of /proc/self/exe, or NULL */
-	const char *short_name; /* program_invocation_short_name, or NULL */
-	const char *hostname;   /* for %h; NULL -> "localhost" */
-	long pid;               /* for %p */
-	bool secure;            /* getauxval(AT_SECURE): read no KIMG_* variable */
-};
-
-/* Parse a NULL-terminated "NAME=VALUE" array into *o and *env (both reset
- * to defaults first). Bad values leave the default and append one line
- * "kimg: warning: KIMG_X=...: why\n" to warn (NUL-terminated, truncated
- * when full). No allocation, no libc locale use. Returns the number of
- * warnings. */
-KIMG_HIDDEN int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, struct kimg_options *o,
-				   struct kimg_env_snapshot *env, char *warn, size_t warn_size);
-
-/* KIMG_LOG's spec with %p as pid and %h %r %% as recorded in env; false
- * when a % is followed by anything else or the result does not fit. */
-KIMG_HIDDEN bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out,
-				      size_t size);
-
-/* The KIMG_VERBOSE banner: one line, version and every option's value,
- * ending in '\n'. Returns its length (truncated to size - 1). */
-KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf,
-				       size_t size);
-
-/* ---- log.c: where reports go ---- */
-
-/* Write buf to the KIMG_LOG target (opened once, lazily, O_APPEND) or to
- * stderr, in one write() when the kernel allows, so lines from several
- * processes sharing a log do not interleave. Thread safe. */
-KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
-
-/* Lines for people (banner, summary): the log target in text format,
- * stderr in json format (the log then holds JSON objects only). */
-KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
-
-/* Straight to stderr, with the same care (SIGPIPE blocked, EPIPE ends it). */
-KIMG_HIDDEN void kimg_log_stderr(const char *buf, size_t len);
-
+KIMG_HIDDEN extern struct kimg_options kimg_opts;
+KIMG_HIDDEN void kimg_options_init(void);  /* walks environ itself; no allocation */
 /* For init: print the banner when KIMG_VERBOSE is set. */
 KIMG_HIDDEN void kimg_options_print_banner(void);
+/* Straight to stderr, with the log's care (SIGPIPE blocked, EPIPE ends it). */
+KIMG_HIDDEN void kimg_log_stderr(const char *buf, size_t len);
 
-/* ---- registry.c ---- */
+/* CUDA types both layers need; cuda.h is deliberately not included (see
+ * hook/hook.h). */
+typedef int CUresult;
+typedef void *CUhandle; /* CUmodule, CUlibrary, CUfunction, CUkernel, CUstream */
+#define KIMG_CUDA_SUCCESS 0
 
-struct kimg_registry_stats {
-	unsigned long entries;        /* live entries, all kinds */
-	unsigned long dropped;        /* insertions dropped: table full */
-	unsigned long strings_dropped;/* names/paths not copied: arena full */
-	unsigned long arena_used;     /* bytes */
+/* ---- up-calls: the real driver and glibc's dlsym (hook/driver_api.c, hook/resolve.c) ---- */
+
+typedef int CUresult_t;
+struct kimg_driver_api {
+	CUresult_t (*cuDriverGetVersion)(int *);
+	CUresult_t (*cuCtxGetDevice)(int *);
+	CUresult_t (*cuDeviceGet)(int *, int);
+	CUresult_t (*cuDeviceGetCount)(int *);
+	CUresult_t (*cuDeviceGetName)(char *, int, int);
+	CUresult_t (*cuDeviceGetAttribute)(int *, int, int);
+	/* the fallback unloads a stand-in the JIT rejected (shim/diag/fallback.c) */
+	CUresult_t (*cuModuleUnload)(void *);
+	CUresult_t (*cuLibraryUnload)(void *);
 };
-KIMG_HIDDEN void kimg_registry_get_stats(struct kimg_registry_stats *s);
+/* Real (unwrapped) driver functions, resolved lazily from the driver the
+ * process loaded; members are NULL when unavailable. Never calls hooks. */
+KIMG_HIDDEN const struct kimg_driver_api *kimg_driver_real(void);
+
+/* The real functions behind three hooks, as the program's own calls reach
+ * them (the fallback forces the JIT through them); NULL when nothing
+ * behind libkimg defines them. Each is resolved on its first request. */
+typedef CUresult (*kimg_get_function_fn)(CUhandle *fn, CUhandle mod, const char *name);
+typedef CUresult (*kimg_library_get_kernel_fn)(CUhandle *kernel, CUhandle lib, const char *name);
+typedef CUresult (*kimg_kernel_get_function_fn)(CUhandle *fn, CUhandle kernel);
+KIMG_HIDDEN kimg_get_function_fn kimg_real_cuModuleGetFunction(void);
+KIMG_HIDDEN kimg_library_get_kernel_fn kimg_real_cuLibraryGetKernel(void);
+KIMG_HIDDEN kimg_kernel_get_function_fn kimg_real_cuKernelGetFunction(void);
+
+/* glibc's own dlsym, via dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34 / base);
+ * NULL only if glibc offers neither. Never re-enters our dlsym. */
+KIMG_HIDDEN void *kimg_real_dlsym(void *handle, const char *name);
+
+/* ---- registry (registry.c): handle -> where its code came from ----
+ * Fixed-size, lock-free (atomic CAS), allocation-free tables: insertions
+ * happen on successful loads, lookups only on the cold error path. */
+
+enum kimg_handle_kind {
+	KIMG_HANDLE_MODULE = 0, /* CUmodule */
+	KIMG_HANDLE_LIBRARY,    /* CUlibrary */
+	KIMG_HANDLE_FUNCTION,   /* CUfunction -> parent module or kernel */
+	KIMG_HANDLE_KERNEL,     /* CUkernel -> parent library */
+	KIMG_HANDLE_FATBIN,     /* runtime registration handle (void **) from __cudaRegisterFatBinary */
+	KIMG_HANDLE_HOST_STUB,  /* host stub address -> registration handle (+ device name) */
+	KIMG_HANDLE_KIND_COUNT
+};
+
+struct kimg_origin {
+	const void *image;   /* in-memory image or registration wrapper, or NULL */
+	const char *path;    /* file it was loaded from (cuModuleLoad, cuLibraryLoadFromFile), or NULL */
+	const void *parent;  /* for FUNCTION/KERNEL/HOST_STUB: the handle it came from */
+	const char *name;    /* for FUNCTION/KERNEL/HOST_STUB: the mangled kernel name */
+};
+
+/* Strings passed in must stay valid (names given by the driver's caller are
+ * copied into a fixed arena by the registry; paths likewise). */
+KIMG_HIDDEN void kimg_registry_add(enum kimg_handle_kind kind, const void *handle, const struct kimg_origin *origin);
+KIMG_HIDDEN bool kimg_registry_find(enum kimg_handle_kind kind, const void *handle, struct kimg_origin *out);
+
+/* ---- failure reporting (diagnose.c): the one cold entry point ---- */
+
+/* A JIT link input (cuLinkAddData / cuLinkAddFile), remembered per link
+ * state by hook_link.c in a fixed table: no allocation. */
+#define KIMG_LINK_NAME 128
+#define KIMG_LINK_MAX_INPUTS 16
+struct kimg_link_input {
+	int type;                  /* CUjitInputType: 0 cubin, 1 PTX, 2 fatbin, 3 object, 4 library, 5 NVVM */
+	const void *data;          /* cuLinkAddData's bytes (may be gone after the call), or NULL */
+	size_t size;
+	char name[KIMG_LINK_NAME]; /* the name given, or cuLinkAddFile's path (cut) */
+};
+
+/* What a failed link call knows beyond the module: the state's inputs and
+ * the driver's JIT error log (CU_JIT_ERROR_LOG_BUFFER), when the program
+ * asked for one. */
+struct kimg_link_facts {
+	const struct kimg_link_input *inputs;
+	size_t n_inputs;           /* remembered, the refused one included */
+	size_t refused;            /* index of the input the driver refused; n_inputs: cuLinkComplete */
+	unsigned dropped;          /* inputs beyond KIMG_LINK_MAX_INPUTS, not remembered */
+	const char *log;           /* the program's log buffer, or NULL */
+	size_t log_size;           /* its capacity */
+};
+
+struct kimg_replay; /* dispatch_track.h: a recorded failure, reported later */
+
+struct kimg_failure {
+	const char *call;          /* "cuLibraryGetKernel", "cudaLaunchKernel", ... */
+	int error;                 /* the code the real function returned */
+	const char *kernel;        /* mangled kernel name when the call names one */
+	enum kimg_handle_kind handle_kind;
+	const void *handle;        /* the module/library/function/kernel/stub involved, or NULL */
+	const void *image;         /* image passed to a failed load, or NULL */
+	const char *path;          /* file passed to a failed load, or NULL */
+	size_t image_size;         /* bytes at image when the caller said (cuLinkAddData); 0: find out */
+	const struct kimg_link_facts *link; /* JIT linker and cuModuleLoadDataEx facts, or NULL */
+	const void *caller;        /* return address into the code that made the call, or NULL */
+	bool launch;               /* a launch: never taken for a library's probe (dispatch_track.h) */
+	const struct kimg_replay *replay; /* set only when a recorded failure is reported later */
+};
+
+/* Called by a hook when the real call returned an image-class error.
+ * Builds the report from the core model, writes it once per
+ * (module, error), applies KIMG_ON_ERROR. Never changes the error. */
+KIMG_HIDDEN KIMG_COLD void kimg_report_failure(const struct kimg_failure *f);
+
+/* A load-time finding that is not a failed call: KIMG_AUDIT found a module
+ * that cannot run, or KIMG_FALLBACK acted (or could not). The report is
+ * built as for a failure (module, images, verdict, fix, stacks, process),
+ * plus the fallback section or the audit mark. */
+struct kimg_report_fallback;
+struct kimg_device;
+struct kimg_load_event {
+	const char *call;          /* the load: "cuLibraryLoadData", "__cudaRegisterFatBinary" */
+	int error;                 /* what the module gives (would give) on this device; 0 none */
+	const void *image;         /* the code as the program passed it, or NULL */
+	const char *path;          /* or the file it was loaded from */
+	const struct kimg_device *device;            /* facts the caller has, or NULL: ask the driver */
+	const struct kimg_report_fallback *fallback; /* or NULL */
+	bool audit;                /* found by KIMG_AUDIT */
+	/* The module cannot run: count it as failed and mark (module, error)
+	 * reported, so its later failure is counted, not reported again;
+	 * KIMG_ON_ERROR applies now when audit is set, else at that failure. */
+	bool cannot_run;
+	unsigned audit_modules;    /* KIMG_AUDIT: modules of this file with this cause */
+	const struct kimg_replay *replay; /* stacks taken earlier (a held audit report), or NULL */
+};
+/* Returns false when (module, error) was already reported (nothing written). */
+KIMG_HIDDEN KIMG_COLD bool kimg_report_load_event(const struct kimg_load_event *e);
+
+/* A module KIMG_AUDIT counted with its (file, cause) group instead of
+ * reporting it: its later failure with `error` is counted, not reported. */
+KIMG_HIDDEN void kimg_report_mark_counted(const void *image, const char *path, int error);
+
+/* At exit: one summary line when anything failed. */
+KIMG_HIDDEN void kimg_report_summary(void);
+
+/* ---- load checks (diag/fallback.c, diag/audit.c) ---- */
+
+/* The load being made. */
+struct kimg_load_req {
+	const char *call;            /* "cuModuleLoadData", "cuLibraryLoadFromFile", ... */
+	enum kimg_handle_kind kind;  /* KIMG_HANDLE_MODULE or KIMG_HANDLE_LIBRARY */
+	const void *image;           /* in-memory code, or NULL */
+	const char *path;            /* file, or NULL */
+};
+
+/* The real load of in-memory code (PTX text for the stand-in) with the
+ * caller's other arguments (ctx): cuModuleLoadData(Ex) / cuLibraryLoadData,
+ * also for path loads, whose stand-in is in memory. */
+typedef CUresult (*kimg_load_fn)(void *ctx, const void *image, CUhandle *handle);
+
+/* Audit the module and apply the fallback (the load hooks call it when
+ * KIMG_FALLBACK or KIMG_AUDIT is set). True when it loaded the stand-in
+ * itself: *handle and *result hold the outcome (success), the handle is in
+ * the registry, and the hook returns *result. False: the hook loads the
+ * original as usual (nothing to do, not rescuable, or the JIT rejected the
+ * stand-in, which has then been reported and unloaded: the original load
+ * gives the program its original error).
+ *
+ * The stand-in text is never freed: the driver may read it for as long as
+ * the module lives (CU_LIBRARY_BINARY_IS_PRESERVED, docs/loading.md §4),
+ * and modules are few; one is freed only when its load failed. */
+KIMG_HIDDEN KIMG_COLD bool kimg_load_intercept(const struct kimg_load_req *req, kimg_load_fn load, void *ctx,
+					       CUhandle *handle, CUresult *result);
+
+/* KIMG_AUDIT for a fatbin the shared runtime registered (hook_runtime.c):
+ * reads the wrapper, asks for the device, checks. Cold; never faults. */
+KIMG_HIDDEN KIMG_COLD void kimg_audit_registration(const void *wrapper);
+
+/* ---- the driver refusing the runtime (diag/driver_mismatch.c) ----
+ * A runtime that asks the driver for a newer CUDA version than it supports
+ * (error 35, cudaErrorInsufficientDriver) or a shared runtime whose
+ * cudaRuntimeGetVersion is newer than the driver, and cuInit failing with
+ * 35, 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: a user-mode driver, usually a
+ * cuda-compat package, that does not match the kernel module) or 804
+ * (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility on a
+ * GPU that does not support it). Reported once per process, with both
+ * versions and the fix. */
+
+/* A runtime asked cuGetProcAddress for `version` (its CUDA version, as
+ * cudart passes it), or cudaRuntimeGetVersion answered it (`call` names
+ * which). Cheap when version is not above what was already compared: one
+ * relaxed atomic load. */
+KIMG_HIDDEN void kimg_driver_mismatch_note_request(int version, const char *call);
+
+/* cuInit returned rc != 0. */
+KIMG_HIDDEN KIMG_COLD void kimg_driver_mismatch_init_failed(int rc);
+
+/* Thread-local re-entry guard: hooks pass straight through while the
+ * diagnosis itself runs (it calls the driver, dladdr, libunwind). */
+KIMG_HIDDEN extern __thread int kimg_in_diagnosis;
 
 #endif

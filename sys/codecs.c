@@ -6,7 +6,7 @@
 
 /* libkimg.so uses these too (the PTX fallback decompresses PTX entries)
  * and must load on glibc 2.17: pin the references to the architecture's
- * base versions, as shim/hooks.h and shim/stack.c do; dlsym@base is also
+ * base versions, as shim/hook/hook.h and shim/diag/stack.c do; dlsym@base is also
  * glibc's own, never libkimg's exported dlsym hook. */
 #if defined(__x86_64__)
 __asm__(".symver dlopen,dlopen@GLIBC_2.2.5");

@@ -1,21 +1,15 @@
-/* libFuzzer target for libkimg's KIMG_* parser (shim/options.c): the input
+/* libFuzzer target for libkimg's KIMG_* parser (shim/diag/options.c): the input
  * is an environment, entries separated by NUL bytes; the first byte picks
  * whether the process is in secure-execution mode. Checks the contracts:
  * the warnings stay NUL-terminated inside their buffer, secure mode reads
  * nothing, a parsed KIMG_LOG expands again for another pid without
  * overflowing, and a force-ptx glob that was taken is well formed.
- * options.c is compiled in, as in tests/unit/test_options.c. */
+ * Linked with shim/diag/options.c and log.c (the Makefile). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../shim/options.c"
-
-void kimg_log_stderr(const char *buf, size_t len)
-{
-	(void)buf;
-	(void)len;
-}
+#include "diag_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!kimg_log_path_expand(env.log_spec, 2147483647L, &env, again, sizeof again) && !env.log_per_process)
 			abort(); /* without %p the same spec expanded before */
 	}
-	if (o.fallback_glob[0] && !glob_is_well_formed(o.fallback_glob))
+	if (o.fallback_glob[0] && !kimg_options_glob_well_formed(o.fallback_glob))
 		abort();
 	char banner[1024];
 	if (kimg_options_banner(&o, &env, banner, sizeof banner) >= sizeof banner)

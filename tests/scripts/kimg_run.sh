@@ -191,13 +191,13 @@ skip_default='nvcc,cicc,ptxas,fatbinary,nvlink,gcc,g++,cc,c++,cc1,cc1plus,ld,ld.
 flat=$(tr -d ' \n' <<<"$help")
 if [[ $flat == *"Default:$skip_default"* ]]; then ok "--help gives the KIMG_SKIP default list exactly"; else
 	fail "--help gives the KIMG_SKIP default list exactly" "want Default:$skip_default"; fi
-# Every KIMG_* variable the library reads (as spelled in shim/options.c) is documented.
-if [ -f "$ROOT/shim/options.c" ]; then
-	for v in $(grep -oE '"KIMG_[A-Z_]+' "$ROOT/shim/options.c" | tr -d '"=' | sort -u); do
-		expect_match "--help documents $v (read by shim/options.c)" "$v" "$help"
+# Every KIMG_* variable the library reads (as spelled in shim/diag/options.c) is documented.
+if [ -f "$ROOT/shim/diag/options.c" ]; then
+	for v in $(grep -oE '"KIMG_[A-Z_]+' "$ROOT/shim/diag/options.c" | tr -d '"=' | sort -u); do
+		expect_match "--help documents $v (read by shim/diag/options.c)" "$v" "$help"
 	done
 else
-	fail "shim/options.c missing: cannot cross-check --help against the variables the library reads"
+	fail "shim/diag/options.c missing: cannot cross-check --help against the variables the library reads"
 fi
 expect_match "--version prints 'kimg-run X.Y.Z'" '^kimg-run [0-9]+\.[0-9]+\.[0-9]+$' "$(BUILD=mybuild "$RUN" --version)"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # docs/man: each page renders with groff -man -ww without a warning, and says
 # what the tools actually do: every option in kimg-run --help, every
-# subcommand and option in kimg-probe --help, every variable shim/options.c
+# subcommand and option in kimg-probe --help, every variable shim/diag/options.c
 # reads, and the JSON keys of the report.
 . "$(dirname "$0")/testlib.bash"
 MAN=$ROOT/docs/man
@@ -72,12 +72,12 @@ for v in KIMG_LOG KIMG_FORMAT KIMG_VERBOSE KIMG_ON_ERROR KIMG_FALLBACK KIMG_AUDI
 	CUDA_FORCE_PTX_JIT CUDA_DISABLE_PTX_JIT; do
 	has libkimg.7 "$v" "$v"
 done
-if [ -f "$ROOT/shim/options.c" ]; then
-	for v in $(grep -oE '"KIMG_[A-Z_]+' "$ROOT/shim/options.c" | tr -d '"' | sort -u); do
-		has libkimg.7 "$v (read by shim/options.c)" "$v"
+if [ -f "$ROOT/shim/diag/options.c" ]; then
+	for v in $(grep -oE '"KIMG_[A-Z_]+' "$ROOT/shim/diag/options.c" | tr -d '"' | sort -u); do
+		has libkimg.7 "$v (read by shim/diag/options.c)" "$v"
 	done
 else
-	fail "shim/options.c missing: cannot cross-check libkimg.7 with the variables the library reads"
+	fail "shim/diag/options.c missing: cannot cross-check libkimg.7 with the variables the library reads"
 fi
 for k in error.code error.name call kernel.name module.file 'module.images[]' kind arch device.sm verdict fix stack python_stack; do
 	has libkimg.7 "JSON key $k" "$k"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Arch-dispatched failures (shim/dispatch_track.c, core/dispatch.c): a
+# Arch-dispatched failures (shim/diag/dispatch_track.c, core/dispatch.c): a
 # library with a module for the device and one for other GPUs probes the
 # other one and ignores the 209, as NCCL does. kimg records it and stays
 # quiet; it reports in full only when the failure reaches the program (a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The driver's JIT linker under libkimg (shim/hook_link.c), through the
+# The driver's JIT linker under libkimg (shim/hook/hook_link.c), through the
 # fake driver: a PTX input refused at cuLinkAddData / cuLinkAddFile (218:
 # .target above the device, 222: .version above the driver's JIT) is
 # reported like a module: the input's name and images, the device and its

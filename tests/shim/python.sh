@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Python frames in libkimg's report when the extension released the GIL
-# around the CUDA call, as PyTorch's bindings do (shim/pyframes.c): a C
+# around the CUDA call, as PyTorch's bindings do (shim/diag/pyframes.c): a C
 # extension built here against each interpreter (python3, and every pyenv
 # CPython 3.10+ present) loads an sm_80 cubin on the 9.0 fake device with
 # the GIL released; python_stack must name the script's file and line

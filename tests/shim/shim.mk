@@ -89,6 +89,8 @@ $(SHIM_TEST_DIR)/threads: tests/shim/progs/threads.c $(SHIM_PROG_DEPS)
 
 # libkimg with ThreadSanitizer: the same sources and flags plus -fsanitize=thread.
 TSAN_OBJ := $(patsubst %.c,$(BUILD)/tsan/obj/%.o,$(SHIM_SRC) $(SYS_SRC) $(CORE_SRC))
+$(BUILD)/tsan/obj/shim/hook/%.o: CPPFLAGS += $(SHIM_HOOK_CPPFLAGS)
+$(BUILD)/tsan/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/tsan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=thread -MMD -MP -c -o $@ $<

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# shim/stack.c end to end, without a GPU: host frames of a known call chain
+# shim/diag/stack.c end to end, without a GPU: host frames of a known call chain
 # (libunwind names static functions through .symtab; with backtrace() the
 # object's .symtab is read by core/elf_symbols.c), demangling through a
 # run-time __cxa_demangle, and Python frames read through ctypes: PyDLL
 # holds the GIL (frames through the C API), CDLL releases it (the C API
-# must not be used: none; read directly without the GIL, shim/pyframes.c:
+# must not be used: none; read directly without the GIL, shim/diag/pyframes.c:
 # the same frames), for python3 and every pyenv CPython 3.10-3.14 present. Then libkimg.so itself, as on the H200 machine (no libunwind: a
 # stub libunwind.so.8 without its symbols hides the real one): a program
 # built without -rdynamic, PIE and not, failing through the fake driver,
@@ -23,12 +23,15 @@ missing() {
 }
 # fixed checks; one more per CPython the loop below finds
 EXPECTED_CHECKS=25
-CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
+CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
 
-CORE=$BUILD/libkimgcore.a
-[ -e "$CORE" ] || { echo "FAIL missing $CORE (make BUILD=$BUILD all)"; exit 1; }
-# stack.c maps files through locate.c (kimg_map_path), which reaches the registry
-STACK_SRC="shim/stack.c shim/pyframes.c shim/locate.c shim/registry.c"
+CORE=$BUILD/libkimgcore.a DIAG=$BUILD/libkimgdiag.a
+for lib in "$CORE" "$DIAG"; do
+	[ -e "$lib" ] || { echo "FAIL missing $lib (make BUILD=$BUILD all)"; exit 1; }
+done
+# The diagnosis layer as a library (stack.c maps files through locate.c,
+# which reaches the registry), with the stand-in for the hooks' up-calls.
+STACK_SRC="tests/unit/hook_standin.c $DIAG"
 gcc $CFLAGS -o "$out/stack_probe" tests/shim/stack_probe.c $STACK_SRC "$CORE" -ldl -lpthread || exit 1
 gcc $CFLAGS -shared -fPIC -DSTACK_PROBE_LIB -o "$out/libstack_probe.so" tests/shim/stack_probe.c $STACK_SRC \
 	"$CORE" -ldl -lpthread || exit 1

@@ -1,4 +1,4 @@
-/* Test driver for shim/stack.c (run by tests/shim/stack.sh).
+/* Test driver for shim/diag/stack.c (run by tests/shim/stack.sh).
  * As a program: prints the host stack of a known call chain, with each
  * unwinder, and demangling before/after libstdc++ is loaded.
  * As a shared object (-DSTACK_PROBE_LIB): functions for Python's ctypes,
@@ -77,7 +77,7 @@ int probe_python_stack(char *buf, int size)
 }
 
 /* The same through kimg_stack_python_any: without the GIL, the frames
- * are read directly (shim/pyframes.c); the note goes after the frames. */
+ * are read directly (shim/diag/pyframes.c); the note goes after the frames. */
 int probe_python_stack_any(char *buf, int size);
 int probe_python_stack_any(char *buf, int size)
 {

@@ -1,20 +1,12 @@
-/* Specification of the KIMG_* options (shim/options.c; docs/design.md section 7):
+/* Specification of the KIMG_* options (shim/diag/options.c; docs/design.md section 7):
  * names, accepted values, defaults kept on bad values with one warning
  * naming the variable, %p/%h/%r/%% expansion, the skip list.
- * options.c is compiled into this test: it is part of libkimg.so, which
- * unit tests do not link. */
+ * Links the diagnosis layer (build/libkimgdiag.a) as a library. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../shim/options.c"
+#include "diag_internal.h"
 #include "testutil.h"
-
-/* log.c is not linked here: the constructor path's warnings go nowhere */
-void kimg_log_stderr(const char *buf, size_t len)
-{
-	(void)buf;
-	(void)len;
-}
 
 static struct kimg_options o;
 static struct kimg_env_snapshot env;
@@ -37,7 +29,7 @@ START_TEST(defaults_without_variables)
 	ck_assert_str_eq(o.log_path, "");
 	ck_assert_int_eq(o.on_error, KIMG_ON_ERROR_CONTINUE);
 	ck_assert_int_eq(o.fallback, KIMG_FALLBACK_NONE);
-	ck_assert_str_eq(env.skip, default_skip);
+	ck_assert_str_eq(env.skip, KIMG_DEFAULT_SKIP);
 	ck_assert_str_eq(env.program, "python3.12");
 	ck_assert_str_eq(warnings, "");
 }

@@ -1,20 +1,21 @@
-/* Specification of the handle registry (shim/registry.c) and of the
- * module locator built on it (shim/locate.c): lookups by (kind, handle),
+/* Specification of the handle registry (shim/diag/registry.c) and of the
+ * module locator built on it (shim/diag/locate.c): lookups by (kind, handle),
  * copied strings, overwrite of re-used handles, dropping (not failing)
  * when full, lock-free use from many threads (also run under TSan:
  * `make BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" ...`), the
  * function -> kernel -> library chain of docs/loading.md section 4, and
  * bounding images by readable memory so stale pointers cannot fault.
- * Both files are compiled in: they belong to libkimg.so, which unit tests
- * do not link. */
+ * Links the diagnosis layer (build/libkimgdiag.a) as a library. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../shim/locate.c"
-#include "../../shim/registry.c"
+#include "diag_internal.h"
+#include "fatbin.h"
+#include "locate.h"
 #include "testutil.h"
 
 
@@ -110,18 +111,18 @@ END_TEST
 
 START_TEST(full_arena_drops_strings_not_entries)
 {
-	static char longname[MAX_STRING + 100];
+	static char longname[KIMG_REGISTRY_MAX_STRING + 100];
 	memset(longname, 'n', sizeof longname - 1);
 	struct kimg_origin o = origin(H(1), NULL, NULL, longname), got;
-	uintptr_t n = ARENA_SIZE / MAX_STRING + 10;
+	uintptr_t n = KIMG_REGISTRY_ARENA_SIZE / KIMG_REGISTRY_MAX_STRING + 10;
 	for (uintptr_t i = 1; i <= n; i++)
 		kimg_registry_add(KIMG_HANDLE_HOST_STUB, H(i * 16), &o);
 	struct kimg_registry_stats st;
 	kimg_registry_get_stats(&st);
 	ck_assert_uint_ge(st.strings_dropped, 10);
-	ck_assert_uint_eq(st.arena_used, ARENA_SIZE);
+	ck_assert_uint_eq(st.arena_used, KIMG_REGISTRY_ARENA_SIZE);
 	ck_assert(kimg_registry_find(KIMG_HANDLE_HOST_STUB, H(16), &got));
-	ck_assert_uint_eq(strlen(got.name), MAX_STRING - 1); /* cut, still terminated */
+	ck_assert_uint_eq(strlen(got.name), KIMG_REGISTRY_MAX_STRING - 1); /* cut, still terminated */
 	ck_assert(kimg_registry_find(KIMG_HANDLE_HOST_STUB, H(n * 16), &got));
 	ck_assert_ptr_null(got.name);
 	ck_assert_ptr_eq(got.image, H(1));

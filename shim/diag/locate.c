@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "diag_internal.h"
 #include "fatbin.h"
 #include "locate.h"
 

@@ -30,7 +30,7 @@ size_t kimg_stack_host(char (*frames)[KIMG_FRAME_TEXT], size_t max, bool skip_se
 
 /* Raw return addresses of the calling thread, innermost first, libkimg's
  * own frames left out (glibc backtrace(): cheap, no names yet), for a
- * failure whose report may come later (shim/dispatch_track.c). */
+ * failure whose report may come later (shim/diag/dispatch_track.c). */
 size_t kimg_stack_capture(void **ips, size_t max);
 
 /* Name captured addresses as kimg_stack_host does. */

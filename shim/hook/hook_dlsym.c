@@ -9,7 +9,7 @@
  * named GLIBC_2.34 does not make libkimg need glibc 2.34: it is a version
  * we define, not one we require.
  *
- * What changes, and only for the hooked names (hooks.h table):
+ * What changes, and only for the hooked names (hook.h table):
  * - explicit handle (dlopen'ed libcuda): the real lookup in that handle,
  *   answered with our wrapper whose slot holds that exact function;
  * - RTLD_DEFAULT: glibc would find libkimg's own export first even when no
@@ -19,7 +19,7 @@
  * dlsym as a tail call, see kimg_dlsym_pass below. */
 #include <dlfcn.h>
 
-#include "hooks.h"
+#include "hook.h"
 
 /* Returned by dlsym_hooked when the name is not ours to answer. */
 static const char not_hooked;

@@ -12,7 +12,7 @@
 
 #include "copies.h"
 #include "diag.h"
-#include "hooks.h"
+#include "hook.h"
 
 /* kimg_in_diagnosis (shim.h) is defined by diagnose.c, which raises it
  * for the whole diagnosis; the hooks only read it. */

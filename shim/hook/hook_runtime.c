@@ -40,10 +40,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-#include "audit.h"
 #include "cuda_errors.h"
-#include "driver_mismatch.h"
-#include "hooks.h"
+#include "hook.h"
 
 /* ---- the real function per (hook, runtime version) ---- */
 
@@ -56,7 +54,7 @@
 #define CUDART_VERSION_COUNT 3
 static const char *const cudart_versions[CUDART_VERSION_COUNT] = { CUDART_NODE_11, CUDART_NODE_12, CUDART_NODE_13 };
 
-/* Runtime rows are the tail of enum kimg_hook_id (hooks.h), so one slot
+/* Runtime rows are the tail of enum kimg_hook_id (hook.h), so one slot
  * array covers them without the driver rows. */
 #define RT_FIRST KIMG_HOOK___cudaRegisterFatBinary
 #define RT_COUNT (KIMG_HOOK_COUNT - RT_FIRST)
@@ -110,7 +108,7 @@ static inline void *versioned_get(enum kimg_hook_id id, unsigned v)
  * RT_HOOK(ret, name, (params), ret_kw, call): `call` is the body's call
  * expression, evaluated with `real` bound to the real function of the
  * variant; ret_kw is `return`, or empty for void functions. It defines
- *   kimg_w_NAME         hidden, the hooks table's wrapper (hooks.h)
+ *   kimg_w_NAME         hidden, the hooks table's wrapper (hook.h)
  *   kimg_x0_NAME        name@@KIMG_1.0, an alias of kimg_w_NAME
  *   kimg_x<tag>_NAME    name@libcudart.so.<version>, one per version
  * All share the body; the real pointer is the only difference. */
@@ -319,7 +317,7 @@ static cudaError_t entry_by_version(void *real, bool ptsz, const char *sym, void
 	cudaError_t, name, P_ENTRY_VER, return, entry_by_version(real, ptsz, sym, pfn, version, flags, status)
 
 /* The runtime's own CUDA version, as the program asks for it: newer than
- * the driver is reported once (driver_mismatch.h); the answer is unchanged. */
+ * the driver is reported once (kimg_driver_mismatch_note_request, shim/diag.h); the answer is unchanged. */
 static cudaError_t runtime_version(void *real, int *version)
 {
 	if (KIMG_UNLIKELY(!real))

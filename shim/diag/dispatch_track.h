@@ -1,4 +1,4 @@
-/* Failures the program does not meet (shim/dispatch_track.c): a module
+/* Failures the program does not meet (shim/diag/dispatch_track.c): a module
  * for other GPUs, in a file that has code for this one, fails where its
  * runtime or library looks it up (NCCL probing its sm_100f kernels, cuDNN
  * loading every engine eagerly). Such an arch-dispatched failure
@@ -17,7 +17,7 @@
 #include "device.h"
 #include "file_rules.h"
 #include "report.h"
-#include "shim.h"
+#include "diag.h"
 
 /* What a later report of a recorded failure needs beyond kimg_failure:
  * the stacks at the time it happened, and why it is reported now. */

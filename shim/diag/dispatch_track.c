@@ -35,10 +35,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "diag_internal.h"
 #include "dispatch_track.h"
 #include "fatbin.h"
-#include "hooks.h" /* glibc symbol-version pins for dladdr */
+#include "glibc_pins.h" /* glibc symbol-version pins for dladdr */
 #include "input.h"
 #include "locate.h"
 #include "ptx.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "hooks.h"
+#include "hook.h"
 
 /* Does this loaded object carry kimg's note (is it a copy of libkimg)? */
 KIMG_HIDDEN bool kimg_copies_is_kimg(const struct dl_phdr_info *info);

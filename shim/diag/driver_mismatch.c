@@ -1,8 +1,8 @@
 /* Reports for a driver that refuses the program's runtime
- * (driver_mismatch.h). Facts and fixes: core/cuda_versions.h. The report
+ * (shim/diag.h). Facts and fixes: core/cuda_versions.h. The report
  * is one write() in the format of KIMG_FORMAT (text lines "kimg: ..." or
  * one JSON object, "report": "driver_mismatch"), on the KIMG_LOG target. */
-#include "driver_mismatch.h"
+#include "diag.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 
 #include "cuda_errors.h"
 #include "cuda_versions.h"
-#include "diag.h"
-#include "hooks.h" /* glibc symbol-version pins for dlopen, dlclose */
+#include "diag_internal.h"
+#include "glibc_pins.h" /* glibc symbol-version pins for dlopen, dlclose */
 
 static _Atomic int compared_version; /* highest requested version already compared */
 static _Atomic int reported;

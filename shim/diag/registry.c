@@ -16,7 +16,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "diag.h"
+#include "diag_internal.h"
 
 struct slot {
 	_Atomic uintptr_t key;  /* the handle; 0 = empty */
@@ -34,8 +34,8 @@ static const uint32_t capacity[KIMG_HANDLE_KIND_COUNT] = {
 /* Bounded probing keeps a nearly full table from turning one insertion into
  * a scan of 100k slots; past it the entry is dropped. */
 #define MAX_PROBES 512u
-#define ARENA_SIZE (8u << 20)
-#define MAX_STRING 4096u
+#define ARENA_SIZE KIMG_REGISTRY_ARENA_SIZE
+#define MAX_STRING KIMG_REGISTRY_MAX_STRING
 /* A reader gives up after this many torn reads (a writer preempted in the
  * middle of an update); the report then lacks one link, nothing worse. */
 #define MAX_READ_RETRIES 1000

@@ -19,7 +19,7 @@
 
 #include "cubin.h"
 #include "cuda_errors.h"
-#include "diag.h"
+#include "diag_internal.h"
 #include "fix.h"
 #include "link_fix.h"
 #include "input.h"
@@ -453,7 +453,7 @@ static void diagnose(const struct kimg_failure *f)
 	if (!confirm && seen_contains(&reported, report_key)) {
 		count_kernel(module_key, kernel);
 		/* the first report of this module may have been a load-time
-		 * event (shim/fallback.c) that left KIMG_ON_ERROR to this failure;
+		 * event (shim/diag/fallback.c) that left KIMG_ON_ERROR to this failure;
 		 * after a failure's own report the process is already gone */
 		apply_on_error();
 		return;

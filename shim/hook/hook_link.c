@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 
 #include "cuda_errors.h"
-#include "hooks.h"
+#include "hook.h"
 
 /* CUjit_option values (cuda.h) */
 #define JIT_ERROR_LOG_BUFFER 5

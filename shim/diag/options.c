@@ -14,7 +14,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "diag_internal.h"
 
 struct kimg_options kimg_opts;
 struct kimg_env_snapshot kimg_env;
@@ -22,8 +22,7 @@ struct kimg_env_snapshot kimg_env;
 /* Programs that never load GPU code but are often started under a
  * preloaded libkimg (a build spawned from a training script); staying out
  * of them keeps compilers fast and their output clean. */
-static const char default_skip[] =
-	"nvcc,cicc,ptxas,fatbinary,nvlink,gcc,g++,cc,c++,cc1,cc1plus,ld,ld.gold,ld.lld,as,ninja,make,cmake";
+static const char default_skip[] = KIMG_DEFAULT_SKIP;
 
 /* Rank variables of the common launchers, first match wins (torchrun,
  * Open MPI, MPICH/PMI, Slurm). Without any, %r expands to "0": a lone
@@ -194,7 +193,7 @@ static bool spec_has_pid(const char *spec)
 /* fnmatch(3) takes an unclosed '[' as a literal, so "force-ptx:[" would
  * quietly select nothing; refuse it instead. A ']' right after '[' or "[!"
  * is a member, a backslash quotes the next byte. */
-static bool glob_is_well_formed(const char *g)
+bool kimg_options_glob_well_formed(const char *g)
 {
 	for (; *g; g++) {
 		if (*g == '\\') {
@@ -304,7 +303,7 @@ static void parse_fallback(struct parse_state *st, const char *name, const char 
 	else if (eq_nocase(v, "force-ptx"))
 		o->fallback = KIMG_FALLBACK_FORCE_PTX;
 	else if (prefix_nocase(v, "force-ptx:") && v[10] && strlen(v + 10) < sizeof o->fallback_glob) {
-		if (!glob_is_well_formed(v + 10)) {
+		if (!kimg_options_glob_well_formed(v + 10)) {
 			warn(st, name, v, "GLOB has an unclosed '[' or ends in a lone backslash (no fallback)");
 			return;
 		}

@@ -1,7 +1,7 @@
-/* Load-time checks of libkimg.so (shim/audit.c): reading a module that is
+/* Load-time checks of libkimg.so (shim/diag/audit.c): reading a module that is
  * about to be loaded (header walk only), the device facts the checks
  * need, and KIMG_AUDIT: report every module that cannot run on the
- * device, at its load, before any kernel runs. shim/fallback.c builds on
+ * device, at its load, before any kernel runs. shim/diag/fallback.c builds on
  * the same reading. Nothing here is exported. */
 #ifndef KIMG_SHIM_AUDIT_H
 #define KIMG_SHIM_AUDIT_H
@@ -12,7 +12,7 @@
 #include "device.h"
 #include "image.h"
 #include "locate.h"
-#include "shim.h"
+#include "diag.h"
 
 /* Images kept per module; a module with more is judged unknown (never
  * wrongly: the rules need every image to say "cannot run"). */
@@ -47,10 +47,6 @@ bool kimg_load_device(struct kimg_device *d);
  * when the rules say it cannot run on d, counts it, applies KIMG_ON_ERROR.
  * Returns true when it cannot run. */
 bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device *d);
-
-/* KIMG_AUDIT for a fatbin the shared runtime registered (hook_runtime.c):
- * reads the wrapper, asks for the device, checks. Cold; never faults. */
-KIMG_COLD void kimg_audit_registration(const void *wrapper);
 
 /* Write the held first report of the current (file, cause) group, with
  * its module count (see audit.c); called before any other report and at

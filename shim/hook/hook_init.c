@@ -1,9 +1,8 @@
 /* cuInit: the first call that can tell the driver refuses this process
- * (803, 804; driver_mismatch.h). Passed through unchanged. */
+ * (803, 804; kimg_driver_mismatch_init_failed, shim/diag.h). Passed through unchanged. */
 #include <errno.h>
 
-#include "driver_mismatch.h"
-#include "hooks.h"
+#include "hook.h"
 
 CUresult kimg_w_cuInit(unsigned flags)
 {

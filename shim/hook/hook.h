@@ -1,9 +1,11 @@
-/* Internal interfaces of the hooks layer (hook_dlsym.c, hook_driver.c,
- * hook_runtime.c, real.c, init.c): the table of interposed entry points,
- * the real-symbol slots, and glibc symbol-version pinning.
+/* Private interfaces of the hooks layer (shim/hook/: hook_dlsym.c,
+ * hook_driver.c, hook_link.c, hook_runtime.c, hook_table.c, resolve.c,
+ * driver_api.c, init.c, copies.c): the table of interposed entry points
+ * and the real-symbol slots. The diagnosis (shim/diag/) never includes
+ * this; what it may call is in shim/diag.h.
  *
  * Every hooked entry point, driver or runtime, has one row in
- * kimg_hook_table (hook_table.c order = enum kimg_hook_id). A row is one
+ * kimg_hook_table (hook_table.c, order = enum kimg_hook_id). A row is one
  * (name, variant): cuLaunchKernel and cuLaunchKernel_ptsz are two rows with
  * two wrappers and two real pointers, because the driver hands out
  * different functions for them (docs/loading.md section 3). */
@@ -12,33 +14,14 @@
 
 #include <stdatomic.h>
 
-#include "shim.h"
-
-/* ---- glibc symbol versions ----
- * Linking against glibc >= 2.34 binds dl* references to their 2.34
- * versions, which would stop libkimg from loading on older glibc. Pin the
- * references made by the hooks layer to the architecture's base version,
- * which every glibc since then still provides (libdl or libc). */
-#if defined(__x86_64__)
-#define KIMG_GLIBC_BASE "GLIBC_2.2.5"
-#elif defined(__aarch64__)
-#define KIMG_GLIBC_BASE "GLIBC_2.17"
-#endif
-#ifdef KIMG_GLIBC_BASE
-__asm__(".symver dlvsym,dlvsym@" KIMG_GLIBC_BASE);
-__asm__(".symver dladdr,dladdr@" KIMG_GLIBC_BASE);
-__asm__(".symver dlopen,dlopen@" KIMG_GLIBC_BASE);
-__asm__(".symver dlclose,dlclose@" KIMG_GLIBC_BASE);
-__asm__(".symver dl_iterate_phdr,dl_iterate_phdr@" KIMG_GLIBC_BASE);
-#endif
+#include "diag.h"
+#include "glibc_pins.h"
 
 /* CUDA types the hooks need; cuda.h is deliberately not included so the
  * shim builds without a toolkit and cannot pick up its name macros
  * (cuda.h renames cuLaunchKernel to cuLaunchKernel_ptsz under
  * per-thread-default-stream builds). */
-typedef int CUresult;
 typedef int cudaError_t;
-#define KIMG_CUDA_SUCCESS 0
 #define KIMG_CUDA_ERROR_NOT_INITIALIZED 3     /* driver wrapper with no driver behind it */
 #define KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER 35 /* runtime wrapper with no runtime behind it */
 #define KIMG_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2
@@ -76,7 +59,7 @@ enum kimg_hook_id {
 	KIMG_HOOK_cuLinkAddFile_v2,
 	KIMG_HOOK_cuLinkComplete,
 	KIMG_HOOK_cuLinkDestroy,
-	KIMG_HOOK_cuInit,               /* hook_init.c: 803 / 804 (driver_mismatch.h) */
+	KIMG_HOOK_cuInit,               /* hook_init.c: 803 / 804 (diag/driver_mismatch.c) */
 	/* shared cudart (hook_runtime.c) */
 	KIMG_HOOK___cudaRegisterFatBinary,
 	KIMG_HOOK___cudaRegisterFunction,
@@ -92,7 +75,7 @@ enum kimg_hook_id {
 	KIMG_HOOK_cudaGetDriverEntryPoint_ptsz,
 	KIMG_HOOK_cudaGetDriverEntryPointByVersion,
 	KIMG_HOOK_cudaGetDriverEntryPointByVersion_ptsz,
-	KIMG_HOOK_cudaRuntimeGetVersion,  /* the runtime's CUDA version against the driver (driver_mismatch.h) */
+	KIMG_HOOK_cudaRuntimeGetVersion,  /* the runtime's CUDA version against the driver (diag/driver_mismatch.c) */
 	KIMG_HOOK_COUNT
 };
 
@@ -111,7 +94,6 @@ KIMG_HIDDEN extern _Atomic(void *) kimg_hook_real[KIMG_HOOK_COUNT];
 
 /* ---- the wrappers (hook_driver.c, hook_runtime.c), one per row ----
  * Hidden names; each is exported under the row's symbol by an alias. */
-typedef void *CUhandle; /* CUmodule, CUlibrary, CUfunction, CUkernel, CUstream */
 #define KIMG_LAUNCH_DIMS unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz
 #define KIMG_LIB_OPTS int *jit_opts, void **jit_vals, unsigned n_jit, int *lib_opts, void **lib_vals, unsigned n_lib
 KIMG_HIDDEN CUresult kimg_w_cuModuleLoad(CUhandle *mod, const char *fname);
@@ -182,11 +164,8 @@ KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion_ptsz(const char 
  * (hook_link.c): *log NULL and *size 0 when the program gave none. */
 KIMG_HIDDEN void kimg_jit_log_option(unsigned n, const int *opts, void *const *vals, const char **log, size_t *size);
 
-/* ---- real.c ---- */
+/* ---- resolve.c (kimg_real_dlsym itself is an up-call: shim/diag.h) ---- */
 
-/* glibc's own dlsym, via dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34 / base);
- * NULL only if glibc offers neither. Never re-enters our dlsym. */
-KIMG_HIDDEN void *kimg_real_dlsym(void *handle, const char *name);
 typedef void *(*kimg_dlsym_fn)(void *, const char *);
 KIMG_HIDDEN kimg_dlsym_fn kimg_real_dlsym_fn(void);
 
@@ -236,6 +215,14 @@ KIMG_HIDDEN void kimg_shim_ensure_init(void);
 static inline bool kimg_hooks_active(void)
 {
 	return !kimg_in_diagnosis && !kimg_opts.disabled;
+}
+
+/* Should the load hooks call kimg_load_intercept? One predictable branch
+ * when neither KIMG_FALLBACK nor KIMG_AUDIT is set. */
+static inline bool kimg_load_checks_wanted(void)
+{
+	kimg_shim_ensure_init();
+	return KIMG_UNLIKELY(kimg_opts.fallback != KIMG_FALLBACK_NONE || kimg_opts.audit) && kimg_hooks_active();
 }
 
 #endif

@@ -1,5 +1,5 @@
 /* Python frames of the calling thread read without the GIL, for a thread
- * that released it around a CUDA call (shim/pyframes.c). Cold path only. */
+ * that released it around a CUDA call (shim/diag/pyframes.c). Cold path only. */
 #ifndef KIMG_SHIM_PYFRAMES_H
 #define KIMG_SHIM_PYFRAMES_H
 

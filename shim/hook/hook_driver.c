@@ -10,9 +10,7 @@
 #include <errno.h>
 
 #include "cuda_errors.h"
-#include "driver_mismatch.h"
-#include "fallback.h"
-#include "hooks.h"
+#include "hook.h"
 
 /* ---- cold paths ---- */
 

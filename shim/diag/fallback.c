@@ -22,7 +22,7 @@
 #include "audit.h"
 #include "codecs.h"
 #include "cuda_errors.h"
-#include "diag.h"
+#include "diag_internal.h"
 #include "fallback.h"
 #include "fallback_plan.h"
 #include "ptx.h"
@@ -94,18 +94,15 @@ static CUresult force_jit(enum kimg_handle_kind kind, CUhandle handle, const cha
 	CUresult r;
 	CUhandle fn = NULL, k = NULL;
 	if (kind == KIMG_HANDLE_LIBRARY) {
-		CUresult (*get_kernel)(CUhandle *, CUhandle, const char *) =
-			(CUresult(*)(CUhandle *, CUhandle, const char *))kimg_hook_get(KIMG_HOOK_cuLibraryGetKernel);
-		CUresult (*kernel_fn)(CUhandle *, CUhandle) =
-			(CUresult(*)(CUhandle *, CUhandle))kimg_hook_get(KIMG_HOOK_cuKernelGetFunction);
+		kimg_library_get_kernel_fn get_kernel = kimg_real_cuLibraryGetKernel();
+		kimg_kernel_get_function_fn kernel_fn = kimg_real_cuKernelGetFunction();
 		if (!get_kernel)
 			return 0;
 		r = get_kernel(&k, handle, f.name);
 		if (r == KIMG_CUDA_SUCCESS && kernel_fn)
 			r = kernel_fn(&fn, k);
 	} else {
-		CUresult (*get_fn)(CUhandle *, CUhandle, const char *) =
-			(CUresult(*)(CUhandle *, CUhandle, const char *))kimg_hook_get(KIMG_HOOK_cuModuleGetFunction);
+		kimg_get_function_fn get_fn = kimg_real_cuModuleGetFunction();
 		if (!get_fn)
 			return 0;
 		r = get_fn(&fn, handle, f.name);

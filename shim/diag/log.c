@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "diag_internal.h"
 
 /* The target and the pid it was chosen in, in one word so that a reader
  * never pairs one process's fd with another's pid: fd in the low 32 bits,

@@ -21,24 +21,21 @@
 #include <unistd.h>
 
 #include "elf_symbols.h"
-#include "hooks.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
+#include "diag.h" /* kimg_real_dlsym */
+#include "glibc_pins.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
 #include "locate.h"
 #include "pyframes.h"
 #include "stack.h"
 
 #ifdef KIMG_GLIBC_BASE
-__asm__(".symver dlsym,dlsym@" KIMG_GLIBC_BASE);
 __asm__(".symver pthread_once,pthread_once@" KIMG_GLIBC_BASE); /* moved into libc in 2.34 */
 #endif
 
-/* Inside libkimg.so the hooks layer provides glibc's own dlsym, which never
- * re-enters the exported dlsym hook; a test program linking this file
- * alone has none, and the weak reference is then NULL. */
-__attribute__((weak)) void *kimg_real_dlsym(void *handle, const char *name);
-
+/* glibc's own dlsym, an up-call of shim/diag.h: it never re-enters the
+ * exported dlsym hook. */
 static void *sym(void *handle, const char *name)
 {
-	return kimg_real_dlsym ? kimg_real_dlsym(handle, name) : dlsym(handle, name);
+	return kimg_real_dlsym(handle, name);
 }
 
 /* ---- libunwind, loaded lazily ---- */

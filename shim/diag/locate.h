@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "span.h"
-#include "shim.h"
+#include "diag.h"
 
 struct kimg_located {
 	const void *image;   /* as passed or registered (wrapper, container, cubin, PTX), or NULL */

@@ -30,14 +30,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "locate.h"
 #include "pyframes.h"
 
-__attribute__((weak)) void *kimg_real_dlsym(void *handle, const char *name);
-
+/* glibc's own dlsym, an up-call of shim/diag.h */
 static void *sym(const char *name)
 {
-	return kimg_real_dlsym ? kimg_real_dlsym(RTLD_DEFAULT, name) : dlsym(RTLD_DEFAULT, name);
+	return kimg_real_dlsym(RTLD_DEFAULT, name);
 }
 
 /* ---- reading memory that may not be there ---- */

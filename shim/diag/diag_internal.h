@@ -1,0 +1,106 @@
+/* Internal interfaces of the diagnosis layer of libkimg.so (shim/diag/),
+ * beyond the boundary in shim/diag.h: option parsing (options.c), the log
+ * target (log.c), registry statistics (registry.c). Nothing here is
+ * exported, and nothing in shim/hook/ includes it. */
+#ifndef KIMG_SHIM_DIAG_INTERNAL_H
+#define KIMG_SHIM_DIAG_INTERNAL_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+#ifndef KIMG_VERSION
+#define KIMG_VERSION "0.1.0"
+#endif
+
+/* ---- options.c ---- */
+
+/* KIMG_SKIP's default: the toolchain's own programs (options.c says why). */
+#define KIMG_DEFAULT_SKIP \
+	"nvcc,cicc,ptxas,fatbinary,nvlink,gcc,g++,cc,c++,cc1,cc1plus,ld,ld.gold,ld.lld,as,ninja,make,cmake"
+
+/* Facts read from the environment besides struct kimg_options: the driver's
+ * own JIT switches (the rules need them, and the process may change its
+ * environment later), and what the banner shows. */
+struct kimg_env_snapshot {
+	bool force_ptx_jit;     /* CUDA_FORCE_PTX_JIT, else CUDA_FORCE_JIT, != 0 */
+	bool disable_ptx_jit;   /* CUDA_DISABLE_PTX_JIT, else CUDA_DISABLE_JIT, != 0 */
+	bool skipped;           /* disabled because KIMG_SKIP matched */
+	char program[64];       /* program name compared with KIMG_SKIP */
+	char skip[512];         /* KIMG_SKIP list in effect */
+	char log_spec[512];     /* KIMG_LOG as given, before expansion */
+	char fallback_spec[280];/* KIMG_FALLBACK as given */
+	/* what KIMG_LOG's %h and %r expand to, kept so that a forked child can
+	 * expand %p again with its own pid (kimg_log_path_expand) */
+	char host[256];
+	char rank_text[24];
+	bool log_per_process;   /* KIMG_LOG holds %p */
+	/* where this process sits in a multi-process job, from the launchers'
+	 * variables (torchrun, Open MPI, MPICH/PMI, Slurm); -1 when none is
+	 * set or the value is not a decimal number */
+	long rank;              /* RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID */
+	long local_rank;        /* LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID */
+	long world_size;        /* WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS */
+};
+
+KIMG_HIDDEN extern struct kimg_env_snapshot kimg_env;
+
+/* What kimg_options_parse needs to know about the process; the constructor
+ * fills it from /proc/self/exe, program_invocation_short_name, the host
+ * name and getpid(). Tests pass their own. */
+struct kimg_options_ctx {
+	const char *exe;        /* basename of /proc/self/exe, or NULL */
+	const char *short_name; /* program_invocation_short_name, or NULL */
+	const char *hostname;   /* for %h; NULL -> "localhost" */
+	long pid;               /* for %p */
+	bool secure;            /* getauxval(AT_SECURE): read no KIMG_* variable */
+};
+
+/* Parse a NULL-terminated "NAME=VALUE" array into *o and *env (both reset
+ * to defaults first). Bad values leave the default and append one line
+ * "kimg: warning: KIMG_X=...: why\n" to warn (NUL-terminated, truncated
+ * when full). No allocation, no libc locale use. Returns the number of
+ * warnings. */
+KIMG_HIDDEN int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, struct kimg_options *o,
+				   struct kimg_env_snapshot *env, char *warn, size_t warn_size);
+
+/* KIMG_LOG's spec with %p as pid and %h %r %% as recorded in env; false
+ * when a % is followed by anything else or the result does not fit. */
+KIMG_HIDDEN bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out,
+				      size_t size);
+
+/* The KIMG_VERBOSE banner: one line, version and every option's value,
+ * ending in '\n'. Returns its length (truncated to size - 1). */
+KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf,
+				       size_t size);
+
+/* KIMG_FALLBACK=force-ptx:GLOB takes only a well-formed glob (balanced
+ * brackets, no trailing backslash); the fuzz target checks what it took. */
+KIMG_HIDDEN bool kimg_options_glob_well_formed(const char *glob);
+
+/* ---- log.c: where reports go ---- */
+
+/* Write buf to the KIMG_LOG target (opened once, lazily, O_APPEND) or to
+ * stderr, in one write() when the kernel allows, so lines from several
+ * processes sharing a log do not interleave. Thread safe. */
+KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
+
+/* Lines for people (banner, summary): the log target in text format,
+ * stderr in json format (the log then holds JSON objects only). */
+KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
+
+/* ---- registry.c ---- */
+
+/* The string arena and the longest string it copies (tests fill them). */
+#define KIMG_REGISTRY_ARENA_SIZE (8u << 20)
+#define KIMG_REGISTRY_MAX_STRING 4096u
+
+struct kimg_registry_stats {
+	unsigned long entries;        /* live entries, all kinds */
+	unsigned long dropped;        /* insertions dropped: table full */
+	unsigned long strings_dropped;/* names/paths not copied: arena full */
+	unsigned long arena_used;     /* bytes */
+};
+KIMG_HIDDEN void kimg_registry_get_stats(struct kimg_registry_stats *s);
+
+#endif
