@@ -56,6 +56,60 @@ struct kimg_options_ctx {
 	bool secure;            /* getauxval(AT_SECURE): read no KIMG_* variable */
 };
 
+/* The KIMG_* options, one table row each (options.c): the enum is the
+ * row index. */
+enum kimg_option_id {
+	KIMG_OPT_LOG = 0,
+	KIMG_OPT_FORMAT,
+	KIMG_OPT_VERBOSE,
+	KIMG_OPT_ON_ERROR,
+	KIMG_OPT_FALLBACK,
+	KIMG_OPT_AUDIT,
+	KIMG_OPT_SKIP,
+	KIMG_OPT_DISABLE,
+	KIMG_OPT_COUNT
+};
+
+enum kimg_option_type {
+	KIMG_OPT_BOOL,  /* 1/true/yes/on, 0/false/no/off, any case: a bool field */
+	KIMG_OPT_ENUM,  /* one of the row's words, any case: an enum (int) field */
+	KIMG_OPT_TEXT,  /* the row's own parser */
+};
+
+/* An accepted word of an ENUM option and the value it sets; with takes_arg
+ * the word is written "word:ARG" and ARG goes to the row's parse_arg. The
+ * banner names a value by its first word. */
+struct kimg_option_word {
+	const char *word;
+	int value;
+	bool takes_arg;
+};
+
+struct parse_state;
+struct kimg_option {
+	enum kimg_option_id id;
+	const char *name;                    /* "KIMG_FORMAT" */
+	enum kimg_option_type type;
+	const char *default_text;            /* the default as the banner shows it */
+	const struct kimg_option_word *words;/* ENUM: NULL-terminated */
+	size_t field;                        /* BOOL/ENUM: offset in struct kimg_options */
+	size_t keep, keep_size;              /* keep_size != 0: the value as given is copied into the
+					      * struct kimg_env_snapshot field at offset keep */
+	const char *expected;                /* BOOL/ENUM: the warning for a value not taken */
+	/* TEXT: the parser and the banner's value (either may be set for
+	 * another type to replace the generic one) */
+	void (*parse)(struct parse_state *st, const struct kimg_option *opt, const char *v, struct kimg_options *o,
+		      struct kimg_env_snapshot *env);
+	void (*show)(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf, size_t size);
+	/* ENUM words with takes_arg: 1 taken, 0 not (the expected warning),
+	 * -1 refused with arg_refused; show_arg writes ":ARG" for the banner */
+	int (*parse_arg)(const char *arg, struct kimg_options *o);
+	void (*show_arg)(const struct kimg_options *o, char *buf, size_t size);
+	const char *arg_refused;
+};
+
+KIMG_HIDDEN extern const struct kimg_option kimg_option_table[KIMG_OPT_COUNT];
+
 /* Parse a NULL-terminated "NAME=VALUE" array into *o and *env (both reset
  * to defaults first). Bad values leave the default and append one line
  * "kimg: warning: KIMG_X=...: why\n" to warn (NUL-terminated, truncated

@@ -9,6 +9,7 @@
  * default: a typo must never stop the user's program. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -215,15 +216,25 @@ bool kimg_options_glob_well_formed(const char *g)
 	return true;
 }
 
-/* ---- the option table: one row per KIMG_ variable ---- */
+/* ---- the option table: one row per KIMG_ variable (diag_internal.h) ----
+ * As mimalloc's options.c: the enum names the options, the table describes
+ * each (type, default, accepted words, where the value goes), and parsing,
+ * warnings and the KIMG_VERBOSE banner are loops over it. Booleans and
+ * word lists are parsed generically; a row's own parser handles what no
+ * word list can say (a path, a program list). Adding an option is one
+ * enum value, one row and its field in struct kimg_options. */
 
-typedef void (*option_parse_fn)(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-				struct kimg_env_snapshot *env);
+#define OPT_FIELD(field) offsetof(struct kimg_options, field)
+#define KEEP_FIELD(field) offsetof(struct kimg_env_snapshot, field), sizeof(((struct kimg_env_snapshot *)0)->field)
+#define BOOL_EXPECTED "expected 1/true/yes/on or 0/false/no/off"
 
-static void parse_log(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
+_Static_assert(sizeof(enum kimg_format) == sizeof(int) && sizeof(enum kimg_on_error) == sizeof(int) &&
+		       sizeof(enum kimg_fallback) == sizeof(int),
+	       "enum options are stored as int");
+
+static void parse_log(struct parse_state *st, const struct kimg_option *opt, const char *v, struct kimg_options *o,
 		      struct kimg_env_snapshot *env)
 {
-	copy_str(env->log_spec, sizeof env->log_spec, v);
 	if (!*v || eq_nocase(v, "stderr"))
 		return;
 	env->log_per_process = spec_has_pid(v);
@@ -232,105 +243,174 @@ static void parse_log(struct parse_state *st, const char *name, const char *v, s
 	    !kimg_log_path_expand(v, st->ctx->pid, env, o->log_path, sizeof o->log_path)) {
 		env->log_per_process = false;
 		o->log_path[0] = '\0';
-		warn(st, name, v, "bad %-escape or path too long (stderr is used)");
+		warn(st, opt->name, v, "bad %-escape or path too long (stderr is used)");
 	}
 }
 
-static void parse_format(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-			 struct kimg_env_snapshot *env)
+static void show_log(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf, size_t size)
 {
-	if (eq_nocase(v, "text"))
-		o->format = KIMG_FORMAT_TEXT;
-	else if (eq_nocase(v, "json") || eq_nocase(v, "jsonl"))
-		o->format = KIMG_FORMAT_JSON;
-	else
-		warn(st, name, v, "expected text or json");
+	snprintf(buf, size, "%s", o->log_path[0] ? o->log_path : "stderr");
 }
 
-static void parse_verbose(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-			  struct kimg_env_snapshot *env)
-{
-	int b = parse_bool(v);
-	if (b < 0)
-		warn(st, name, v, "expected 1/true/yes/on or 0/false/no/off");
-	else
-		o->verbose = b;
-}
-
-static void parse_audit(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-			struct kimg_env_snapshot *env)
-{
-	int b = parse_bool(v);
-	if (b < 0)
-		warn(st, name, v, "expected 1/true/yes/on or 0/false/no/off");
-	else
-		o->audit = b;
-}
-
-static void parse_disable(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-			  struct kimg_env_snapshot *env)
-{
-	int b = parse_bool(v);
-	if (b < 0)
-		warn(st, name, v, "expected 1/true/yes/on or 0/false/no/off");
-	else if (b)
-		o->disabled = true;
-}
-
-static void parse_on_error(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-			   struct kimg_env_snapshot *env)
-{
-	long code;
-	if (eq_nocase(v, "continue"))
-		o->on_error = KIMG_ON_ERROR_CONTINUE;
-	else if (eq_nocase(v, "abort"))
-		o->on_error = KIMG_ON_ERROR_ABORT;
-	else if (prefix_nocase(v, "exit:") && parse_int(v + 5, 0, 255, &code)) {
-		o->on_error = KIMG_ON_ERROR_EXIT;
-		o->exit_code = (int)code;
-	} else
-		warn(st, name, v, "expected continue, abort or exit:N (N from 0 to 255)");
-}
-
-static void parse_fallback(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
-			   struct kimg_env_snapshot *env)
-{
-	copy_str(env->fallback_spec, sizeof env->fallback_spec, v);
-	if (!*v || eq_nocase(v, "none") || eq_nocase(v, "off"))
-		o->fallback = KIMG_FALLBACK_NONE;
-	else if (eq_nocase(v, "ptx"))
-		o->fallback = KIMG_FALLBACK_PTX;
-	else if (eq_nocase(v, "force-ptx"))
-		o->fallback = KIMG_FALLBACK_FORCE_PTX;
-	else if (prefix_nocase(v, "force-ptx:") && v[10] && strlen(v + 10) < sizeof o->fallback_glob) {
-		if (!kimg_options_glob_well_formed(v + 10)) {
-			warn(st, name, v, "GLOB has an unclosed '[' or ends in a lone backslash (no fallback)");
-			return;
-		}
-		o->fallback = KIMG_FALLBACK_FORCE_PTX;
-		copy_str(o->fallback_glob, sizeof o->fallback_glob, v + 10);
-	} else
-		warn(st, name, v, "expected ptx, force-ptx or force-ptx:GLOB (GLOB under 256 bytes)");
-}
-
-static void parse_skip(struct parse_state *st, const char *name, const char *v, struct kimg_options *o,
+static void parse_skip(struct parse_state *st, const struct kimg_option *opt, const char *v, struct kimg_options *o,
 		       struct kimg_env_snapshot *env)
 {
 	if (strlen(v) >= sizeof env->skip) {
-		warn(st, name, v, "list too long");
+		warn(st, opt->name, v, "list too long");
 		return;
 	}
 	copy_str(env->skip, sizeof env->skip, v);
 }
 
-static const struct {
-	const char *name;
-	option_parse_fn parse;
-} option_table[] = {
-	{ "KIMG_LOG", parse_log },         { "KIMG_FORMAT", parse_format },   { "KIMG_VERBOSE", parse_verbose },
-	{ "KIMG_ON_ERROR", parse_on_error }, { "KIMG_FALLBACK", parse_fallback }, { "KIMG_AUDIT", parse_audit },
-	{ "KIMG_SKIP", parse_skip },       { "KIMG_DISABLE", parse_disable },
+static void show_skip(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", env->skip);
+}
+
+/* exit:N, N from 0 to 255 */
+static int parse_exit_code(const char *arg, struct kimg_options *o)
+{
+	long code;
+	if (!parse_int(arg, 0, 255, &code))
+		return 0;
+	o->exit_code = (int)code;
+	return 1;
+}
+
+static void show_exit_code(const struct kimg_options *o, char *buf, size_t size)
+{
+	snprintf(buf, size, ":%d", o->exit_code);
+}
+
+/* force-ptx:GLOB, GLOB non-empty and under 256 bytes; -1: refused with its
+ * own warning (an unclosed '[' would select nothing, silently) */
+static int parse_fallback_glob(const char *arg, struct kimg_options *o)
+{
+	if (!*arg || strlen(arg) >= sizeof o->fallback_glob)
+		return 0;
+	if (!kimg_options_glob_well_formed(arg))
+		return -1;
+	copy_str(o->fallback_glob, sizeof o->fallback_glob, arg);
+	return 1;
+}
+
+static void show_fallback_glob(const struct kimg_options *o, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", o->fallback_glob[0] ? ":" : "", o->fallback_glob);
+}
+
+static const struct kimg_option_word format_words[] = {
+	{ "text", KIMG_FORMAT_TEXT, false }, { "json", KIMG_FORMAT_JSON, false },
+	{ "jsonl", KIMG_FORMAT_JSON, false }, { NULL, 0, false },
 };
+static const struct kimg_option_word on_error_words[] = {
+	{ "continue", KIMG_ON_ERROR_CONTINUE, false }, { "abort", KIMG_ON_ERROR_ABORT, false },
+	{ "exit", KIMG_ON_ERROR_EXIT, true }, { NULL, 0, false },
+};
+static const struct kimg_option_word fallback_words[] = {
+	{ "none", KIMG_FALLBACK_NONE, false },      { "off", KIMG_FALLBACK_NONE, false },
+	{ "", KIMG_FALLBACK_NONE, false },          { "ptx", KIMG_FALLBACK_PTX, false },
+	{ "force-ptx", KIMG_FALLBACK_FORCE_PTX, false }, { "force-ptx", KIMG_FALLBACK_FORCE_PTX, true },
+	{ NULL, 0, false },
+};
+
+/* Row i describes option i (tests/unit/test_options.c checks it); the
+ * order is also the order of parsing, warnings and the banner. */
+const struct kimg_option kimg_option_table[KIMG_OPT_COUNT] = {
+	[KIMG_OPT_LOG] = { KIMG_OPT_LOG, "KIMG_LOG", KIMG_OPT_TEXT, "stderr", NULL, 0, KEEP_FIELD(log_spec), NULL,
+			   parse_log, show_log, NULL, NULL, NULL },
+	[KIMG_OPT_FORMAT] = { KIMG_OPT_FORMAT, "KIMG_FORMAT", KIMG_OPT_ENUM, "text", format_words,
+			      OPT_FIELD(format), 0, 0, "expected text or json", NULL, NULL, NULL, NULL },
+	[KIMG_OPT_VERBOSE] = { KIMG_OPT_VERBOSE, "KIMG_VERBOSE", KIMG_OPT_BOOL, "0", NULL, OPT_FIELD(verbose), 0, 0,
+			       BOOL_EXPECTED, NULL, NULL, NULL, NULL },
+	[KIMG_OPT_ON_ERROR] = { KIMG_OPT_ON_ERROR, "KIMG_ON_ERROR", KIMG_OPT_ENUM, "continue", on_error_words,
+				OPT_FIELD(on_error), 0, 0, "expected continue, abort or exit:N (N from 0 to 255)", NULL,
+				NULL, parse_exit_code, show_exit_code, NULL },
+	[KIMG_OPT_FALLBACK] = { KIMG_OPT_FALLBACK, "KIMG_FALLBACK", KIMG_OPT_ENUM, "none", fallback_words,
+				OPT_FIELD(fallback), KEEP_FIELD(fallback_spec),
+				"expected ptx, force-ptx or force-ptx:GLOB (GLOB under 256 bytes)", NULL, NULL,
+				parse_fallback_glob, show_fallback_glob,
+				"GLOB has an unclosed '[' or ends in a lone backslash (no fallback)" },
+	[KIMG_OPT_AUDIT] = { KIMG_OPT_AUDIT, "KIMG_AUDIT", KIMG_OPT_BOOL, "0", NULL, OPT_FIELD(audit), 0, 0,
+			     BOOL_EXPECTED, NULL, NULL, NULL, NULL },
+	[KIMG_OPT_SKIP] = { KIMG_OPT_SKIP, "KIMG_SKIP", KIMG_OPT_TEXT, KIMG_DEFAULT_SKIP, NULL, 0, 0, 0, NULL,
+			    parse_skip, show_skip, NULL, NULL, NULL },
+	/* parsed before KIMG_SKIP is applied and never in secure mode, so
+	 * KIMG_DISABLE=0 cannot undo another reason to stay off */
+	[KIMG_OPT_DISABLE] = { KIMG_OPT_DISABLE, "KIMG_DISABLE", KIMG_OPT_BOOL, "0", NULL, OPT_FIELD(disabled), 0, 0,
+			       BOOL_EXPECTED, NULL, NULL, NULL, NULL },
+};
+
+/* The generic parsers: a boolean, or one of the row's words (a word with
+ * an argument takes "word:ARG" and hands ARG to the row). */
+static void parse_generic(struct parse_state *st, const struct kimg_option *opt, const char *v, struct kimg_options *o)
+{
+	char *field = (char *)o + opt->field;
+	if (opt->type == KIMG_OPT_BOOL) {
+		int b = parse_bool(v);
+		if (b < 0)
+			warn(st, opt->name, v, opt->expected);
+		else
+			*(bool *)field = b;
+		return;
+	}
+	for (const struct kimg_option_word *w = opt->words; w->word; w++) {
+		if (!w->takes_arg && eq_nocase(v, w->word)) {
+			*(int *)field = w->value;
+			return;
+		}
+	}
+	for (const struct kimg_option_word *w = opt->words; w->word; w++) {
+		size_t len = strlen(w->word);
+		if (!w->takes_arg || !prefix_nocase(v, w->word) || v[len] != ':')
+			continue;
+		int taken = opt->parse_arg(v + len + 1, o);
+		if (taken > 0) {
+			*(int *)field = w->value;
+			return;
+		}
+		if (taken < 0) {
+			warn(st, opt->name, v, opt->arg_refused);
+			return;
+		}
+	}
+	warn(st, opt->name, v, opt->expected);
+}
+
+static void parse_option(struct parse_state *st, const struct kimg_option *opt, const char *v, struct kimg_options *o,
+			 struct kimg_env_snapshot *env)
+{
+	if (opt->keep_size)
+		copy_str((char *)env + opt->keep, opt->keep_size, v);
+	if (opt->parse)
+		opt->parse(st, opt, v, o, env);
+	else
+		parse_generic(st, opt, v, o);
+}
+
+/* The banner's text for one option's value. */
+static void show_option(const struct kimg_option *opt, const struct kimg_options *o,
+			const struct kimg_env_snapshot *env, char *buf, size_t size)
+{
+	const char *field = (const char *)o + opt->field;
+	if (opt->show) {
+		opt->show(o, env, buf, size);
+	} else if (opt->type == KIMG_OPT_BOOL) {
+		snprintf(buf, size, "%d", *(const bool *)field ? 1 : 0);
+	} else {
+		int value = *(const int *)field;
+		const struct kimg_option_word *w = opt->words;
+		while (w->word && w->value != value)
+			w++;
+		size_t n = (size_t)snprintf(buf, size, "%s", w->word ? w->word : "?");
+		/* the argument of the value's word with one ("exit" -> ":7") */
+		for (w = opt->words; w->word && n < size; w++)
+			if (w->takes_arg && w->value == value) {
+				opt->show_arg(o, buf + n, size - n);
+				break;
+			}
+	}
+}
 
 /* Is `prog` one of the comma-separated names in `list`? Exact match;
  * empty items are ignored. */
@@ -388,10 +468,10 @@ int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, st
 		}
 	}
 
-	for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++) {
-		const char *v = env_find(envp, option_table[i].name);
+	for (size_t i = 0; i < KIMG_OPT_COUNT; i++) {
+		const char *v = env_find(envp, kimg_option_table[i].name);
 		if (v)
-			option_table[i].parse(&st, option_table[i].name, v, o, env);
+			parse_option(&st, &kimg_option_table[i], v, o, env);
 	}
 
 	env->rank = launcher_number(envp, rank_vars, sizeof rank_vars / sizeof rank_vars[0]);
@@ -412,21 +492,22 @@ int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, st
 
 size_t kimg_options_banner(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf, size_t size)
 {
-	static const char *const on_error[] = { "continue", "abort", "exit" };
-	static const char *const fallback[] = { "none", "ptx", "force-ptx" };
-	char exit_code[16] = "";
-	if (o->on_error == KIMG_ON_ERROR_EXIT)
-		snprintf(exit_code, sizeof exit_code, ":%d", o->exit_code);
-	int n = snprintf(buf, size,
-			 "kimg %s: loaded into %s; KIMG_LOG=%s KIMG_FORMAT=%s KIMG_VERBOSE=1 KIMG_ON_ERROR=%s%s "
-			 "KIMG_FALLBACK=%s%s%s KIMG_AUDIT=%d KIMG_SKIP=%s KIMG_DISABLE=%d%s\n",
-			 KIMG_VERSION, env->program[0] ? env->program : "?", o->log_path[0] ? o->log_path : "stderr",
-			 o->format == KIMG_FORMAT_JSON ? "json" : "text", on_error[o->on_error % 3], exit_code,
-			 fallback[o->fallback % 3], o->fallback_glob[0] ? ":" : "", o->fallback_glob, o->audit ? 1 : 0,
-			 env->skip, o->disabled ? 1 : 0, env->skipped ? " (skipped: program in KIMG_SKIP)" : "");
-	if (n < 0 || size == 0)
+	if (size == 0)
 		return 0;
-	return (size_t)n < size ? (size_t)n : size - 1;
+	size_t n = 0;
+	int w = snprintf(buf, size, "kimg %s: loaded into %s;", KIMG_VERSION, env->program[0] ? env->program : "?");
+	n = w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
+	for (size_t i = 0; i < KIMG_OPT_COUNT && n < size - 1; i++) {
+		char value[600];
+		show_option(&kimg_option_table[i], o, env, value, sizeof value);
+		w = snprintf(buf + n, size - n, " %s=%s", kimg_option_table[i].name, value);
+		n = w < 0 ? n : n + (size_t)w < size ? n + (size_t)w : size - 1;
+	}
+	if (n < size - 1) {
+		w = snprintf(buf + n, size - n, "%s\n", env->skipped ? " (skipped: program in KIMG_SKIP)" : "");
+		n = w < 0 ? n : n + (size_t)w < size ? n + (size_t)w : size - 1;
+	}
+	return n;
 }
 
 static const char *basename_of(const char *path)

@@ -330,6 +330,49 @@ START_TEST(log_path_expands_again_per_pid)
 }
 END_TEST
 
+/* The option table (shim/diag/options.c): row i describes option i, names
+ * are distinct KIMG_ variables, each row's default is what an empty
+ * environment gives (as the banner shows it), and every accepted word of a
+ * word-list option parses to its own value without a warning. The oracle
+ * for the names is the list below, written from docs/man/libkimg.7. */
+START_TEST(option_table_rows_match_the_enum)
+{
+	static const char *const names[KIMG_OPT_COUNT] = {
+		[KIMG_OPT_LOG] = "KIMG_LOG",           [KIMG_OPT_FORMAT] = "KIMG_FORMAT",
+		[KIMG_OPT_VERBOSE] = "KIMG_VERBOSE",   [KIMG_OPT_ON_ERROR] = "KIMG_ON_ERROR",
+		[KIMG_OPT_FALLBACK] = "KIMG_FALLBACK", [KIMG_OPT_AUDIT] = "KIMG_AUDIT",
+		[KIMG_OPT_SKIP] = "KIMG_SKIP",         [KIMG_OPT_DISABLE] = "KIMG_DISABLE",
+	};
+	ck_assert_int_eq(parse_ctx(&ctx_python, (char *const[]){ "PATH=/bin", NULL }), 0);
+	char line[2048];
+	kimg_options_banner(&o, &env, line, sizeof line);
+	for (int i = 0; i < KIMG_OPT_COUNT; i++) {
+		const struct kimg_option *opt = &kimg_option_table[i];
+		ck_assert_int_eq(opt->id, i);
+		ck_assert_str_eq(opt->name, names[i]);
+		ck_assert(opt->default_text != NULL);
+		char shown[700];
+		snprintf(shown, sizeof shown, " %s=%s ", opt->name, opt->default_text);
+		if (!strstr(line, shown)) { /* the last one ends the line */
+			snprintf(shown, sizeof shown, " %s=%s\n", opt->name, opt->default_text);
+			ck_assert_msg(strstr(line, shown), "banner %s lacks the default of %s", line, opt->name);
+		}
+		if (opt->type == KIMG_OPT_TEXT)
+			ck_assert(opt->parse != NULL && opt->show != NULL);
+		else
+			ck_assert(opt->expected != NULL);
+		if (opt->type != KIMG_OPT_ENUM)
+			continue;
+		for (const struct kimg_option_word *w = opt->words; w->word; w++) {
+			char var[128];
+			snprintf(var, sizeof var, "%s=%s%s", opt->name, w->word, w->takes_arg ? ":7" : "");
+			ck_assert_int_eq(parse_ctx(&ctx_python, (char *const[]){ var, NULL }), 0);
+			ck_assert_int_eq(*(const int *)((const char *)&o + opt->field), w->value);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("options");
@@ -352,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, secure_execution_reads_nothing);
 	tcase_add_test(tc, fallback_glob_must_be_well_formed);
 	tcase_add_test(tc, log_path_expands_again_per_pid);
+	tcase_add_test(tc, option_table_rows_match_the_enum);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
