@@ -25,8 +25,10 @@
 #include "fatbin.h"
 #include "glibc_pins.h"
 #include "input.h"
+#include "module_images.h"
 #include "ptx.h"
 #include "rules.h"
+#include "seen.h"
 
 /* Trust an in-memory image's own headers no further than this. */
 #define IMAGE_LIMIT ((uint64_t)4 << 30)
@@ -109,33 +111,6 @@ static int bound_image(const void *p, const void **target, uint64_t *size, struc
 
 /* ---- reading a module ---- */
 
-static int add_raw(struct kimg_load_module *m, const struct kimg_module_ref *ref, struct kimg_error *err)
-{
-	struct kimg_image *img = &m->imgs[0];
-	memset(img, 0, sizeof *img);
-	img->payload = ref->bytes;
-	img->stored_size = img->size = ref->bytes.size;
-	if (ref->kind == KIMG_INPUT_CUBIN) {
-		struct kimg_cubin_info ci;
-		int rc = kimg_cubin_parse(ref->bytes, &ci, err);
-		if (rc < 0)
-			return rc;
-		img->kind = KIMG_IMAGE_SASS;
-		img->arch.sm = ci.sm;
-		img->arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
-	} else {
-		struct kimg_ptx_info pi;
-		int rc = kimg_ptx_parse(ref->bytes, &pi, err);
-		if (rc < 0)
-			return rc;
-		img->kind = KIMG_IMAGE_PTX;
-		img->arch = pi.target;
-		img->ptx_isa = pi.isa;
-	}
-	m->n = 1;
-	return 0;
-}
-
 struct walk {
 	struct kimg_load_module *m;
 	int modules;
@@ -143,29 +118,24 @@ struct walk {
 	struct kimg_error *err;
 };
 
+/* Keep the image; a module with more than KIMG_LOAD_MAX_IMAGES is
+ * refused once the table is full. */
+static int on_image(void *ctx, const struct kimg_image *img)
+{
+	struct walk *w = ctx;
+	w->m->imgs[w->m->n++] = *img;
+	if (w->m->n == KIMG_LOAD_MAX_IMAGES)
+		return kimg_error_set(w->err, -KIMG_ELIMIT, img->offset, "more than %d images", KIMG_LOAD_MAX_IMAGES);
+	return 0;
+}
+
 /* The first module of the input is the one loaded (as in diagnose.c). */
 static int on_module(void *ctx, const struct kimg_module_ref *ref)
 {
 	struct walk *w = ctx;
 	if (w->modules++ > 0)
 		return 1;
-	if (ref->kind != KIMG_INPUT_FATBIN) {
-		w->rc = add_raw(w->m, ref, w->err);
-		return 1;
-	}
-	struct kimg_fatbin fb;
-	uint64_t cursor = 0;
-	int rc = kimg_fatbin_open(ref->bytes, 0, &fb, w->err);
-	while (rc >= 0) {
-		if (w->m->n == KIMG_LOAD_MAX_IMAGES) {
-			rc = kimg_error_set(w->err, -KIMG_ELIMIT, cursor, "more than %d images", KIMG_LOAD_MAX_IMAGES);
-			break;
-		}
-		rc = kimg_fatbin_next(&fb, &cursor, &w->m->imgs[w->m->n], w->err);
-		if (rc <= 0)
-			break;
-		w->m->n++;
-	}
+	int rc = kimg_module_images(ref, on_image, w, NULL, w->err);
 	w->rc = rc < 0 ? rc : 0;
 	return 1;
 }
@@ -409,14 +379,6 @@ static struct {
 	struct kimg_replay replay;
 } held;
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 /* Take the held report out (under audit_lock) and write it (without). */
 void kimg_audit_flush(void)
 {
@@ -452,7 +414,7 @@ void kimg_audit_flush(void)
 
 static struct audit_group *group_of(const char *file, const struct kimg_module_verdict *v)
 {
-	uint64_t key = str_hash(file) ^ ((uint64_t)(unsigned)v->expected_error << 40) ^ ((uint64_t)v->reason << 32);
+	uint64_t key = kimg_hash_str(file) ^ ((uint64_t)(unsigned)v->expected_error << 40) ^ ((uint64_t)v->reason << 32);
 	for (unsigned i = 0; i < n_groups; i++)
 		if (groups[i].key == key)
 			return &groups[i];

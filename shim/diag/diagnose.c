@@ -22,6 +22,7 @@
 #include "diag_internal.h"
 #include "fix.h"
 #include "link_fix.h"
+#include "module_images.h"
 #include "input.h"
 #include "fatbin.h"
 #include "audit.h"
@@ -31,6 +32,7 @@
 #include "ptx.h"
 #include "report.h"
 #include "rules.h"
+#include "seen.h"
 #include "stack.h"
 
 __thread int kimg_in_diagnosis;
@@ -43,18 +45,12 @@ __thread int kimg_in_diagnosis;
 #define ATTR_CC_MAJOR 75
 #define ATTR_CC_MINOR 76
 
-/* ---- lock-free "seen" sets: dedupe reports, count for the summary ---- */
+/* ---- seen sets (seen.h): dedupe reports, count for the summary ---- */
 
-#define SEEN_SLOTS 4096u
-
-struct seen_set {
-	_Atomic uint64_t key[SEEN_SLOTS];
-};
-
-static struct seen_set reported;      /* (module, error): report written */
-static struct seen_set failed_kernels;/* (module, kernel): counted */
-static struct seen_set failed_modules;/* module: counted */
-static struct seen_set fitting;       /* (module, device CC): the rules say it runs */
+static struct kimg_seen_set reported;      /* (module, error): report written */
+static struct kimg_seen_set failed_kernels;/* (module, kernel): counted */
+static struct kimg_seen_set failed_modules;/* module: counted */
+static struct kimg_seen_set fitting;       /* (module, device CC): the rules say it runs */
 static _Atomic unsigned n_failed_kernels, n_failed_modules;
 static _Atomic int summary_done;
 /* The process the sets and counts belong to: a forked child starts its own
@@ -80,62 +76,11 @@ static void forget_parent_after_fork(void)
 	atomic_store(&sets_pid, pid);
 }
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h ? h : 1; /* 0 marks an empty slot */
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-/* Insert key; true when it was not there yet. A full set answers true
- * (report again rather than stay silent). */
-static bool seen_insert(struct seen_set *set, uint64_t key)
-{
-	uint32_t i = (uint32_t)key & (SEEN_SLOTS - 1);
-	for (uint32_t n = 0; n < SEEN_SLOTS; n++, i = (i + 1) & (SEEN_SLOTS - 1)) {
-		uint64_t k = atomic_load_explicit(&set->key[i], memory_order_acquire);
-		if (k == key)
-			return false;
-		if (k == 0) {
-			uint64_t expected = 0;
-			if (atomic_compare_exchange_strong(&set->key[i], &expected, key))
-				return true;
-			if (expected == key)
-				return false;
-		}
-	}
-	return true;
-}
-
-static bool seen_contains(struct seen_set *set, uint64_t key)
-{
-	uint32_t i = (uint32_t)key & (SEEN_SLOTS - 1);
-	for (uint32_t n = 0; n < SEEN_SLOTS; n++, i = (i + 1) & (SEEN_SLOTS - 1)) {
-		uint64_t k = atomic_load_explicit(&set->key[i], memory_order_acquire);
-		if (k == key)
-			return true;
-		if (k == 0)
-			return false;
-	}
-	return false;
-}
-
 /* Distinct named kernels that failed, for the summary; a failed load
  * names none and counts only as a module. */
 static void count_kernel(uint64_t module_key, const char *kernel)
 {
-	if (kernel && seen_insert(&failed_kernels, mix(module_key ^ hash_str(kernel))))
+	if (kernel && kimg_seen_insert(&failed_kernels, kimg_seen_mix(module_key ^ kimg_hash_str(kernel))))
 		atomic_fetch_add(&n_failed_kernels, 1);
 }
 
@@ -153,33 +98,10 @@ static void add_image(struct kimg_report *r, const struct kimg_image *img)
 	r->image_total++;
 }
 
-static void raw_image(struct kimg_report *r, const struct kimg_module_ref *m)
+static int on_image(void *ctx, const struct kimg_image *img)
 {
-	struct kimg_image img;
-	struct kimg_error err = { 0 };
-	memset(&img, 0, sizeof img);
-	img.payload = m->bytes;
-	img.stored_size = img.size = m->bytes.size;
-	if (m->kind == KIMG_INPUT_CUBIN) {
-		struct kimg_cubin_info ci;
-		if (kimg_cubin_parse(m->bytes, &ci, &err) < 0) {
-			snprintf(r->module_note, sizeof r->module_note, "cubin: %s", err.what);
-			return;
-		}
-		img.kind = KIMG_IMAGE_SASS;
-		img.arch.sm = ci.sm;
-		img.arch.variant = ci.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
-	} else {
-		struct kimg_ptx_info pi;
-		if (kimg_ptx_parse(m->bytes, &pi, &err) < 0) {
-			snprintf(r->module_note, sizeof r->module_note, "PTX: %s", err.what);
-			return;
-		}
-		img.kind = KIMG_IMAGE_PTX;
-		img.arch = pi.target;
-		img.ptx_isa = pi.isa;
-	}
-	add_image(r, &img);
+	add_image(ctx, img);
+	return 0;
 }
 
 /* The first module of the input is the one loaded: an image passed to the
@@ -191,23 +113,12 @@ static int on_module(void *ctx, const struct kimg_module_ref *m)
 	if (w->modules++ > 0)
 		return 0;
 	r->module_offset += m->offset;
-	if (m->kind != KIMG_INPUT_FATBIN) {
-		raw_image(r, m);
-		return 0;
-	}
-	struct kimg_fatbin fb;
+	enum kimg_module_step step;
 	struct kimg_error err = { 0 };
-	if (kimg_fatbin_open(m->bytes, 0, &fb, &err) < 0) {
-		snprintf(r->module_note, sizeof r->module_note, "fatbin: %s", err.what);
-		return 0;
-	}
-	uint64_t cursor = 0;
-	struct kimg_image img;
-	int rc;
-	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, &err)) > 0)
-		add_image(r, &img);
-	if (rc < 0)
-		snprintf(r->module_note, sizeof r->module_note, "%s", err.what);
+	static const char *const what[] = { [KIMG_MODULE_CONTAINER] = "fatbin: ", [KIMG_MODULE_ENTRY] = "",
+					    [KIMG_MODULE_CUBIN] = "cubin: ", [KIMG_MODULE_PTX] = "PTX: " };
+	if (kimg_module_images(m, on_image, r, &step, &err) < 0)
+		snprintf(r->module_note, sizeof r->module_note, "%s%s", what[step], err.what);
 	return 0;
 }
 
@@ -437,20 +348,20 @@ static void diagnose(const struct kimg_failure *f)
 	struct kimg_report *r = &report;
 	struct kimg_located loc;
 	bool located = kimg_locate(f, &loc);
-	uint64_t module_key = mix(located ? (loc.image ? (uint64_t)(uintptr_t)loc.image : hash_str(loc.path))
-					  : (uint64_t)(uintptr_t)f->handle);
+	uint64_t module_key = located ? kimg_module_key(loc.image, loc.path)
+				      : kimg_seen_mix((uint64_t)(uintptr_t)f->handle);
 	/* a program may reuse one buffer for several link inputs */
 	if (f->link && f->link->inputs && f->link->refused < f->link->n_inputs)
-		module_key = mix(module_key ^ hash_str(f->link->inputs[f->link->refused].name));
+		module_key = kimg_seen_mix(module_key ^ kimg_hash_str(f->link->inputs[f->link->refused].name));
 	const char *kernel = located ? loc.kernel : f->kernel;
 	bool confirm = kimg_cuda_error_needs_confirmation(f->error);
 
-	uint64_t report_key = mix(module_key ^ (uint64_t)f->error * 0x9e3779b97f4a7c15ULL);
+	uint64_t report_key = kimg_report_key(module_key, f->error);
 	/* already reported: count the kernel, stay quiet (not for 500/98,
 	 * which count only once the rules confirm them). Marked reported only
 	 * when written: a recorded dispatched failure must not hide the
 	 * launch failure that follows it. */
-	if (!confirm && seen_contains(&reported, report_key)) {
+	if (!confirm && kimg_seen_contains(&reported, report_key)) {
 		count_kernel(module_key, kernel);
 		/* the first report of this module may have been a load-time
 		 * event (shim/diag/fallback.c) that left KIMG_ON_ERROR to this failure;
@@ -469,8 +380,8 @@ static void diagnose(const struct kimg_failure *f)
 	r->device_known = query_device(&r->device);
 	/* a program probing names with cuModuleGetFunction gets 500 for each
 	 * miss: once the rules said this module runs here, answer at once */
-	uint64_t fit_key = mix(module_key ^ ((uint64_t)r->device.cc.sm << 48));
-	if (confirm && seen_contains(&fitting, fit_key))
+	uint64_t fit_key = kimg_seen_mix(module_key ^ ((uint64_t)r->device.cc.sm << 48));
+	if (confirm && kimg_seen_contains(&fitting, fit_key))
 		return;
 	r->call = f->call;
 	r->error = f->error;
@@ -494,12 +405,12 @@ static void diagnose(const struct kimg_failure *f)
 	}
 	bool cannot_run = r->verdict_known && r->verdict.outcome == KIMG_OUTCOME_CANNOT_RUN;
 	if (r->verdict_known && !cannot_run)
-		seen_insert(&fitting, fit_key);
+		kimg_seen_insert(&fitting, fit_key);
 	if (confirm) {
 		/* 500 / 98 are image errors only when no image fits */
 		if (!cannot_run)
 			return;
-		if (seen_contains(&reported, report_key)) {
+		if (kimg_seen_contains(&reported, report_key)) {
 			count_kernel(module_key, kernel);
 			return;
 		}
@@ -528,7 +439,7 @@ static void diagnose(const struct kimg_failure *f)
 			kimg_dispatch_escalate(module_key, r->module_file);
 		}
 	}
-	seen_insert(&reported, report_key);
+	kimg_seen_insert(&reported, report_key);
 	if (cannot_run && r->link.present)
 		kimg_link_fix_for(&r->device, &r->verdict, r->images, r->image_count, r->link.advice,
 				  sizeof r->link.advice);
@@ -550,7 +461,7 @@ static void diagnose(const struct kimg_failure *f)
 	fill_process(&r->process);
 
 	count_kernel(module_key, kernel);
-	if (seen_insert(&failed_modules, module_key))
+	if (kimg_seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
 	emit(r);
 	/* at exit the process is failing already: KIMG_ON_ERROR must not
@@ -588,11 +499,11 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 	int saved_errno = errno;
 	bool written = false;
 	/* the same key as diagnose() derives for a failure of this module */
-	uint64_t module_key = mix(e->image ? (uint64_t)(uintptr_t)e->image : hash_str(e->path));
+	uint64_t module_key = kimg_module_key(e->image, e->path);
 	kimg_in_diagnosis++;
 	lock_reports();
 	forget_parent_after_fork();
-	if (e->cannot_run && !seen_insert(&reported, mix(module_key ^ (uint64_t)e->error * 0x9e3779b97f4a7c15ULL)))
+	if (e->cannot_run && !kimg_seen_insert(&reported, kimg_report_key(module_key, e->error)))
 		goto out;
 	memset(r, 0, sizeof *r);
 	if (e->device) {
@@ -625,7 +536,7 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
 	fill_process(&r->process);
-	if (e->cannot_run && seen_insert(&failed_modules, module_key))
+	if (e->cannot_run && kimg_seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
 	emit(r);
 	written = true;
@@ -640,9 +551,9 @@ out:
 
 void kimg_report_mark_counted(const void *image, const char *path, int error)
 {
-	uint64_t module_key = mix(image ? (uint64_t)(uintptr_t)image : hash_str(path));
-	seen_insert(&reported, mix(module_key ^ (uint64_t)error * 0x9e3779b97f4a7c15ULL));
-	if (seen_insert(&failed_modules, module_key))
+	uint64_t module_key = kimg_module_key(image, path);
+	kimg_seen_insert(&reported, kimg_report_key(module_key, error));
+	if (kimg_seen_insert(&failed_modules, module_key))
 		atomic_fetch_add(&n_failed_modules, 1);
 }
 

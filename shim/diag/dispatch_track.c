@@ -44,12 +44,12 @@
 #include "ptx.h"
 #include "cubin.h"
 #include "rules.h"
+#include "seen.h"
 #include "stack.h"
 
 #define MAX_FILES 64
 #define RAW_FRAMES 32
 #define PY_FRAMES 8
-#define RECORDED_SLOTS 4096u /* (module, error) pairs */
 #define RUNS_CACHE 128
 #define WALK_MAX_IMAGES 128
 
@@ -64,10 +64,8 @@ static struct {
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h ? h : 1;
+	uint64_t h = kimg_hash_str(s);
+	return h ? h : 1; /* 0 marks an empty cache slot */
 }
 
 struct runs_walk {
@@ -202,50 +200,8 @@ struct file_entry {
 
 static struct file_entry files[MAX_FILES];
 static unsigned n_files;
-static _Atomic uint64_t recorded[RECORDED_SLOTS]; /* (module, error) keys; module keys with error 0 */
+static struct kimg_seen_set recorded; /* (module, error) keys; module keys with error 0 */
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h ? h : 1;
-}
-
-/* Insert; true when new. A full set answers true. */
-static bool set_insert(uint64_t key)
-{
-	uint32_t i = (uint32_t)key & (RECORDED_SLOTS - 1);
-	for (uint32_t n = 0; n < RECORDED_SLOTS; n++, i = (i + 1) & (RECORDED_SLOTS - 1)) {
-		uint64_t k = atomic_load(&recorded[i]);
-		if (k == key)
-			return false;
-		if (k == 0) {
-			uint64_t expected = 0;
-			if (atomic_compare_exchange_strong(&recorded[i], &expected, key) || expected == key)
-				return expected == 0;
-		}
-	}
-	return true;
-}
-
-static bool set_contains(uint64_t key)
-{
-	uint32_t i = (uint32_t)key & (RECORDED_SLOTS - 1);
-	for (uint32_t n = 0; n < RECORDED_SLOTS; n++, i = (i + 1) & (RECORDED_SLOTS - 1)) {
-		uint64_t k = atomic_load(&recorded[i]);
-		if (k == key)
-			return true;
-		if (k == 0)
-			return false;
-	}
-	return false;
-}
-
-static uint64_t pair_key(uint64_t module_key, int error)
-{
-	return mix(module_key ^ ((uint64_t)(unsigned)error * 0x9e3779b97f4a7c15ULL));
-}
 
 static struct file_entry *file_of(const char *path, bool create)
 {
@@ -384,11 +340,11 @@ void kimg_dispatch_record(const struct kimg_failure *f, uint64_t module_key, con
 			  const struct kimg_dispatch_verdict *v)
 {
 	pthread_mutex_lock(&track_lock);
-	set_insert(pair_key(module_key, f->error));
+	kimg_seen_insert(&recorded, kimg_report_key(module_key, f->error));
 	struct file_entry *e = file_of(r->module_file, true);
 	if (e) {
 		e->failures++;
-		if (set_insert(pair_key(module_key, 0)))
+		if (kimg_seen_insert(&recorded, kimg_report_key(module_key, 0)))
 			e->modules++;
 		if (e->modules == 1 && e->failures == 1) {
 			archs_text(r, e->archs, sizeof e->archs);
@@ -417,7 +373,7 @@ void kimg_dispatch_record(const struct kimg_failure *f, uint64_t module_key, con
 
 bool kimg_dispatch_repeat(uint64_t module_key, int error)
 {
-	if (!set_contains(pair_key(module_key, error)))
+	if (!kimg_seen_contains(&recorded, kimg_report_key(module_key, error)))
 		return false;
 	pthread_mutex_lock(&track_lock);
 	for (unsigned i = 0; i < n_files; i++)
@@ -436,7 +392,7 @@ bool kimg_dispatch_escalate(uint64_t module_key, const char *module_file)
 	if (e)
 		e->escalated = true;
 	pthread_mutex_unlock(&track_lock);
-	return set_contains(pair_key(module_key, 0));
+	return kimg_seen_contains(&recorded, kimg_report_key(module_key, 0));
 }
 
 void kimg_dispatch_summary(void)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "seen.h"
 
 struct slot {
 	_Atomic uintptr_t key;  /* the handle; 0 = empty */
@@ -53,17 +54,10 @@ static struct slot *table_of(enum kimg_handle_kind kind)
 	return slots + off;
 }
 
-/* 64-bit finaliser (MurmurHash3 fmix64): handles are aligned pointers, so
- * their low bits alone would cluster. */
+/* Handles are aligned pointers: their low bits alone would cluster. */
 static uint64_t hash_ptr(uintptr_t p)
 {
-	uint64_t h = (uint64_t)p;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
+	return kimg_fmix64((uint64_t)p);
 }
 
 /* Copy s into the arena; NULL (and counted) when it does not fit. Strings
