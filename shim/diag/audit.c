@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "bound.h"
 #include "dispatch_track.h"
 #include "stack.h"
 #include "cubin.h"
@@ -29,85 +30,10 @@
 #include "ptx.h"
 #include "rules.h"
 #include "seen.h"
+#include "stats.h"
 
 /* Trust an in-memory image's own headers no further than this. */
 #define IMAGE_LIMIT ((uint64_t)4 << 30)
-
-/* ---- bounding memory by the loaded object it lies in ---- */
-
-struct segment {
-	uintptr_t lo, hi; /* readable PT_LOAD memory [lo, hi) */
-};
-
-/* The last two segments found: a library's registration wrappers and the
- * containers they point to sit in two segments, visited back and forth.
- * Per thread, so no lock; a stale entry is impossible while the object
- * stays loaded, and code is only registered by loaded objects. */
-static __thread struct segment seg_cache[2];
-
-struct seg_query {
-	uintptr_t addr;
-	struct segment found;
-};
-
-static int seg_cb(struct dl_phdr_info *info, size_t sz, void *data)
-{
-	struct seg_query *q = data;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R))
-			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (q->addr >= lo && q->addr - lo < ph->p_memsz) {
-			q->found.lo = lo;
-			q->found.hi = lo + ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Bytes readable from p inside its object's segment, up to limit; 0 when
- * p lies in no loaded object (heap, anonymous memory). */
-static uint64_t object_run(const void *p, uint64_t limit)
-{
-	uintptr_t a = (uintptr_t)p;
-	struct segment s = { 0, 0 };
-	for (int i = 0; i < 2; i++)
-		if (a >= seg_cache[i].lo && a < seg_cache[i].hi)
-			s = seg_cache[i];
-	if (!s.hi) {
-		struct seg_query q = { a, { 0, 0 } };
-		if (!p || !dl_iterate_phdr(seg_cb, &q))
-			return 0;
-		s = q.found;
-		seg_cache[1] = seg_cache[0];
-		seg_cache[0] = s;
-	}
-	uint64_t run = (uint64_t)(s.hi - a);
-	return run < limit ? run : limit;
-}
-
-/* kimg_image_bound (locate.h) through object_run first; the slower
- * /proc/self/maps path only for code outside loaded objects. */
-static int bound_image(const void *p, const void **target, uint64_t *size, struct kimg_error *err)
-{
-	uint64_t run = object_run(p, IMAGE_LIMIT);
-	if (run < 16)
-		return kimg_image_bound(p, IMAGE_LIMIT, target, size, err);
-	uint32_t magic;
-	memcpy(&magic, p, 4);
-	if (magic == KIMG_FATBIN_WRAPPER_MAGIC) {
-		uint64_t data;
-		memcpy(&data, (const char *)p + 8, 8);
-		const void *t = (const void *)(uintptr_t)data;
-		uint64_t trun = object_run(t, IMAGE_LIMIT);
-		if (trun < KIMG_FATBIN_HEADER_SIZE)
-			return kimg_image_bound(p, IMAGE_LIMIT, target, size, err);
-		return kimg_memory_image_extent(t, trun, target, size, err);
-	}
-	return kimg_memory_image_extent(p, run, target, size, err);
-}
 
 /* ---- reading a module ---- */
 
@@ -152,7 +78,7 @@ int kimg_load_module_read(struct kimg_load_module *m, const char *call, const vo
 	if (image) {
 		const void *target;
 		uint64_t size;
-		int rc = bound_image(image, &target, &size, &err);
+		int rc = kimg_loaded_image_bound(image, IMAGE_LIMIT, &target, &size, &err);
 		if (rc < 0)
 			return rc;
 		bytes = kimg_span_make(target, size);
@@ -365,7 +291,6 @@ struct audit_group {
 static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct audit_group groups[AUDIT_GROUPS];
 static unsigned n_groups;
-static _Atomic unsigned n_checked, n_cannot_run, n_unknown, n_dispatched, n_reports;
 
 /* The held first module of the current group. */
 static struct {
@@ -409,7 +334,7 @@ void kimg_audit_flush(void)
 	rp.python = python;
 	e.replay = &rp;
 	if (kimg_report_load_event(&e))
-		atomic_fetch_add_explicit(&n_reports, 1, memory_order_relaxed);
+		kimg_stat_add(KIMG_STAT_AUDIT_REPORTS, 1);
 }
 
 static struct audit_group *group_of(const char *file, const struct kimg_module_verdict *v)
@@ -433,7 +358,7 @@ static struct audit_group *group_of(const char *file, const struct kimg_module_v
 bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device *d)
 {
 	struct kimg_module_verdict v;
-	atomic_fetch_add_explicit(&n_checked, 1, memory_order_relaxed);
+	kimg_stat_add(KIMG_STAT_AUDIT_CHECKED, 1);
 	kimg_rules_check_module(m->imgs, m->n, d, NULL, &v);
 	if (KIMG_LIKELY(v.outcome != KIMG_OUTCOME_CANNOT_RUN))
 		return false;
@@ -449,18 +374,18 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 		struct kimg_dispatch_verdict dv;
 		kimg_dispatch_judge_module(file, m->imgs, m->n, d, kimg_dispatch_file_runs_here(file, d), &dv);
 		if (dv.dispatched) {
-			atomic_fetch_add_explicit(&n_dispatched, 1, memory_order_relaxed);
+			kimg_stat_add(KIMG_STAT_AUDIT_DISPATCHED, 1);
 			return true;
 		}
 	}
-	atomic_fetch_add_explicit(&n_cannot_run, 1, memory_order_relaxed);
+	kimg_stat_add(KIMG_STAT_AUDIT_CANNOT_RUN, 1);
 
 	pthread_mutex_lock(&audit_lock);
 	struct audit_group *g = file[0] ? group_of(file, &v) : NULL;
 	if (g && g->modules > 0 && m->image && m->image == g->first_image) {
 		/* the same module again (registration, then the runtime's own load) */
 		pthread_mutex_unlock(&audit_lock);
-		atomic_fetch_sub_explicit(&n_cannot_run, 1, memory_order_relaxed);
+		kimg_stat_sub(KIMG_STAT_AUDIT_CANNOT_RUN, 1); /* counted once */
 		return true;
 	}
 	if (g && g->modules == 0)
@@ -482,9 +407,10 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 	if (!g || kimg_opts.on_error != KIMG_ON_ERROR_CONTINUE) {
 		/* no group (table full, file unknown) or the process stops here */
 		if (kimg_report_load_event(&e))
-			atomic_fetch_add_explicit(&n_reports, 1, memory_order_relaxed);
+			kimg_stat_add(KIMG_STAT_AUDIT_REPORTS, 1);
 		return true;
 	}
+	kimg_report_hold(kimg_audit_flush);
 	pthread_mutex_lock(&audit_lock);
 	held.present = true;
 	held.group = g;
@@ -508,33 +434,10 @@ void kimg_audit_registration(const void *wrapper)
 		if (kimg_load_device(&d))
 			kimg_audit_check(&m, &d);
 		else
-			atomic_fetch_add_explicit(&n_unknown, 1, memory_order_relaxed);
+			kimg_stat_add(KIMG_STAT_AUDIT_UNKNOWN, 1);
 	}
 	kimg_load_module_close(&m);
 	errno = saved;
-}
-
-size_t kimg_audit_summary_line(char *buf, size_t size)
-{
-	unsigned checked = atomic_load(&n_checked), bad = atomic_load(&n_cannot_run), unknown = atomic_load(&n_unknown);
-	unsigned dispatched = atomic_load(&n_dispatched), reports = atomic_load(&n_reports);
-	if (!kimg_opts.audit || size == 0 || (checked == 0 && unknown == 0))
-		return 0;
-	char extra[160] = "", see[64] = "", disp[128] = "";
-	if (unknown)
-		snprintf(extra, sizeof extra, "; %u registered before the device could be asked, not checked", unknown);
-	if (bad && reports && reports < bad)
-		snprintf(see, sizeof see, " (see above: %u report%s)", reports, reports == 1 ? "" : "s");
-	else if (bad)
-		snprintf(see, sizeof see, " (see above)");
-	if (dispatched)
-		snprintf(disp, sizeof disp, "; %u arch-dispatched (for other GPUs, in files with code for this one), not reported",
-			 dispatched);
-	int n = snprintf(buf, size, "kimg: audit: %u module load%s checked, %u cannot run on this device%s%s%s\n", checked,
-			 checked == 1 ? "" : "s", bad, see, disp, extra);
-	if (n < 0)
-		return 0;
-	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
 /* "kimg: audit: FILE: 445 modules cannot run (why [rule], error 209)" per

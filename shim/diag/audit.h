@@ -56,8 +56,4 @@ void kimg_audit_flush(void);
 /* At exit: one line per (file, cause) group of several modules. */
 void kimg_audit_group_lines(void);
 
-/* "kimg: audit: 12 module loads checked, 1 cannot run on this device (see above)\n"
- * when KIMG_AUDIT is on and anything was checked; 0 otherwise. */
-size_t kimg_audit_summary_line(char *buf, size_t size);
-
 #endif

@@ -132,6 +132,22 @@ KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struc
  * brackets, no trailing backslash); the fuzz target checks what it took. */
 KIMG_HIDDEN bool kimg_options_glob_well_formed(const char *glob);
 
+/* ---- diagnose.c: the report path, for the other units ---- */
+
+/* False in a forked child that has not reported anything yet: the
+ * counters then still hold its parent's failures. */
+KIMG_HIDDEN bool kimg_report_counts_are_ours(void);
+
+/* A unit holding a report back (audit.c: the first module of a group)
+ * names the function that writes it; every other report writes it first,
+ * so reports stay in load order. Set once; NULL: nothing is ever held. */
+KIMG_HIDDEN void kimg_report_hold(void (*flush)(void));
+
+/* The fallback's caveat, in its reports and in the exit summary. */
+#define KIMG_FALLBACK_WARNING \
+	"code paths chosen by __CUDA_ARCH__ and performance may differ from a native build for this GPU; " \
+	"rebuild with the fix for production use"
+
 /* ---- log.c: where reports go ---- */
 
 /* Write buf to the KIMG_LOG target (opened once, lazily, O_APPEND) or to

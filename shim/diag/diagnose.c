@@ -25,14 +25,14 @@
 #include "module_images.h"
 #include "input.h"
 #include "fatbin.h"
-#include "audit.h"
-#include "fallback.h"
 #include "dispatch_track.h"
+#include "bound.h"
 #include "locate.h"
 #include "ptx.h"
 #include "report.h"
 #include "rules.h"
 #include "seen.h"
+#include "stats.h"
 #include "stack.h"
 
 __thread int kimg_in_diagnosis;
@@ -51,8 +51,6 @@ static struct kimg_seen_set reported;      /* (module, error): report written */
 static struct kimg_seen_set failed_kernels;/* (module, kernel): counted */
 static struct kimg_seen_set failed_modules;/* module: counted */
 static struct kimg_seen_set fitting;       /* (module, device CC): the rules say it runs */
-static _Atomic unsigned n_failed_kernels, n_failed_modules;
-static _Atomic int summary_done;
 /* The process the sets and counts belong to: a forked child starts its own
  * (its failures are its to report; the parent's are not its to count). */
 static _Atomic long sets_pid;
@@ -69,9 +67,7 @@ static void forget_parent_after_fork(void)
 		memset(&failed_kernels, 0, sizeof failed_kernels);
 		memset(&failed_modules, 0, sizeof failed_modules);
 		memset(&fitting, 0, sizeof fitting);
-		atomic_store(&n_failed_kernels, 0);
-		atomic_store(&n_failed_modules, 0);
-		atomic_store(&summary_done, 0);
+		kimg_stats_forget_parent();
 	}
 	atomic_store(&sets_pid, pid);
 }
@@ -81,7 +77,7 @@ static void forget_parent_after_fork(void)
 static void count_kernel(uint64_t module_key, const char *kernel)
 {
 	if (kernel && kimg_seen_insert(&failed_kernels, kimg_seen_mix(module_key ^ kimg_hash_str(kernel))))
-		atomic_fetch_add(&n_failed_kernels, 1);
+		kimg_stat_add(KIMG_STAT_FAILED_KERNELS, 1);
 }
 
 /* ---- module -> images ---- */
@@ -462,12 +458,19 @@ static void diagnose(const struct kimg_failure *f)
 
 	count_kernel(module_key, kernel);
 	if (kimg_seen_insert(&failed_modules, module_key))
-		atomic_fetch_add(&n_failed_modules, 1);
+		kimg_stat_add(KIMG_STAT_FAILED_MODULES, 1);
 	emit(r);
 	/* at exit the process is failing already: KIMG_ON_ERROR must not
 	 * change its status */
 	if (!f->replay)
 		apply_on_error();
+}
+
+static void (*_Atomic held_flush)(void);
+
+void kimg_report_hold(void (*flush)(void))
+{
+	atomic_store_explicit(&held_flush, flush, memory_order_release);
 }
 
 void kimg_report_replay(const struct kimg_failure *f)
@@ -480,7 +483,9 @@ void kimg_report_failure(const struct kimg_failure *f)
 	if (!f || kimg_opts.disabled || kimg_in_diagnosis)
 		return;
 	/* a held audit report comes first, in load order */
-	kimg_audit_flush();
+	void (*flush)(void) = atomic_load_explicit(&held_flush, memory_order_acquire);
+	if (flush)
+		flush();
 	int saved_errno = errno;
 	kimg_in_diagnosis++;
 	lock_reports();
@@ -537,7 +542,7 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 	}
 	fill_process(&r->process);
 	if (e->cannot_run && kimg_seen_insert(&failed_modules, module_key))
-		atomic_fetch_add(&n_failed_modules, 1);
+		kimg_stat_add(KIMG_STAT_FAILED_MODULES, 1);
 	emit(r);
 	written = true;
 	if (e->cannot_run && e->audit)
@@ -554,29 +559,11 @@ void kimg_report_mark_counted(const void *image, const char *path, int error)
 	uint64_t module_key = kimg_module_key(image, path);
 	kimg_seen_insert(&reported, kimg_report_key(module_key, error));
 	if (kimg_seen_insert(&failed_modules, module_key))
-		atomic_fetch_add(&n_failed_modules, 1);
+		kimg_stat_add(KIMG_STAT_FAILED_MODULES, 1);
 }
 
-void kimg_report_summary(void)
+bool kimg_report_counts_are_ours(void)
 {
-	char line[400];
 	long owner = atomic_load(&sets_pid);
-	/* a forked child that reported nothing: the counts are its parent's */
-	if (owner != 0 && owner != (long)getpid())
-		return;
-	if (!kimg_in_diagnosis)
-		kimg_audit_flush();
-	if (atomic_exchange(&summary_done, 1))
-		return;
-	size_t n = kimg_report_summary_line(atomic_load(&n_failed_kernels), atomic_load(&n_failed_modules), line,
-					    sizeof line);
-	if (n > 0)
-		kimg_log_write_human(line, n);
-	/* what KIMG_FALLBACK and KIMG_AUDIT did, when they were asked to */
-	if ((n = kimg_fallback_summary_line(line, sizeof line)) > 0)
-		kimg_log_write_human(line, n);
-	if ((n = kimg_audit_summary_line(line, sizeof line)) > 0)
-		kimg_log_write_human(line, n);
-	kimg_audit_group_lines();
-	kimg_dispatch_summary();
+	return owner == 0 || owner == (long)getpid();
 }

@@ -1,4 +1,4 @@
-/* KIMG_FALLBACK (fallback.h): at a load, read the module's headers, ask
+/* KIMG_FALLBACK (kimg_load_intercept, shim/diag.h): at a load, read the module's headers, ask
  * core/fallback_plan.c whether (and how) PTX can stand in for it, build
  * the stand-in, load it through the real function, make the driver JIT it
  * right away, and report what happened. KIMG_AUDIT's check rides on the
@@ -23,17 +23,11 @@
 #include "codecs.h"
 #include "cuda_errors.h"
 #include "diag_internal.h"
-#include "fallback.h"
 #include "fallback_plan.h"
 #include "ptx.h"
 #include "report.h"
+#include "stats.h"
 
-static const char warning_text[] =
-	"code paths chosen by __CUDA_ARCH__ and performance may differ from a native build for this GPU; "
-	"rebuild with the fix for production use";
-
-static _Atomic unsigned n_applied;
-static _Atomic unsigned long long jit_ns_total;
 
 static double now_ms(void)
 {
@@ -202,8 +196,8 @@ static bool apply(const struct kimg_load_req *req, const struct kimg_load_module
 	kimg_registry_add(req->kind, *handle, &o);
 	fb->applied = true;
 	snprintf(fb->result, sizeof fb->result, "%s", kimg_fallback_outcome_text(KIMG_FALLBACK_REWRITE));
-	atomic_fetch_add(&n_applied, 1);
-	atomic_fetch_add(&jit_ns_total, (unsigned long long)(fb->jit_ms * 1e6));
+	kimg_stat_add(KIMG_STAT_FALLBACK_APPLIED, 1);
+	kimg_stat_add(KIMG_STAT_FALLBACK_JIT_NS, (unsigned long long)(fb->jit_ms * 1e6));
 	report(m, d, before, fb, false);
 	return true;
 }
@@ -231,7 +225,7 @@ bool kimg_load_intercept(const struct kimg_load_req *req, kimg_load_fn load, voi
 			memset(&fb, 0, sizeof fb);
 			fb.present = true;
 			fb.jit_ms = -1;
-			fb.warning = warning_text;
+			fb.warning = KIMG_FALLBACK_WARNING;
 			snprintf(fb.action, sizeof fb.action, "%s", mode == KIMG_FALLBACK_MODE_FORCE ? "force-ptx" : "ptx");
 			decided = true;
 			if (plan.outcome == KIMG_FALLBACK_REWRITE) {
@@ -256,16 +250,4 @@ out:
 	kimg_load_module_close(&m);
 	errno = saved;
 	return handled;
-}
-
-size_t kimg_fallback_summary_line(char *buf, size_t size)
-{
-	unsigned n = atomic_load(&n_applied);
-	if (n == 0 || size == 0)
-		return 0;
-	int len = snprintf(buf, size, "kimg: fallback: %u module%s ran from rewritten PTX (JIT %.3f ms in all); %s\n", n,
-			   n == 1 ? "" : "s", (double)atomic_load(&jit_ns_total) / 1e6, warning_text);
-	if (len < 0)
-		return 0;
-	return (size_t)len < size ? (size_t)len : size - 1;
 }

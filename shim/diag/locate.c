@@ -1,7 +1,7 @@
 /* Finding the code behind a failed call: from a handle through the
- * registry to the image or file it was loaded from, then bounding the
- * image in memory without ever touching an unmapped page, and naming the
- * file (and offset) an in-memory image was mapped from.
+ * registry to the image or file it was loaded from, and naming the file
+ * (and offset) an in-memory image was mapped from. Bounding the image in
+ * memory is bound.c.
  *
  * Why the care: a module's image pointer was valid when the program passed
  * it to cuModuleLoadData, but the program may have freed it since (the
@@ -89,104 +89,6 @@ bool kimg_locate(const struct kimg_failure *f, struct kimg_located *out)
 		h = o.parent;
 	}
 	return false;
-}
-
-/* ---- readable memory ---- */
-
-/* Parse "start-end perms ..." at s; false on a malformed line. */
-static bool parse_maps_line(const char *s, const char *end, uintptr_t *lo, uintptr_t *hi, bool *readable)
-{
-	uintptr_t v[2] = { 0, 0 };
-	for (int i = 0; i < 2; i++) {
-		int digits = 0;
-		for (; s < end; s++, digits++) {
-			char c = *s;
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-			if (d < 0)
-				break;
-			v[i] = v[i] << 4 | (uintptr_t)d;
-		}
-		if (digits == 0 || s >= end || *s != (i == 0 ? '-' : ' '))
-			return false;
-		s++;
-	}
-	*lo = v[0];
-	*hi = v[1];
-	*readable = s < end && *s == 'r';
-	return true;
-}
-
-uint64_t kimg_readable_run(const void *p, uint64_t limit)
-{
-	uintptr_t cur = (uintptr_t)p, want = (uintptr_t)p + (uintptr_t)limit;
-	if (!p)
-		return 0;
-	if (want < cur)
-		want = UINTPTR_MAX;
-	/* /proc/self/maps is sorted by address, so one pass extends the run
-	 * across adjacent readable mappings */
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[4096];
-	size_t have = 0;
-	bool done = false;
-	while (!done && cur < want) {
-		ssize_t n = read(fd, buf + have, sizeof buf - have);
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		size_t start = 0;
-		for (;;) {
-			char *nl = memchr(buf + start, '\n', have - start);
-			if (!nl)
-				break;
-			uintptr_t lo, hi;
-			bool r;
-			if (parse_maps_line(buf + start, nl, &lo, &hi, &r) && hi > cur) {
-				if (lo > cur || !r) {
-					done = true;
-					break;
-				}
-				cur = hi;
-				if (cur >= want)
-					break;
-			}
-			start = (size_t)(nl - buf) + 1;
-		}
-		memmove(buf, buf + start, have - start);
-		have -= start;
-		if (have == sizeof buf)
-			break; /* a line longer than the buffer: stop safely */
-	}
-	close(fd);
-	if (cur <= (uintptr_t)p)
-		return 0;
-	uint64_t run = (uint64_t)(cur - (uintptr_t)p);
-	return run < limit ? run : limit;
-}
-
-int kimg_image_bound(const void *p, uint64_t limit, const void **target, uint64_t *size, struct kimg_error *err)
-{
-	uint64_t run = kimg_readable_run(p, limit);
-	if (run < 4)
-		return kimg_error_set(err, -KIMG_ETRUNC, 0, "image memory is not readable");
-	uint32_t magic;
-	memcpy(&magic, p, 4);
-	if (magic == KIMG_FATBIN_WRAPPER_MAGIC) {
-		/* the wrapper's target is a different object: bound it by its own
-		 * mapping before the core reads its header */
-		uint64_t data;
-		if (run < 16)
-			return kimg_error_set(err, -KIMG_ETRUNC, 0, "fatbin wrapper memory is not readable");
-		memcpy(&data, (const char *)p + 8, 8);
-		const void *t = (const void *)(uintptr_t)data;
-		uint64_t trun = kimg_readable_run(t, limit);
-		if (trun < KIMG_FATBIN_HEADER_SIZE)
-			return kimg_error_set(err, -KIMG_ETRUNC, 0, "fatbin wrapper points to unreadable memory");
-		return kimg_memory_image_extent(t, trun, target, size, err);
-	}
-	return kimg_memory_image_extent(p, run, target, size, err);
 }
 
 /* ---- which file an address was mapped from ---- */

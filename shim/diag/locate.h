@@ -22,15 +22,6 @@ struct kimg_located {
  * -> fatbin). False when the chain breaks (handle never registered). */
 bool kimg_locate(const struct kimg_failure *f, struct kimg_located *out);
 
-/* Bytes readable from p, up to limit, per /proc/self/maps (adjacent
- * readable mappings join); 0 when p is not mapped readable. */
-uint64_t kimg_readable_run(const void *p, uint64_t limit);
-
-/* kimg_memory_image_extent, but first bounding p (and a wrapper's target)
- * by the readable mapping it lies in, so hostile or stale pointers yield
- * an error, not a fault. */
-int kimg_image_bound(const void *p, uint64_t limit, const void **target, uint64_t *size, struct kimg_error *err);
-
 /* File that the loaded object containing addr was mapped from (the main
  * program through /proc/self/exe) and addr's offset in it (*off_known
  * false for .bss-like memory). False when addr is in no loaded object

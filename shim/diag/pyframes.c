@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "bound.h"
 #include "locate.h"
 #include "pyframes.h"
 

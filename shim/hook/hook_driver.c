@@ -69,7 +69,7 @@ static void record(enum kimg_handle_kind kind, const void *handle, const void *i
 
 #define EXPORT_AS(name, ...) KIMG_EXPORT CUresult name(__VA_ARGS__) __attribute__((alias("kimg_w_" #name)))
 
-/* ---- loads of a stand-in for KIMG_FALLBACK (fallback.h) ----
+/* ---- loads of a stand-in for KIMG_FALLBACK (kimg_load_intercept, shim/diag.h) ----
  * The stand-in is PTX text in memory, so path loads go through the
  * in-memory entry point with the caller's other arguments. */
 

@@ -64,5 +64,42 @@ for h in $hook_h; do leak+=$(grep -lE "#include \"$h\"" shim/diag/*.[ch] 2>/dev/
 if [ -z "$leak" ]; then ok "shim/hook and shim/diag include only their own headers, shim/diag.h and shim/glibc_pins.h"
 else fail "cross-layer include: $leak"; fi
 
+# no include circle among the units of shim/diag/ (a unit: x.c with x.h;
+# diag_internal.h is the layer's shared declarations, not a unit)
+circle=$(python3 - shim/diag <<'PY'
+import os, re, sys
+d = sys.argv[1]
+units = {f[:-2] for f in os.listdir(d) if f.endswith(".c")}
+deps = {u: set() for u in units}
+for f in os.listdir(d):
+    u = f[:-2]
+    if u not in units or not f.endswith((".c", ".h")):
+        continue
+    for inc in re.findall(r'#include "([a-z_]+)\.h"', open(os.path.join(d, f)).read()):
+        if inc in units and inc != u:
+            deps[u].add(inc)
+state, path = {}, []
+def visit(u):
+    state[u] = 1; path.append(u)
+    for v in sorted(deps[u]):
+        if state.get(v) == 1:
+            return path[path.index(v):] + [v]
+        if v not in state:
+            c = visit(v)
+            if c: return c
+    state[u] = 2; path.pop()
+    return None
+for u in sorted(units):
+    if u not in state:
+        c = visit(u)
+        if c:
+            print(" -> ".join(c)); break
+PY
+)
+if [ -z "$circle" ]; then ok "no include circle among the units of shim/diag/"
+else fail "include circle in shim/diag/: $circle"; fi
+if grep -qE '#include "(audit|fallback)\.h"' shim/diag/diagnose.c; then fail "diagnose.c includes audit.h or fallback.h"
+else ok "diagnose.c includes neither audit.h nor fallback.h (the counters are stats.c)"; fi
+
 echo "$n_ok passed, $n_fail failed"
 [ "$n_fail" -eq 0 ]

@@ -1,5 +1,5 @@
 /* Specification of the handle registry (shim/diag/registry.c) and of the
- * module locator built on it (shim/diag/locate.c): lookups by (kind, handle),
+ * module locator built on it (shim/diag/locate.c, shim/diag/bound.c): lookups by (kind, handle),
  * copied strings, overwrite of re-used handles, dropping (not failing)
  * when full, lock-free use from many threads (also run under TSan:
  * `make BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" ...`), the
@@ -15,6 +15,7 @@
 
 #include "diag_internal.h"
 #include "fatbin.h"
+#include "bound.h"
 #include "locate.h"
 #include "testutil.h"
 
