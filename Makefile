@@ -37,7 +37,8 @@ LDLIBS_SYS := -ldl -lpthread
 SHIM_LDLIBS := -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
 
 CORE_SRC := $(sort $(wildcard core/*.c))
-SYS_SRC := $(sort $(wildcard sys/*.c) $(wildcard report/*.c))
+SYS_SRC := $(sort $(wildcard sys/*.c))
+REPORT_SRC := $(sort $(wildcard report/*.c))
 PROBE_SRC := $(sort $(wildcard probe/*.c))
 # libkimg.so in two layers: shim/hook/ (interposition, real symbols, the
 # driver) and shim/diag/ (the diagnosis); shim/diag.h is the one header
@@ -51,6 +52,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
+REPORT_OBJ := $(call obj,$(REPORT_SRC))
 PROBE_OBJ := $(call obj,$(PROBE_SRC))
 SHIM_OBJ := $(call obj,$(SHIM_SRC))
 SHIM_DIAG_OBJ := $(call obj,$(SHIM_DIAG_SRC))
@@ -59,6 +61,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 CORE_LIB := $(BUILD)/libkimgcore.a
 SYS_LIB := $(BUILD)/libkimgsys.a
+REPORT_LIB := $(BUILD)/libkimgreport.a
 DIAG_LIB := $(BUILD)/libkimgdiag.a
 PROBE := $(BUILD)/kimg-probe
 SHIM := $(BUILD)/libkimg.so
@@ -73,11 +76,17 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-# The core is compiled once; the probe, the shim and the tests link the same objects.
+# One static library per folder, compiled once; the probe, the shim and the
+# tests link the same objects. Layers, lowest first: core; sys and report
+# (each on the core only); the shim's diagnosis on all three.
+# tests/scripts/layers.sh checks with nm that no library needs one above it.
 $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(SYS_LIB): $(SYS_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(REPORT_LIB): $(REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 # The diagnosis layer alone: its unit tests link it, and
@@ -96,24 +105,35 @@ $(BUILD)/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 # kimg-probe must start on glibc 2.17 as well: probe/crt/libc_start.c replaces
 # the 2.34-only start-up call, and libdl/libpthread are named as for the shim.
 PROBE_CRT_OBJ := $(call obj,probe/crt/libc_start.c)
-$(PROBE): $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(SYS_LIB) $(CORE_LIB)
-	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+$(PROBE): $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
-$(SHIM): $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
-	$(CC) $(CFLAGS) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
-		-o $@ $(SHIM_OBJ) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+# The one link recipe of libkimg.so, for the product and the TSan build
+# (tests/shim/shim.mk): $(1) extra flags, $(2) what goes in.
+libkimg_link = $(CC) $(CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
+	-o $@ $(2) $(SHIM_LDLIBS)
+$(SHIM): $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
+	$(call libkimg_link,,$(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB))
 
-# Unit tests: one Check program per core/sys module; the diagnosis layer's
-# tests (SHIM_UNIT) link it as a library, with tests/unit/hook_standin.c in
-# place of the hooks layer's up-calls (shim/diag.h).
-SHIM_UNIT := $(BUILD)/tests/test_options $(BUILD)/tests/test_registry
-$(SHIM_UNIT): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
-$(SHIM_UNIT): UNIT_LAYER_LIBS = tests/unit/hook_standin.c $(DIAG_LIB)
-$(SHIM_UNIT): tests/unit/hook_standin.c $(DIAG_LIB)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(SYS_LIB) $(CORE_LIB)
+# Unit tests: one Check program per module, linked with its layer and
+# those below only, so a call upwards fails to link. Core tests by default;
+# the lists name the others. The diagnosis layer's tests link it as a
+# library, with tests/unit/hook_standin.c in place of the hooks layer's
+# up-calls (shim/diag.h). fallback_plan and payload are core units whose
+# tests decompress through sys/codecs.c.
+unit_bin = $(addprefix $(BUILD)/tests/test_,$(1))
+UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload)
+UNIT_REPORT := $(call unit_bin,json report text_escape)
+UNIT_DIAG := $(call unit_bin,options registry)
+UNIT_LAYER_LIBS = $(CORE_LIB)
+$(UNIT_SYS): UNIT_LAYER_LIBS = $(SYS_LIB) $(CORE_LIB)
+$(UNIT_REPORT): UNIT_LAYER_LIBS = $(REPORT_LIB) $(CORE_LIB)
+$(UNIT_DIAG): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(UNIT_DIAG): UNIT_LAYER_LIBS = tests/unit/hook_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+$(UNIT_DIAG): tests/unit/hook_standin.c $(DIAG_LIB)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(SYS_LIB) $(CORE_LIB) \
-		$(CHECK_LIBS) $(LDLIBS_SYS)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures

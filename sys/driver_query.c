@@ -8,13 +8,9 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "cuda_attrs.h"
 #include "glibc_pins.h"
 #include "rules.h"
-
-/* CUdevice_attribute values (cuda.h). */
-#define ATTR_INTEGRATED 18
-#define ATTR_CC_MAJOR 75
-#define ATTR_CC_MINOR 76
 
 typedef int (*cu_init_fn)(unsigned);
 typedef int (*cu_int_fn)(int *);
@@ -135,9 +131,9 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 		memset(d, 0, sizeof *d);
 		if ((rc = get(&dev, i)) != 0)
 			return cu_failed(err, -ENODEV, "cuDeviceGet", rc);
-		if ((rc = attr(&major, ATTR_CC_MAJOR, dev)) != 0 || (rc = attr(&minor, ATTR_CC_MINOR, dev)) != 0)
+		if ((rc = attr(&major, KIMG_ATTR_CC_MAJOR, dev)) != 0 || (rc = attr(&minor, KIMG_ATTR_CC_MINOR, dev)) != 0)
 			return cu_failed(err, -ENODEV, "cuDeviceGetAttribute", rc);
-		if (attr(&integrated, ATTR_INTEGRATED, dev) != 0)
+		if (attr(&integrated, KIMG_ATTR_INTEGRATED, dev) != 0)
 			integrated = 0;
 		if (name(d->name, (int)sizeof d->name, dev) != 0 || !d->name[0])
 			snprintf(d->name, sizeof d->name, "GPU %d", i);

@@ -22,6 +22,7 @@
 #include "dispatch_track.h"
 #include "stack.h"
 #include "cubin.h"
+#include "cuda_attrs.h"
 #include "diag_internal.h"
 #include "fatbin.h"
 #include "glibc_pins.h"
@@ -106,10 +107,6 @@ void kimg_load_module_close(struct kimg_load_module *m)
 
 /* ---- the device ---- */
 
-/* CUdevice_attribute values (cuda.h) */
-#define ATTR_INTEGRATED 18
-#define ATTR_CC_MAJOR 75
-#define ATTR_CC_MINOR 76
 #define MAX_DEVICES 64
 
 /* Facts per ordinal, written once under the lock, read after an acquire
@@ -155,10 +152,10 @@ static bool driver_device(struct kimg_device *d)
 		return true;
 	}
 	memset(d, 0, sizeof *d);
-	if (api->cuDeviceGetAttribute(&major, ATTR_CC_MAJOR, dev) != 0 ||
-	    api->cuDeviceGetAttribute(&minor, ATTR_CC_MINOR, dev) != 0)
+	if (api->cuDeviceGetAttribute(&major, KIMG_ATTR_CC_MAJOR, dev) != 0 ||
+	    api->cuDeviceGetAttribute(&minor, KIMG_ATTR_CC_MINOR, dev) != 0)
 		return false;
-	if (api->cuDeviceGetAttribute(&integrated, ATTR_INTEGRATED, dev) != 0)
+	if (api->cuDeviceGetAttribute(&integrated, KIMG_ATTR_INTEGRATED, dev) != 0)
 		integrated = 0;
 	d->ordinal = dev;
 	d->cc.sm = (uint16_t)(major * 10 + minor);

@@ -19,6 +19,7 @@
 
 #include "cubin.h"
 #include "cuda_errors.h"
+#include "cuda_attrs.h"
 #include "diag_internal.h"
 #include "fix.h"
 #include "link_fix.h"
@@ -39,11 +40,6 @@ __thread int kimg_in_diagnosis;
 
 /* Trust an in-memory image's own headers no further than this. */
 #define IMAGE_LIMIT ((uint64_t)4 << 30)
-
-/* CUdevice_attribute values (cuda.h) */
-#define ATTR_INTEGRATED 18
-#define ATTR_CC_MAJOR 75
-#define ATTR_CC_MINOR 76
 
 /* ---- seen sets (seen.h): dedupe reports, count for the summary ---- */
 
@@ -241,10 +237,10 @@ static bool query_device(struct kimg_device *d)
 		if (!api->cuDeviceGet || api->cuDeviceGet(&dev, 0) != 0)
 			return false;
 	}
-	if (api->cuDeviceGetAttribute(&major, ATTR_CC_MAJOR, dev) != 0 ||
-	    api->cuDeviceGetAttribute(&minor, ATTR_CC_MINOR, dev) != 0)
+	if (api->cuDeviceGetAttribute(&major, KIMG_ATTR_CC_MAJOR, dev) != 0 ||
+	    api->cuDeviceGetAttribute(&minor, KIMG_ATTR_CC_MINOR, dev) != 0)
 		return false;
-	if (api->cuDeviceGetAttribute(&integrated, ATTR_INTEGRATED, dev) != 0)
+	if (api->cuDeviceGetAttribute(&integrated, KIMG_ATTR_INTEGRATED, dev) != 0)
 		integrated = 0;
 	d->ordinal = dev;
 	d->cc.sm = (uint16_t)(major * 10 + minor);

@@ -14,7 +14,8 @@ ok() { n_ok=$((n_ok + 1)); echo "ok   $*"; }
 fail() { n_fail=$((n_fail + 1)); echo "FAIL $*"; }
 
 DIAG=$BUILD/libkimgdiag.a
-for f in "$DIAG" "$BUILD/libkimgcore.a" "$BUILD/libkimgsys.a"; do
+CORE=$BUILD/libkimgcore.a SYS=$BUILD/libkimgsys.a REPORT=$BUILD/libkimgreport.a
+for f in "$DIAG" "$CORE" "$SYS" "$REPORT"; do
 	[ -f "$f" ] || { echo "FAIL $f missing (make BUILD=$BUILD all)"; exit 1; }
 done
 
@@ -32,7 +33,7 @@ forbidden() {
 # foreign: kimg_* names used but defined neither in the given objects nor
 # below (core, sys, report) nor among the up-calls
 foreign() {
-	comm -23 <(undefined "$@" | grep '^kimg_') <( { defined "$@" "$BUILD/libkimgcore.a" "$BUILD/libkimgsys.a"; echo "$upcalls"; } | sort -u)
+	comm -23 <(undefined "$@" | grep '^kimg_') <( { defined "$@" "$CORE" "$SYS" "$REPORT"; echo "$upcalls"; } | sort -u)
 }
 
 bad=$(undefined "$DIAG" | forbidden)
@@ -55,6 +56,19 @@ gcc -c -o "$tmp/bad.o" "$tmp/bad.c" || fail "cannot compile the planted violatio
 planted=$( { undefined "$tmp/bad.o" | forbidden; foreign "$tmp/bad.o"; } | sort -u | tr '\n' ' ')
 if [ "$planted" = "dlsym kimg_hook_real " ]; then ok "a planted dlsym and hook-table reference are caught"
 else fail "planted violation not caught as expected (got: $planted)"; fi
+
+# the per-folder libraries: each needs only itself and the layers below
+# (core; sys and report on the core; the diagnosis on all three), so an
+# upward call fails here, as it fails to link in the unit tests
+needs_above() { # LIB BELOW...: kimg_* names LIB uses that neither it nor BELOW define
+	comm -23 <(undefined "$1" | grep '^kimg_') <(defined "$@" | sort -u)
+}
+for layer in "core:$CORE" "sys:$SYS $CORE" "report:$REPORT $CORE"; do
+	name=${layer%%:*} libs=${layer#*:}
+	bad=$(needs_above $libs)
+	if [ -z "$bad" ]; then ok "$name library needs nothing above it"
+	else fail "$name library calls upwards: $(echo $bad)"; fi
+done
 
 # headers: neither layer includes the other's private headers
 hook_h=$(cd shim/hook && ls *.h) diag_h=$(cd shim/diag && ls *.h)

@@ -88,12 +88,11 @@ $(SHIM_TEST_DIR)/threads: tests/shim/progs/threads.c $(SHIM_PROG_DEPS)
 	$(CC) $(SHIM_TEST_CFLAGS) -fsanitize=thread -o $@ $< -ldl -lpthread
 
 # libkimg with ThreadSanitizer: the same sources and flags plus -fsanitize=thread.
-TSAN_OBJ := $(patsubst %.c,$(BUILD)/tsan/obj/%.o,$(SHIM_SRC) $(SYS_SRC) $(CORE_SRC))
+TSAN_OBJ := $(patsubst %.c,$(BUILD)/tsan/obj/%.o,$(SHIM_SRC) $(REPORT_SRC) $(SYS_SRC) $(CORE_SRC))
 $(BUILD)/tsan/obj/shim/hook/%.o: CPPFLAGS += $(SHIM_HOOK_CPPFLAGS)
 $(BUILD)/tsan/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/tsan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=thread -MMD -MP -c -o $@ $<
 $(TSAN_SHIM): $(TSAN_OBJ) shim/libkimg.map
-	$(CC) $(CFLAGS) -fsanitize=thread -shared -Wl,--version-script=shim/libkimg.map -Wl,-z,now -Wl,-z,nodelete \
-		-o $@ $(TSAN_OBJ) $(LDLIBS_SYS)
+	$(call libkimg_link,-fsanitize=thread,$(TSAN_OBJ))
