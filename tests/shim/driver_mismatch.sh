@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The driver refusing the program's runtime (shim/driver_mismatch.c): a
+# The driver refusing the program's runtime (shim/diag/driver_mismatch.c): a
 # runtime that asks cuGetProcAddress for CUDA 13.0 (drv's gpa access, as
 # static cudart 13 does) on a driver reporting CUDA 12.2 gets one report,
 # however many names it asks for, naming both versions, error 35 and the

@@ -18,7 +18,7 @@ for access in direct dlsym default gpa gpa4 ptsz; do
 	# S1: sm_80 cubin on a 9.0 device -> 209 at cuModuleLoadData [V]
 	run $access.load -- "$prog" $access load "$FIX/sm80.cubin"
 	check "$access: every hooked function is libkimg's wrapper" all_wrapped $access.load
-	check "$access: cuInit is wrapped too (shim/driver_mismatch.c: 803, 804)" has $access.load "cuInit owner: libkimg"
+	check "$access: cuInit is wrapped too (shim/diag/driver_mismatch.c: 803, 804)" has $access.load "cuInit owner: libkimg"
 	check "$access: program sees 209 from cuModuleLoadData" has $access.load "cuModuleLoadData: 209"
 	check "$access: report 209 at cuModuleLoadData with sm_80, device 9.0, rule S1, fix sm_90" \
 		report $access.load 'len(R) == 1 and first("cuModuleLoadData", 209) and archs(R[0]) == ["sm_80"]
