@@ -11,34 +11,13 @@
  * (wrapping offsets, indices out of range, wrong sizes or types),
  * -KIMG_ENOTSUP for a well-formed ELF of a CUDA ABI or type kimg does not
  * know. */
+#include "elf_defs.h"
 #include "cubin.h"
 
 #include <limits.h>
 #include <string.h>
 
 /* ELF constants (System V gABI); CUDA-specific ones from docs/format.md §8/§10. */
-#define EHDR_SIZE 64
-#define SHDR_SIZE 64
-#define PHDR_SIZE 56
-#define PN_XNUM 0xffff
-#define SYM_SIZE 24
-#define ELFCLASS64 2
-#define ELFDATA2LSB 1
-#define ET_REL 1
-#define ET_EXEC 2
-#define SHN_UNDEF 0
-#define SHN_XINDEX 0xffff
-#define SHT_NULL 0
-#define SHT_SYMTAB 2
-#define SHT_STRTAB 3
-#define SHT_NOBITS 8
-#define STT_FUNC 2
-#define STO_CUDA_ENTRY 0x10
-#define ELFOSABI_CUDA_V1 0x33
-#define ELFOSABI_CUDA_V2 0x41
-#define ELFABIVERSION_CUDA_V1 7
-#define ELFABIVERSION_CUDA_V2 8
-#define EF_CUDA_ACCELERATORS_V1 0x800
 
 struct shdr {
 	uint32_t name, type, link;
@@ -54,7 +33,7 @@ struct elf {
 
 static uint64_t shdr_off(const struct elf *e, uint32_t idx)
 {
-	return e->shoff + (uint64_t)idx * SHDR_SIZE;
+	return e->shoff + (uint64_t)idx * KIMG_ELF_SHDR_SIZE;
 }
 
 /* Section header idx; the table itself was range-checked by elf_open
@@ -63,7 +42,7 @@ static int elf_shdr(const struct elf *e, uint32_t idx, struct shdr *sh, struct k
 {
 	uint64_t off = shdr_off(e, idx);
 	uint64_t o = off;
-	if (!kimg_span_has(&e->bytes, off, SHDR_SIZE))
+	if (!kimg_span_has(&e->bytes, off, KIMG_ELF_SHDR_SIZE))
 		return kimg_error_set(err, -KIMG_ETRUNC, off, "cubin section header %u past the end", idx);
 	kimg_span_u32(&e->bytes, o + 0, &sh->name);
 	kimg_span_u32(&e->bytes, o + 4, &sh->type);
@@ -79,7 +58,7 @@ static int elf_sec_data(const struct elf *e, uint32_t idx, const struct shdr *sh
 			struct kimg_error *err)
 {
 	*out = kimg_span_make(NULL, 0);
-	if (sh->type == SHT_NOBITS || sh->type == SHT_NULL)
+	if (sh->type == KIMG_SHT_NOBITS || sh->type == KIMG_SHT_NULL)
 		return 0;
 	if (sh->offset + sh->size < sh->offset)
 		return kimg_error_set(err, -KIMG_EFORMAT, shdr_off(e, idx) + 24,
@@ -97,8 +76,8 @@ static int elf_sec_data(const struct elf *e, uint32_t idx, const struct shdr *sh
  * when both are known they must agree (§8: never guess from e_flags). */
 static int elf_abi(uint8_t osabi, uint8_t abiversion, uint8_t *abi, struct kimg_error *err)
 {
-	uint8_t by_version = abiversion == ELFABIVERSION_CUDA_V1 ? 1 : abiversion == ELFABIVERSION_CUDA_V2 ? 2 : 0;
-	uint8_t by_osabi = osabi == ELFOSABI_CUDA_V1 ? 1 : osabi == ELFOSABI_CUDA_V2 ? 2 : 0;
+	uint8_t by_version = abiversion == KIMG_ELFABIVERSION_CUDA_V1 ? 1 : abiversion == KIMG_ELFABIVERSION_CUDA_V2 ? 2 : 0;
+	uint8_t by_osabi = osabi == KIMG_ELFOSABI_CUDA_V1 ? 1 : osabi == KIMG_ELFOSABI_CUDA_V2 ? 2 : 0;
 	if (by_version && by_osabi && by_version != by_osabi)
 		return kimg_error_set(err, -KIMG_EFORMAT, 7, "cubin OS/ABI 0x%x contradicts ABI version %u", osabi,
 				      abiversion);
@@ -118,16 +97,16 @@ static int elf_check_segments(const struct elf *e, uint64_t phoff, uint16_t phen
 	uint64_t phnum = phnum16;
 	if (phoff == 0 && phnum == 0)
 		return 0;
-	if (phentsize != PHDR_SIZE)
+	if (phentsize != KIMG_ELF_PHDR_SIZE)
 		return kimg_error_set(err, -KIMG_EFORMAT, 54, "cubin program header size %u, expected 56", phentsize);
-	if (phnum16 == PN_XNUM) {
+	if (phnum16 == KIMG_ELF_PN_XNUM) {
 		/* Extended numbering: the real count is section 0's sh_info. */
 		uint32_t info;
 		if (!kimg_span_u32(&e->bytes, e->shoff + 44, &info))
 			return kimg_error_set(err, -KIMG_ETRUNC, e->shoff, "cubin section 0 past the end");
 		phnum = info;
 	}
-	uint64_t table = phnum * PHDR_SIZE; /* < 2^38: no overflow */
+	uint64_t table = phnum * KIMG_ELF_PHDR_SIZE; /* < 2^38: no overflow */
 	if (phoff + table < phoff)
 		return kimg_error_set(err, -KIMG_EFORMAT, 32, "cubin program header table offset wraps");
 	if (!kimg_span_has(&e->bytes, phoff, table))
@@ -136,7 +115,7 @@ static int elf_check_segments(const struct elf *e, uint64_t phoff, uint16_t phen
 				      (unsigned long long)phnum, (unsigned long long)phoff,
 				      (unsigned long long)e->bytes.size);
 	for (uint64_t i = 0; i < phnum; i++) {
-		uint64_t h = phoff + i * PHDR_SIZE, off, filesz;
+		uint64_t h = phoff + i * KIMG_ELF_PHDR_SIZE, off, filesz;
 		kimg_span_u64(&e->bytes, h + 8, &off);
 		kimg_span_u64(&e->bytes, h + 32, &filesz);
 		if (filesz == 0)
@@ -172,10 +151,10 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 					      (unsigned long long)bytes.size);
 		return kimg_error_set(err, -KIMG_EFORMAT, 0, "not an ELF file");
 	}
-	if (ident[4] != ELFCLASS64 || ident[5] != ELFDATA2LSB)
+	if (ident[4] != KIMG_ELFCLASS64 || ident[5] != KIMG_ELFDATA2LSB)
 		return kimg_error_set(err, -KIMG_EFORMAT, 4, "cubin is not ELF64 little-endian (class %u, data %u)",
 				      ident[4], ident[5]);
-	if (!kimg_span_has(&bytes, 0, EHDR_SIZE))
+	if (!kimg_span_has(&bytes, 0, KIMG_ELF_EHDR_SIZE))
 		return kimg_error_set(err, -KIMG_ETRUNC, 0, "cubin ELF header cut at %llu bytes",
 				      (unsigned long long)bytes.size);
 	kimg_span_u16(&bytes, 16, &type);
@@ -192,13 +171,13 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 		return kimg_error_set(err, -KIMG_EFORMAT, 18, "ELF machine %u is not EM_CUDA (190)", machine);
 	if ((rc = elf_abi(ident[7], ident[8], &info->abi, err)))
 		return rc;
-	if (type != ET_REL && type != ET_EXEC)
+	if (type != KIMG_ET_REL && type != KIMG_ET_EXEC)
 		return kimg_error_set(err, -KIMG_ENOTSUP, 16, "cubin ELF type %u is neither REL nor EXEC", type);
 	info->e_type = type;
 	info->e_flags = flags;
 	if (info->abi == 1) {
 		info->sm = flags & 0xff;
-		info->sm_a_v1 = (flags & EF_CUDA_ACCELERATORS_V1) != 0;
+		info->sm_a_v1 = (flags & KIMG_EF_CUDA_ACCELERATORS_V1) != 0;
 	} else {
 		/* V2 has no reliable a/f mark (§8 caveats): the fatbin entry
 		 * flags carry the suffix. */
@@ -207,12 +186,12 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 
 	if (shoff == 0)
 		return kimg_error_set(err, -KIMG_EFORMAT, 40, "cubin has no section header table");
-	if (shentsize != SHDR_SIZE)
+	if (shentsize != KIMG_ELF_SHDR_SIZE)
 		return kimg_error_set(err, -KIMG_EFORMAT, 58, "cubin section header size %u, expected 64", shentsize);
 	e->shoff = shoff;
 	e->shnum = shnum16;
 	e->shstrndx = shstrndx16;
-	if (shnum16 == 0 || shstrndx16 == SHN_XINDEX) {
+	if (shnum16 == 0 || shstrndx16 == KIMG_SHN_XINDEX) {
 		/* Extended numbering: section 0 holds the real count in
 		 * sh_size and the real name-table index in sh_link. */
 		struct shdr sh0;
@@ -224,12 +203,12 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 						      (unsigned long long)sh0.size);
 			e->shnum = (uint32_t)sh0.size;
 		}
-		if (shstrndx16 == SHN_XINDEX)
+		if (shstrndx16 == KIMG_SHN_XINDEX)
 			e->shstrndx = sh0.link;
 	}
 	if (e->shnum == 0)
 		return kimg_error_set(err, -KIMG_EFORMAT, 60, "cubin has no sections");
-	uint64_t table = (uint64_t)e->shnum * SHDR_SIZE; /* < 2^38: no overflow */
+	uint64_t table = (uint64_t)e->shnum * KIMG_ELF_SHDR_SIZE; /* < 2^38: no overflow */
 	if (shoff + table < shoff)
 		return kimg_error_set(err, -KIMG_EFORMAT, 40, "cubin section header table offset wraps");
 	if (!kimg_span_has(&bytes, shoff, table))
@@ -245,14 +224,14 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 	}
 	if ((rc = elf_check_segments(e, phoff, phentsize, phnum16, err)))
 		return rc;
-	if (e->shstrndx != SHN_UNDEF) {
+	if (e->shstrndx != KIMG_SHN_UNDEF) {
 		struct shdr sh;
 		if (e->shstrndx >= e->shnum)
 			return kimg_error_set(err, -KIMG_EFORMAT, 62, "cubin section-name table index %u out of %u",
 					      e->shstrndx, e->shnum);
 		if ((rc = elf_shdr(e, e->shstrndx, &sh, err)))
 			return rc;
-		if (sh.type != SHT_STRTAB)
+		if (sh.type != KIMG_SHT_STRTAB)
 			return kimg_error_set(err, -KIMG_EFORMAT, shdr_off(e, e->shstrndx) + 4,
 					      "cubin section-name table %u has type %u, not STRTAB", e->shstrndx, sh.type);
 	}
@@ -271,31 +250,31 @@ static int elf_walk_kernels(const struct elf *e, kimg_name_fn fn, void *ctx, str
 	for (idx = 0; idx < e->shnum; idx++) {
 		if ((rc = elf_shdr(e, idx, &sym, err)))
 			return rc;
-		if (sym.type == SHT_SYMTAB)
+		if (sym.type == KIMG_SHT_SYMTAB)
 			break;
 	}
 	if (idx == e->shnum)
 		return 0;
 	uint64_t at = shdr_off(e, idx);
-	if (sym.entsize != SYM_SIZE || sym.size % SYM_SIZE != 0)
+	if (sym.entsize != KIMG_ELF_SYM_SIZE || sym.size % KIMG_ELF_SYM_SIZE != 0)
 		return kimg_error_set(err, -KIMG_EFORMAT, at + 56, "cubin .symtab entry size %llu, size %llu",
 				      (unsigned long long)sym.entsize, (unsigned long long)sym.size);
-	if (sym.link == SHN_UNDEF || sym.link >= e->shnum)
+	if (sym.link == KIMG_SHN_UNDEF || sym.link >= e->shnum)
 		return kimg_error_set(err, -KIMG_EFORMAT, at + 40, "cubin .symtab string table index %u out of %u",
 				      sym.link, e->shnum);
 	if ((rc = elf_shdr(e, sym.link, &str, err)))
 		return rc;
-	if (str.type != SHT_STRTAB)
+	if (str.type != KIMG_SHT_STRTAB)
 		return kimg_error_set(err, -KIMG_EFORMAT, at + 40, "cubin .symtab links section %u of type %u, not STRTAB",
 				      sym.link, str.type);
 	if ((rc = elf_sec_data(e, idx, &sym, &syms, err)) || (rc = elf_sec_data(e, sym.link, &str, &strs, err)))
 		return rc;
 
-	for (uint64_t off = 0; off + SYM_SIZE <= syms.size; off += SYM_SIZE) {
+	for (uint64_t off = 0; off + KIMG_ELF_SYM_SIZE <= syms.size; off += KIMG_ELF_SYM_SIZE) {
 		uint32_t name;
 		const uint8_t *info_other = kimg_span_at(&syms, off + 4, 2);
 		kimg_span_u32(&syms, off, &name);
-		if (!info_other || (info_other[0] & 0xf) != STT_FUNC || !(info_other[1] & STO_CUDA_ENTRY))
+		if (!info_other || (info_other[0] & 0xf) != KIMG_STT_FUNC || !(info_other[1] & KIMG_STO_CUDA_ENTRY))
 			continue;
 		/* The name must end inside the table (libbpf checks its
 		 * string sections the same way before reading a string). */

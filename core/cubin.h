@@ -6,8 +6,6 @@
 #include "error.h"
 #include "span.h"
 
-#define KIMG_EM_CUDA 190
-
 struct kimg_cubin_info {
 	uint8_t abi;       /* 1 (OSABI 0x33, ABI version 7) or 2 (OSABI 0x41, ABI version 8) */
 	uint16_t sm;       /* decoded SM number, e.g. 90 */

@@ -7,6 +7,7 @@
  * cuFFT 10.x shipped with CUDA 11, 11.x with 12, 12.x with 13; cuSOLVER
  * 12.x with CUDA 13. cuRAND (.so.10) and cuSPARSE (.so.12) span several
  * CUDA majors, so their soname says nothing about the CUDA version. */
+#include "elf_defs.h"
 #include "cuda_libs.h"
 
 #include <stdio.h>
@@ -16,10 +17,6 @@
 #include "elf_host.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define SHT_DYNAMIC 6u
-#define SHT_GNU_VERDEF 0x6ffffffdu
-#define DT_NULL 0
-#define DT_SONAME 14
 /* The embedded-string search reads these sections only, and only up to
  * this size: nvrtc keeps its banner in .rodata (a few MB). */
 #define RELEASE_SCAN_MAX (64u << 20)
@@ -147,9 +144,9 @@ static void read_soname(const struct kimg_host_elf *e, const struct kimg_elf_shd
 		uint64_t tag = 0, val = 0;
 		kimg_span_u64(&e->in, h->offset + at, &tag);
 		kimg_span_u64(&e->in, h->offset + at + 8, &val);
-		if (tag == DT_NULL)
+		if (tag == KIMG_DT_NULL)
 			return;
-		if (tag == DT_SONAME) {
+		if (tag == KIMG_DT_SONAME) {
 			const char *s = section_string(e, h->link, val);
 			if (s)
 				snprintf(out, size, "%s", s);
@@ -220,9 +217,9 @@ static void read_elf(struct kimg_span bytes, struct kimg_cuda_lib *lib)
 		struct kimg_elf_shdr h = kimg_host_elf_shdr(&e, i);
 		if (!kimg_host_elf_has_data(&e, &h))
 			continue;
-		if (h.type == SHT_DYNAMIC && !lib->soname[0])
+		if (h.type == KIMG_SHT_DYNAMIC && !lib->soname[0])
 			read_soname(&e, &h, lib->soname, sizeof lib->soname);
-		else if (h.type == SHT_GNU_VERDEF)
+		else if (h.type == KIMG_SHT_GNU_VERDEF)
 			read_verdef(&e, &h, lib->kind->stem, &vd_major, &vd_minor);
 		else if (rel_major < 0 && h.type == KIMG_SHT_PROGBITS && h.size <= RELEASE_SCAN_MAX &&
 			 strcmp(kimg_host_elf_name(&e, &h), ".rodata") == 0)

@@ -1,9 +1,9 @@
 /* Host ELF64 header and section tables (see elf_host.h). */
+#include "elf_defs.h"
 #include "elf_host.h"
 
 #include <string.h>
 
-#define SHN_XINDEX 0xffffu
 
 bool kimg_elf_is_foreign(struct kimg_span in)
 {
@@ -48,7 +48,7 @@ int kimg_host_elf_open(struct kimg_span in, struct kimg_host_elf *e, struct kimg
 	/* Extended numbering (gABI): counts that overflow 16 bits live in
 	 * section 0. Large cubins use it (§9); host files may too. */
 	e->shnum = shnum16 ? shnum16 : sh0.size;
-	shstrndx = shstrndx16 == SHN_XINDEX ? sh0.link : shstrndx16;
+	shstrndx = shstrndx16 == KIMG_SHN_XINDEX ? sh0.link : shstrndx16;
 	if (e->shnum > (in.size - e->shoff) / KIMG_ELF_SHDR_SIZE)
 		return kimg_error_set(err, -KIMG_ETRUNC, e->shoff, "host ELF: %llu section headers pass the end",
 				      (unsigned long long)e->shnum);

@@ -13,18 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elf_defs.h"
 #include "error.h"
 #include "span.h"
 
-#define KIMG_ELF_EHDR_SIZE 64u
-#define KIMG_ELF_SHDR_SIZE 64u
-#define KIMG_SHT_PROGBITS 1u
-#define KIMG_SHT_SYMTAB 2u
-#define KIMG_SHT_STRTAB 3u
-#define KIMG_SHT_NOBITS 8u
-#define KIMG_SHT_DYNSYM 11u
-#define KIMG_SHF_ALLOC 0x2u
-#define KIMG_SHF_EXECINSTR 0x4u
 
 struct kimg_elf_shdr {
 	uint32_t name, type;

@@ -1,19 +1,13 @@
 /* Symbol lookup in host ELF files (see elf_symbols.h). The section table
  * is read by elf_host.c, the reader input_elf.c uses; every symbol and
  * name is read through core/span.h. */
+#include "elf_defs.h"
 #include "elf_symbols.h"
 
 #include <string.h>
 
 #include "elf_host.h"
 
-#define SYM_SIZE 24u
-#define SHN_UNDEF 0u
-#define STT_FUNC 2u
-#define STT_GNU_IFUNC 10u
-#define STB_LOCAL 0u
-#define STB_GLOBAL 1u
-#define STB_WEAK 2u
 
 /* One Elf64_Sym, only the fields the lookup needs. */
 struct sym {
@@ -26,19 +20,19 @@ struct sym {
 static struct sym sym_at(const struct kimg_span *table, uint64_t j)
 {
 	struct sym s = { 0, 0, 0, 0, 0 };
-	const uint8_t *info = kimg_span_at(table, j * SYM_SIZE + 4, 1);
-	kimg_span_u32(table, j * SYM_SIZE, &s.name);
+	const uint8_t *info = kimg_span_at(table, j * KIMG_ELF_SYM_SIZE + 4, 1);
+	kimg_span_u32(table, j * KIMG_ELF_SYM_SIZE, &s.name);
 	s.info = info ? *info : 0;
-	kimg_span_u16(table, j * SYM_SIZE + 6, &s.shndx);
-	kimg_span_u64(table, j * SYM_SIZE + 8, &s.value);
-	kimg_span_u64(table, j * SYM_SIZE + 16, &s.size);
+	kimg_span_u16(table, j * KIMG_ELF_SYM_SIZE + 6, &s.shndx);
+	kimg_span_u64(table, j * KIMG_ELF_SYM_SIZE + 8, &s.value);
+	kimg_span_u64(table, j * KIMG_ELF_SYM_SIZE + 16, &s.size);
 	return s;
 }
 
 static bool sym_covers(const struct sym *s, uint64_t vaddr)
 {
 	unsigned type = s->info & 0xfu;
-	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->shndx == SHN_UNDEF || s->name == 0)
+	if ((type != KIMG_STT_FUNC && type != KIMG_STT_GNU_IFUNC) || s->shndx == KIMG_SHN_UNDEF || s->name == 0)
 		return false;
 	if (vaddr < s->value)
 		return false;
@@ -50,11 +44,11 @@ static bool sym_covers(const struct sym *s, uint64_t vaddr)
 static int binding_rank(const struct sym *s)
 {
 	switch (s->info >> 4) {
-	case STB_GLOBAL:
+	case KIMG_STB_GLOBAL:
 		return 3;
-	case STB_WEAK:
+	case KIMG_STB_WEAK:
 		return 2;
-	case STB_LOCAL:
+	case KIMG_STB_LOCAL:
 		return 1;
 	default:
 		return 0;
@@ -98,13 +92,13 @@ static int search_section(const struct kimg_host_elf *e, uint64_t i, const struc
 	bool found = false;
 	int rc;
 
-	if (h->entsize != SYM_SIZE)
+	if (h->entsize != KIMG_ELF_SYM_SIZE)
 		return kimg_error_set(err, -KIMG_EFORMAT, at + 0x38, "host ELF: %s entry size %llu, expected 24",
 				      kimg_host_elf_name(e, h), (unsigned long long)h->entsize);
-	if (h->size % SYM_SIZE != 0)
+	if (h->size % KIMG_ELF_SYM_SIZE != 0)
 		return kimg_error_set(err, -KIMG_EFORMAT, at + 0x20, "host ELF: %s size %llu not a multiple of 24",
 				      kimg_host_elf_name(e, h), (unsigned long long)h->size);
-	n = h->size / SYM_SIZE;
+	n = h->size / KIMG_ELF_SYM_SIZE;
 	if (n > KIMG_ELF_SYMBOLS_MAX)
 		return kimg_error_set(err, -KIMG_ELIMIT, at + 0x20, "host ELF: %s has %llu symbols, limit %llu",
 				      kimg_host_elf_name(e, h), (unsigned long long)n,
@@ -123,7 +117,7 @@ static int search_section(const struct kimg_host_elf *e, uint64_t i, const struc
 		if (!sym_covers(&s, vaddr))
 			continue;
 		if (s.name >= strtab.size)
-			return kimg_error_set(err, -KIMG_EFORMAT, h->offset + j * SYM_SIZE,
+			return kimg_error_set(err, -KIMG_EFORMAT, h->offset + j * KIMG_ELF_SYM_SIZE,
 					      "host ELF: %s symbol %llu name offset %u outside its string table",
 					      kimg_host_elf_name(e, h), (unsigned long long)j, s.name);
 		if (strtab.data[s.name] == 0)

@@ -2,12 +2,9 @@
  * (cuModuleLoadData, cuLibraryLoadData, __cudaRegisterFatBinary take bare
  * pointers). The object's own headers bound it; `limit` bounds how far we
  * are willing to believe them. Reads stay inside what has been established. */
+#include "elf_defs.h"
 #include "fatbin.h"
 
-#define ELF64_EHDR_SIZE 64u
-#define ELF64_SHDR_SIZE 64u
-#define ELF64_PHDR_SIZE 56u
-#define SHT_NOBITS 8u
 #define WRAPPER_SIZE 24u
 
 static void grow(uint64_t *end, uint64_t off, uint64_t len, bool *overflow)
@@ -22,8 +19,8 @@ static void grow(uint64_t *end, uint64_t off, uint64_t len, bool *overflow)
  * and every section / segment with file contents. */
 static int elf_extent(const struct kimg_span *s, uint64_t *size, struct kimg_error *err)
 {
-	const uint8_t *id = kimg_span_at(s, 0, ELF64_EHDR_SIZE);
-	uint64_t shoff, phoff, end = ELF64_EHDR_SIZE, shnum;
+	const uint8_t *id = kimg_span_at(s, 0, KIMG_ELF_EHDR_SIZE);
+	uint64_t shoff, phoff, end = KIMG_ELF_EHDR_SIZE, shnum;
 	uint16_t shentsize, e_shnum, phentsize, phnum;
 	bool overflow = false;
 
@@ -42,7 +39,7 @@ static int elf_extent(const struct kimg_span *s, uint64_t *size, struct kimg_err
 	shnum = e_shnum;
 	if (shoff != 0) {
 		uint64_t sh0_size;
-		if (shentsize != ELF64_SHDR_SIZE)
+		if (shentsize != KIMG_ELF_SHDR_SIZE)
 			return kimg_error_set(err, -KIMG_EFORMAT, 0x3A, "ELF image: e_shentsize %u", shentsize);
 		/* Extended numbering: e_shnum 0 means the count is in section 0. */
 		if (shnum == 0) {
@@ -50,28 +47,28 @@ static int elf_extent(const struct kimg_span *s, uint64_t *size, struct kimg_err
 				return kimg_error_set(err, -KIMG_ETRUNC, shoff, "ELF image: section 0 past the limit");
 			shnum = sh0_size;
 		}
-		if (shoff > s->size || shnum > (s->size - shoff) / ELF64_SHDR_SIZE)
+		if (shoff > s->size || shnum > (s->size - shoff) / KIMG_ELF_SHDR_SIZE)
 			return kimg_error_set(err, -KIMG_ETRUNC, shoff, "ELF image: %llu section headers pass the limit",
 					      (unsigned long long)shnum);
-		grow(&end, shoff, shnum * ELF64_SHDR_SIZE, &overflow);
+		grow(&end, shoff, shnum * KIMG_ELF_SHDR_SIZE, &overflow);
 		for (uint64_t i = 0; i < shnum; i++) {
-			uint64_t h = shoff + i * ELF64_SHDR_SIZE, off, len;
+			uint64_t h = shoff + i * KIMG_ELF_SHDR_SIZE, off, len;
 			uint32_t type;
 			kimg_span_u32(s, h + 0x04, &type);
 			kimg_span_u64(s, h + 0x18, &off);
 			kimg_span_u64(s, h + 0x20, &len);
-			if (i > 0 && type != SHT_NOBITS)
+			if (i > 0 && type != KIMG_SHT_NOBITS)
 				grow(&end, off, len, &overflow);
 		}
 	}
 	if (phoff != 0 && phnum != 0) {
-		if (phentsize != ELF64_PHDR_SIZE)
+		if (phentsize != KIMG_ELF_PHDR_SIZE)
 			return kimg_error_set(err, -KIMG_EFORMAT, 0x36, "ELF image: e_phentsize %u", phentsize);
-		if (!kimg_span_has(s, phoff, (uint64_t)phnum * ELF64_PHDR_SIZE))
+		if (!kimg_span_has(s, phoff, (uint64_t)phnum * KIMG_ELF_PHDR_SIZE))
 			return kimg_error_set(err, -KIMG_ETRUNC, phoff, "ELF image: program headers pass the limit");
-		grow(&end, phoff, (uint64_t)phnum * ELF64_PHDR_SIZE, &overflow);
+		grow(&end, phoff, (uint64_t)phnum * KIMG_ELF_PHDR_SIZE, &overflow);
 		for (uint64_t i = 0; i < phnum; i++) {
-			uint64_t h = phoff + i * ELF64_PHDR_SIZE, off, len;
+			uint64_t h = phoff + i * KIMG_ELF_PHDR_SIZE, off, len;
 			kimg_span_u64(s, h + 0x08, &off);
 			kimg_span_u64(s, h + 0x20, &len);
 			grow(&end, off, len, &overflow);

@@ -1,5 +1,6 @@
 /* Input classification and the module walk for raw inputs (cubin, PTX,
  * fatbin files). Host ELF files: input_elf.c; static archives: archive.c. */
+#include "elf_defs.h"
 #include "input_internal.h"
 
 #include <errno.h>
@@ -8,7 +9,6 @@
 
 #include "fatbin.h"
 
-#define EM_CUDA 190u
 /* PTX directives are looked for in the first 64 KiB only: a PTX file opens
  * with a short comment block, and classify must stay cheap on huge inputs. */
 #define PTX_SNIFF_MAX (64u * 1024u)
@@ -105,7 +105,7 @@ enum kimg_input_kind kimg_input_classify(struct kimg_span in)
 		/* e_machine is read little-endian: a big-endian file is never a
 		 * cubin and is rejected as a host ELF with a clear message. */
 		const uint8_t *id = kimg_span_at(&in, 0, 6);
-		if (id && id[5] == 1 && kimg_span_u16(&in, 18, &machine) && machine == EM_CUDA)
+		if (id && id[5] == 1 && kimg_span_u16(&in, 18, &machine) && machine == KIMG_EM_CUDA)
 			return KIMG_INPUT_CUBIN;
 		return KIMG_INPUT_HOST_ELF;
 	}

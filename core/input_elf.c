@@ -9,16 +9,12 @@
  * Every lookup is O(1) or O(wrappers) per module: libcublasLt.so.13 has
  * ~2,800 wrappers, and a lookup that walked the section headers for each
  * wrapper made the scan quadratic (542 ms on 541 MB). */
+#include "elf_defs.h"
 #include "input_internal.h"
 
 #include "elf_host.h"
 #include "fatbin.h"
 
-#define SHDR_SIZE KIMG_ELF_SHDR_SIZE
-#define SHT_NOBITS KIMG_SHT_NOBITS
-#define SHT_PROGBITS KIMG_SHT_PROGBITS
-#define SHF_ALLOC KIMG_SHF_ALLOC
-#define SHF_EXECINSTR KIMG_SHF_EXECINSTR
 #define WRAPPER_SIZE 24u
 
 /* Ehdr, section header table and section-name table: elf_host.c, whose
@@ -46,7 +42,7 @@ static bool elf_vaddr_to_offset(const struct kimg_host_elf *e, uint64_t vaddr, u
 {
 	for (uint64_t i = 1; i < e->shnum; i++) {
 		struct kimg_elf_shdr h = kimg_host_elf_shdr(e, i);
-		if ((h.flags & SHF_ALLOC) && h.type != SHT_NOBITS && vaddr >= h.addr && vaddr - h.addr < h.size) {
+		if ((h.flags & KIMG_SHF_ALLOC) && h.type != KIMG_SHT_NOBITS && vaddr >= h.addr && vaddr - h.addr < h.size) {
 			*sec = i;
 			*off = h.offset + (vaddr - h.addr);
 			return true;
@@ -198,7 +194,7 @@ static bool scan_candidate(const struct kimg_host_elf *e, const struct kimg_elf_
 {
 	const char *name = kimg_host_elf_name(e, h);
 	enum kimg_module_origin unused;
-	return h->type == SHT_PROGBITS && (h->flags & SHF_ALLOC) && !(h->flags & SHF_EXECINSTR) &&
+	return h->type == KIMG_SHT_PROGBITS && (h->flags & KIMG_SHF_ALLOC) && !(h->flags & KIMG_SHF_EXECINSTR) &&
 	       !is_fatbin_section(name, &unused) && strcmp(name, ".nvFatBinSegment") != 0 && kimg_host_elf_has_data(e, h);
 }
 
@@ -278,10 +274,10 @@ int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in)
 	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
 		struct kimg_elf_shdr h = kimg_host_elf_shdr(&e, i);
 		enum kimg_module_origin origin;
-		if (!is_fatbin_section(kimg_host_elf_name(&e, &h), &origin) || h.type == SHT_NOBITS)
+		if (!is_fatbin_section(kimg_host_elf_name(&e, &h), &origin) || h.type == KIMG_SHT_NOBITS)
 			continue;
 		if (!kimg_host_elf_has_data(&e, &h)) {
-			kimg_walk_fail(w, -KIMG_ETRUNC, e.shoff + i * SHDR_SIZE, "host ELF: section %s [%llu, +%llu) past the end",
+			kimg_walk_fail(w, -KIMG_ETRUNC, e.shoff + i * KIMG_ELF_SHDR_SIZE, "host ELF: section %s [%llu, +%llu) past the end",
 				       kimg_host_elf_name(&e, &h), (unsigned long long)h.offset, (unsigned long long)h.size);
 			continue;
 		}
