@@ -1,10 +1,10 @@
 /* Input classification and the module walk for raw inputs (cubin, PTX,
- * fatbin files). Host ELF files: input_elf.c; static archives: archive.c. */
+ * fatbin files). Host ELF files: input_elf.c; static archives: archive.c;
+ * the helpers they share: input_walk.c. */
 #include "elf_defs.h"
 #include "input_internal.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "fatbin.h"
@@ -114,50 +114,6 @@ enum kimg_input_kind kimg_input_classify(struct kimg_span in)
 	return KIMG_INPUT_UNKNOWN;
 }
 
-void kimg_walk_emit(struct kimg_walk *w, enum kimg_input_kind kind, enum kimg_module_origin origin,
-		    struct kimg_span bytes, uint64_t off, const char *section)
-{
-	struct kimg_module_ref m = { kind, origin, bytes, w->base + off, section, w->member };
-	int rc = w->fn ? w->fn(w->ctx, &m) : 0;
-	w->count++;
-	if (rc)
-		w->stop = rc;
-}
-
-static void record(struct kimg_walk *w, int code, uint64_t off, const char *what)
-{
-	struct kimg_error *e = w->err;
-	size_t n = 0, len;
-	if (!e || e->code != 0)
-		return;
-	e->code = code;
-	e->offset = w->base + off;
-	if (w->member) {
-		int r = snprintf(e->what, sizeof e->what, "member %.60s: ", w->member);
-		n = r > 0 ? (size_t)r : 0;
-	}
-	len = strnlen(what, sizeof e->what - n - 1);
-	memcpy(e->what + n, what, len);
-	e->what[n + len] = '\0';
-}
-
-int kimg_walk_fail(struct kimg_walk *w, int code, uint64_t off, const char *fmt, ...)
-{
-	char what[sizeof w->err->what];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	record(w, code, off, what);
-	return code;
-}
-
-int kimg_walk_take(struct kimg_walk *w, const struct kimg_error *e, uint64_t off)
-{
-	record(w, e->code, off + e->offset, e->what);
-	return e->code;
-}
-
 int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,
 			 enum kimg_module_origin origin, const char *section, bool first_fatal)
 {
@@ -232,46 +188,6 @@ int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
 		return kimg_walk_fail(w, -KIMG_EUNKNOWN, 0,
 				      "not a host ELF, archive, fatbin, cubin or PTX file");
 	}
-}
-
-/* The zero range holding absolute offset `at`, or the first after it:
- * index of the first range whose end is above `at`. */
-static size_t zero_index(const struct kimg_zero_ranges *z, uint64_t at)
-{
-	size_t lo = 0, hi = z->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (z->r[mid].end <= at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-uint64_t kimg_walk_zero_end(const struct kimg_walk *w, uint64_t off)
-{
-	const struct kimg_zero_ranges *z = w->zeros;
-	if (!z || z->n == 0 || off > UINT64_MAX - w->base)
-		return off;
-	uint64_t at = w->base + off;
-	size_t i = zero_index(z, at);
-	if (i == z->n || z->r[i].start > at)
-		return off;
-	return z->r[i].end - w->base;
-}
-
-uint64_t kimg_walk_next_zero(const struct kimg_walk *w, uint64_t off)
-{
-	const struct kimg_zero_ranges *z = w->zeros;
-	if (!z || z->n == 0 || off > UINT64_MAX - w->base)
-		return UINT64_MAX;
-	uint64_t at = w->base + off;
-	size_t i = zero_index(z, at);
-	if (i == z->n)
-		return UINT64_MAX;
-	uint64_t start = z->r[i].start > at ? z->r[i].start : at;
-	return start - w->base;
 }
 
 int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,

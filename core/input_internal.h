@@ -1,5 +1,5 @@
 /* Internal contract between the input walkers (input.c, input_elf.c,
- * archive.c). Not part of the API: names keep the kimg_ prefix but are
+ * archive.c) and their shared helpers (input_walk.c). Not part of the API: names keep the kimg_ prefix but are
  * hidden by -fvisibility=hidden like everything not marked for export. */
 #ifndef KIMG_INPUT_INTERNAL_H
 #define KIMG_INPUT_INTERNAL_H
