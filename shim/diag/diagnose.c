@@ -27,6 +27,7 @@
 #include "input.h"
 #include "fatbin.h"
 #include "dispatch_track.h"
+#include "emit.h"
 #include "bound.h"
 #include "locate.h"
 #include "ptx.h"
@@ -256,53 +257,6 @@ static bool query_device(struct kimg_device *d)
 	return true;
 }
 
-/* ---- process ---- */
-
-/* Asked at report time, not in the constructor: a forked worker (a
- * DataLoader, multiprocessing) has its own pid. */
-static void fill_process(struct kimg_report_process *p)
-{
-	struct utsname u;
-	p->present = true;
-	p->pid = (long)getpid();
-	if (uname(&u) == 0)
-		snprintf(p->host, sizeof p->host, "%s", u.nodename);
-	p->rank = kimg_env.rank;
-	p->local_rank = kimg_env.local_rank;
-	p->world_size = kimg_env.world_size;
-	snprintf(p->program, sizeof p->program, "%s", kimg_env.program);
-}
-
-/* ---- writing ---- */
-
-/* Rendered into memory first so the report leaves in one write(). */
-static void emit(const struct kimg_report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	if (!out)
-		return;
-	if (kimg_opts.format == KIMG_FORMAT_JSON)
-		kimg_report_write_json(r, out);
-	else
-		kimg_report_write_text(r, out);
-	if (fclose(out) == 0 && buf && len > 0)
-		kimg_log_write(buf, len);
-	free(buf);
-}
-
-static void apply_on_error(void)
-{
-	if (kimg_opts.on_error == KIMG_ON_ERROR_CONTINUE)
-		return;
-	kimg_report_summary();
-	/* only because the user asked for it (KIMG_ON_ERROR) */
-	if (kimg_opts.on_error == KIMG_ON_ERROR_ABORT)
-		abort();
-	_exit(kimg_opts.exit_code);
-}
-
 /* ---- the entry point ---- */
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -358,7 +312,7 @@ static void diagnose(const struct kimg_failure *f)
 		/* the first report of this module may have been a load-time
 		 * event (shim/diag/fallback.c) that left KIMG_ON_ERROR to this failure;
 		 * after a failure's own report the process is already gone */
-		apply_on_error();
+		kimg_report_apply_on_error();
 		return;
 	}
 
@@ -450,16 +404,16 @@ static void diagnose(const struct kimg_failure *f)
 		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
 		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
-	fill_process(&r->process);
+	kimg_report_fill_process(&r->process);
 
 	count_kernel(module_key, kernel);
 	if (kimg_seen_insert(&failed_modules, module_key))
 		kimg_stat_add(KIMG_STAT_FAILED_MODULES, 1);
-	emit(r);
+	kimg_report_emit(r);
 	/* at exit the process is failing already: KIMG_ON_ERROR must not
 	 * change its status */
 	if (!f->replay)
-		apply_on_error();
+		kimg_report_apply_on_error();
 }
 
 static void (*_Atomic held_flush)(void);
@@ -536,13 +490,13 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 		r->stack_count = kimg_stack_host(r->stack, KIMG_REPORT_MAX_FRAMES, true, KIMG_UNWIND_AUTO);
 		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
-	fill_process(&r->process);
+	kimg_report_fill_process(&r->process);
 	if (e->cannot_run && kimg_seen_insert(&failed_modules, module_key))
 		kimg_stat_add(KIMG_STAT_FAILED_MODULES, 1);
-	emit(r);
+	kimg_report_emit(r);
 	written = true;
 	if (e->cannot_run && e->audit)
-		apply_on_error();
+		kimg_report_apply_on_error();
 out:
 	pthread_mutex_unlock(&report_lock);
 	kimg_in_diagnosis--;
