@@ -1,17 +1,20 @@
-/* Static archives ("!<arch>\n"): each member is classified and walked as
- * an input of its own, with its name reported in every module.
+/* Static archives ("!<arch>\n"): the member iterator (archive.h) and the
+ * thin-archive member list; input.c walks each member as an input of its
+ * own, with its name reported in every module.
  * Format: System V / GNU ar with the "//" long-name table and "/" or
  * "/SYM64/" symbol tables, and BSD "#1/N" inline names. */
-#include "input_internal.h"
+#include "archive.h"
 
-#include "elf_host.h"
+#include <string.h>
+
+#include "input_internal.h"
 
 #include <limits.h>
 #include <stdio.h>
 
 #define AR_MAGIC_SIZE 8u
 #define AR_HDR_SIZE 60u
-#define AR_NAME_MAX 255u
+#define AR_NAME_MAX KIMG_AR_NAME_MAX
 
 /* Decimal, space padded; -1 on anything else. */
 static int64_t ar_decimal(const uint8_t *p, unsigned n)
@@ -126,74 +129,61 @@ int kimg_thin_archive_for_each_member(struct kimg_span in, kimg_thin_member_fn f
 	return count;
 }
 
-int kimg_walk_archive(struct kimg_walk *w, struct kimg_span in)
+int kimg_ar_open(struct kimg_span in, struct kimg_ar *ar, struct kimg_error *err)
 {
-	struct kimg_span longnames = { NULL, 0 };
-	uint64_t pos = AR_MAGIC_SIZE;
-	char name[AR_NAME_MAX + 1];
-
+	memset(ar, 0, sizeof *ar);
 	if (kimg_input_is_thin_archive(in))
-		return kimg_walk_fail(w, -KIMG_ENOTSUP, 0,
+		return kimg_error_set(err, -KIMG_ENOTSUP, 0,
 				      "thin archive: its members are separate files (named by path), not inside it");
-	if (w->member)
-		return kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
-	while (pos < in.size && !w->stop) {
+	if (!kimg_span_has(&in, 0, AR_MAGIC_SIZE) || memcmp(in.data, "!<arch>\n", AR_MAGIC_SIZE) != 0)
+		return kimg_error_set(err, -KIMG_EFORMAT, 0, "not an archive");
+	ar->in = in;
+	ar->pos = AR_MAGIC_SIZE;
+	return 0;
+}
+
+int kimg_ar_next(struct kimg_ar *ar, struct kimg_ar_member *m, struct kimg_error *err)
+{
+	const struct kimg_span in = ar->in;
+	while (ar->pos < in.size) {
+		uint64_t pos = ar->pos;
 		const uint8_t *hdr = kimg_span_at(&in, pos, AR_HDR_SIZE);
 		int64_t size, skip;
 		struct kimg_span data;
-		uint64_t saved_base = w->base;
 
 		/* A lone '\n' may pad the last member to an even offset. */
 		if (!hdr) {
 			if (in.size - pos == 1 && in.data[pos] == '\n')
 				break;
-			return kimg_walk_fail(w, -KIMG_ETRUNC, pos, "archive: member header truncated");
+			return kimg_error_set(err, -KIMG_ETRUNC, pos, "archive: member header truncated");
 		}
 		size = ar_decimal(hdr + 48, 10);
 		if (hdr[58] != '`' || hdr[59] != '\n' || size < 0)
-			return kimg_walk_fail(w, -KIMG_EFORMAT, pos, "archive: bad member header");
+			return kimg_error_set(err, -KIMG_EFORMAT, pos, "archive: bad member header");
 		if (!kimg_span_has(&in, pos + AR_HDR_SIZE, (uint64_t)size))
-			return kimg_walk_fail(w, -KIMG_ETRUNC, pos, "archive: member of %lld bytes passes the end",
+			return kimg_error_set(err, -KIMG_ETRUNC, pos, "archive: member of %lld bytes passes the end",
 					      (long long)size);
 		data = kimg_span_sub(&in, pos + AR_HDR_SIZE, (uint64_t)size);
+		ar->pos = pos + AR_HDR_SIZE + (uint64_t)size;
+		ar->pos += ar->pos & 1; /* members start at even offsets */
 
 		if (memcmp(hdr, "//              ", 16) == 0) {
-			longnames = data;
-		} else if (memcmp(hdr, "/               ", 16) == 0 || memcmp(hdr, "/SYM64/         ", 16) == 0 ||
-			   memcmp(hdr, "__.SYMDEF", 9) == 0) {
-			/* symbol tables */
-		} else if ((skip = ar_name(hdr, longnames, data, name)) < 0) {
-			return kimg_walk_fail(w, -KIMG_EFORMAT, pos, "archive: bad member name");
-		} else {
-			struct kimg_span body = kimg_span_sub(&data, (uint64_t)skip, data.size - (uint64_t)skip);
-			/* Symbol tables named "__.SYMDEF SORTED" come with BSD names. */
-			if (strncmp(name, "__.SYMDEF", 9) != 0) {
-				w->member = name;
-				w->base = saved_base + pos + AR_HDR_SIZE + (uint64_t)skip;
-				switch (kimg_input_classify(body)) {
-				case KIMG_INPUT_ARCHIVE:
-					kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
-					break;
-				case KIMG_INPUT_UNKNOWN:
-				case KIMG_INPUT_ZIP:
-				case KIMG_INPUT_WRAPPER:
-					break; /* not device code: text files, other objects */
-				case KIMG_INPUT_HOST_ELF:
-					/* 32-bit or big-endian objects (valgrind's x86 archives):
-					 * skipped like other non-device members. */
-					if (!kimg_elf_is_foreign(body))
-						kimg_walk_input(w, body);
-					break;
-				default:
-					/* A bad member is recorded and the walk goes on. */
-					kimg_walk_input(w, body);
-				}
-				w->member = NULL;
-				w->base = saved_base;
-			}
+			ar->longnames = data;
+			continue;
 		}
-		pos += AR_HDR_SIZE + (uint64_t)size;
-		pos += pos & 1; /* members start at even offsets */
+		if (memcmp(hdr, "/               ", 16) == 0 || memcmp(hdr, "/SYM64/         ", 16) == 0 ||
+		    memcmp(hdr, "__.SYMDEF", 9) == 0)
+			continue; /* symbol tables */
+		if ((skip = ar_name(hdr, ar->longnames, data, ar->name)) < 0)
+			return kimg_error_set(err, -KIMG_EFORMAT, pos, "archive: bad member name");
+		/* Symbol tables named "__.SYMDEF SORTED" come with BSD names. */
+		if (strncmp(ar->name, "__.SYMDEF", 9) == 0)
+			continue;
+		m->name = ar->name;
+		m->body = kimg_span_sub(&data, (uint64_t)skip, data.size - (uint64_t)skip);
+		m->offset = pos + AR_HDR_SIZE + (uint64_t)skip;
+		return 1;
 	}
+	ar->pos = in.size;
 	return 0;
 }

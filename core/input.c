@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "archive.h"
+#include "elf_host.h"
 #include "fatbin.h"
 
 /* PTX directives are looked for in the first 64 KiB only: a PTX file opens
@@ -162,15 +164,14 @@ bool kimg_container_is_plausible(struct kimg_span in, uint64_t off, uint64_t *si
 	return true;
 }
 
-int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
+/* One input that is not an archive: the whole file or an archive member. */
+static int walk_one(struct kimg_walk *w, struct kimg_span in, enum kimg_input_kind kind)
 {
-	enum kimg_input_kind kind = kimg_input_classify(in);
-
 	switch (kind) {
 	case KIMG_INPUT_HOST_ELF:
 		return kimg_walk_host_elf(w, in);
 	case KIMG_INPUT_ARCHIVE:
-		return kimg_walk_archive(w, in);
+		return kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
 	case KIMG_INPUT_CUBIN:
 	case KIMG_INPUT_PTX:
 		kimg_walk_emit(w, kind, KIMG_ORIGIN_RAW, in, 0, NULL);
@@ -188,6 +189,59 @@ int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
 		return kimg_walk_fail(w, -KIMG_EUNKNOWN, 0,
 				      "not a host ELF, archive, fatbin, cubin or PTX file");
 	}
+}
+
+/* A static archive: each member walked as an input of its own, one level
+ * deep (walk_one never reaches back here: a nested archive is recorded). */
+static int walk_archive(struct kimg_walk *w, struct kimg_span in)
+{
+	struct kimg_ar ar;
+	struct kimg_ar_member m;
+	struct kimg_error e = { 0, 0, "" };
+	uint64_t saved_base = w->base;
+	int rc = 0;
+
+	if (kimg_ar_open(in, &ar, &e) < 0)
+		return kimg_walk_take(w, &e, 0);
+	while (!w->stop && (rc = kimg_ar_next(&ar, &m, &e)) > 0) {
+		enum kimg_input_kind kind = kimg_input_classify(m.body);
+		w->member = m.name;
+		w->base = saved_base + m.offset;
+		switch (kind) {
+		case KIMG_INPUT_ARCHIVE:
+			kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
+			break;
+		case KIMG_INPUT_UNKNOWN:
+		case KIMG_INPUT_ZIP:
+		case KIMG_INPUT_WRAPPER:
+			break; /* not device code: text files, other objects */
+		case KIMG_INPUT_HOST_ELF:
+			/* 32-bit or big-endian objects (valgrind's x86 archives):
+			 * skipped like other non-device members. */
+			if (!kimg_elf_is_foreign(m.body))
+				walk_one(w, m.body, kind);
+			break;
+		default:
+			/* A bad member is recorded and the walk goes on. */
+			walk_one(w, m.body, kind);
+		}
+		w->member = NULL;
+		w->base = saved_base;
+	}
+	if (!w->stop && rc < 0)
+		return kimg_walk_take(w, &e, 0);
+	return 0;
+}
+
+int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
+{
+	enum kimg_input_kind kind = kimg_input_classify(in);
+	if (kind == KIMG_INPUT_ARCHIVE) {
+		if (w->member)
+			return kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
+		return walk_archive(w, in);
+	}
+	return walk_one(w, in, kind);
 }
 
 int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,

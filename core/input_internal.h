@@ -53,7 +53,6 @@ int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off
 int kimg_walk_input(struct kimg_walk *w, struct kimg_span in);
 
 int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in);
-int kimg_walk_archive(struct kimg_walk *w, struct kimg_span in);
 
 /* Strict check used when a magic is found outside the known sections:
  * a standard 16-byte header and every entry header valid (§9). */
