@@ -37,12 +37,6 @@ struct kimg_load_module {
 int kimg_load_module_read(struct kimg_load_module *m, const char *call, const void *image, const char *path);
 void kimg_load_module_close(struct kimg_load_module *m);
 
-/* The device a load is for: the current context's, else device 0, from
- * the driver once it is initialised; before that (a fatbin registered at
- * import time) from NVML, for the first device in CUDA_VISIBLE_DEVICES.
- * Facts are cached per device. False when neither can say. */
-bool kimg_load_device(struct kimg_device *d);
-
 /* KIMG_AUDIT for one module read at a load: reports it (audit mark, fix)
  * when the rules say it cannot run on d, counts it, applies KIMG_ON_ERROR.
  * Returns true when it cannot run. */

@@ -27,6 +27,7 @@
 #include "input.h"
 #include "fatbin.h"
 #include "dispatch_track.h"
+#include "device_query.h"
 #include "emit.h"
 #include "bound.h"
 #include "locate.h"
@@ -222,41 +223,6 @@ static void fill_link(struct kimg_report *r, const struct kimg_failure *f)
 	l->inputs_dropped = lf->dropped;
 }
 
-/* ---- device ---- */
-
-static bool query_device(struct kimg_device *d)
-{
-	const struct kimg_driver_api *api = kimg_driver_real();
-	int dev = 0, major = 0, minor = 0, integrated = 0;
-	memset(d, 0, sizeof *d);
-	d->ordinal = -1;
-	if (!api || !api->cuDeviceGetAttribute)
-		return false;
-	if (!api->cuCtxGetDevice || api->cuCtxGetDevice(&dev) != 0) {
-		/* no current context (a failed load before any): device 0 is what
-		 * the runtime would have picked */
-		if (!api->cuDeviceGet || api->cuDeviceGet(&dev, 0) != 0)
-			return false;
-	}
-	if (api->cuDeviceGetAttribute(&major, KIMG_ATTR_CC_MAJOR, dev) != 0 ||
-	    api->cuDeviceGetAttribute(&minor, KIMG_ATTR_CC_MINOR, dev) != 0)
-		return false;
-	if (api->cuDeviceGetAttribute(&integrated, KIMG_ATTR_INTEGRATED, dev) != 0)
-		integrated = 0;
-	d->ordinal = dev;
-	d->cc.sm = (uint16_t)(major * 10 + minor);
-	/* GB10 (12.1) is integrated but runs desktop cubins: the CC table decides */
-	d->tegra = integrated && kimg_sm_is_tegra(d->cc.sm);
-	if (api->cuDriverGetVersion && api->cuDriverGetVersion(&d->driver_version) != 0)
-		d->driver_version = 0;
-	if (!api->cuDeviceGetName || api->cuDeviceGetName(d->name, (int)sizeof d->name, dev) != 0)
-		d->name[0] = '\0';
-	d->name[sizeof d->name - 1] = '\0';
-	d->force_ptx_jit = kimg_env.force_ptx_jit;
-	d->disable_ptx_jit = kimg_env.disable_ptx_jit;
-	return true;
-}
-
 /* ---- the entry point ---- */
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -323,7 +289,7 @@ static void diagnose(const struct kimg_failure *f)
 		return;
 
 	memset(r, 0, sizeof *r);
-	r->device_known = query_device(&r->device);
+	r->device_known = kimg_device_query(&r->device);
 	/* a program probing names with cuModuleGetFunction gets 500 for each
 	 * miss: once the rules said this module runs here, answer at once */
 	uint64_t fit_key = kimg_seen_mix(module_key ^ ((uint64_t)r->device.cc.sm << 48));
@@ -465,7 +431,7 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 		r->device = *e->device;
 		r->device_known = true;
 	} else {
-		r->device_known = query_device(&r->device);
+		r->device_known = kimg_device_query(&r->device);
 	}
 	r->call = e->call;
 	r->error = e->error;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "audit.h"
+#include "device_query.h"
 #include "codecs.h"
 #include "cuda_errors.h"
 #include "diag_internal.h"
