@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Facts the shim must read from the device and the image, each pinned by a
 # case no other test reaches: GB10 (12.1) is an integrated GPU that is not
-# Tegra (compat-rules S2 must not apply), a CUDA 12 (ELF ABI V1) cubin keeps
+# Tegra (docs/rules.md S2 must not apply), a CUDA 12 (ELF ABI V1) cubin keeps
 # its sm_90a mark in e_flags 0x800, and another interposer's
 # dlsym(RTLD_NEXT, "cuModuleLoadData") reaches the driver, not itself.
 . "$(dirname "$0")/shimlib.bash"
