@@ -6,7 +6,7 @@
  * Amazon Linux 2. Including this header in a file that calls them pins
  * the references to the architecture's base version, which every glibc
  * since provides (in libdl before 2.34, in libc after; the probe links
- * libdl.so.2 explicitly for the former). shim/hooks.h does the same for
+ * libdl.so.2 explicitly for the former). shim/shim_pins.h does the same for
  * the shim's own files; include only one of the two in a file. */
 #ifndef KIMG_SYS_GLIBC_PINS_H
 #define KIMG_SYS_GLIBC_PINS_H

@@ -23,8 +23,8 @@ me=old-glibc
 
 # Tests that cannot run there, each with its reason (none may be skipped silently).
 SKIP_threads="needs the ThreadSanitizer build of libkimg (make shim-tests), not the installed library"
-SKIP_python="expects Python frames from the system python3, which is 3.9 here; shim/pyframes.c reads CPython 3.10 and newer"
-SKIP_stack="its Python-frame cases expect them from the system python3 (3.9 here; shim/pyframes.c reads 3.10+); its other cases passed here"
+SKIP_python="expects Python frames from the system python3, which is 3.9 here; shim/diag/pyframes.c reads CPython 3.10 and newer"
+SKIP_stack="its Python-frame cases expect them from the system python3 (3.9 here; shim/diag/pyframes.c reads 3.10+); its other cases passed here"
 
 inside() {
 	export DEBIAN_FRONTEND=noninteractive

@@ -26,7 +26,7 @@
 #include "cuda_attrs.h"
 #include "diag_internal.h"
 #include "fatbin.h"
-#include "glibc_pins.h"
+#include "shim_pins.h"
 #include "input.h"
 #include "module_images.h"
 #include "ptx.h"

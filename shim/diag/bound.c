@@ -12,7 +12,7 @@
 
 #include "bound.h"
 #include "fatbin.h"
-#include "glibc_pins.h"
+#include "shim_pins.h"
 
 /* ---- readable memory ---- */
 

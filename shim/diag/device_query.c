@@ -11,7 +11,7 @@
 #include "cuda_attrs.h"
 #include "device_query.h"
 #include "diag_internal.h"
-#include "glibc_pins.h"
+#include "shim_pins.h"
 #include "gpus.h"
 #include "rules.h"
 

@@ -38,7 +38,7 @@
 #include "diag_internal.h"
 #include "dispatch_track.h"
 #include "fatbin.h"
-#include "glibc_pins.h" /* glibc symbol-version pins for dladdr */
+#include "shim_pins.h" /* glibc symbol-version pins for dladdr */
 #include "input.h"
 #include "locate.h"
 #include "ptx.h"

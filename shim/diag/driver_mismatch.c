@@ -14,7 +14,7 @@
 #include "cuda_errors.h"
 #include "cuda_versions.h"
 #include "diag_internal.h"
-#include "glibc_pins.h" /* glibc symbol-version pins for dlopen, dlclose */
+#include "shim_pins.h" /* glibc symbol-version pins for dlopen, dlclose */
 
 static _Atomic int compared_version; /* highest requested version already compared */
 static _Atomic int reported;

@@ -22,7 +22,7 @@
 
 #include "elf_symbols.h"
 #include "diag.h" /* kimg_real_dlsym */
-#include "glibc_pins.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
+#include "shim_pins.h" /* glibc symbol-version pins for dladdr, dlopen, dl_iterate_phdr */
 #include "locate.h"
 #include "pyframes.h"
 #include "stack.h"

@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 
 #include "diag.h"
-#include "glibc_pins.h"
+#include "shim_pins.h"
 
 /* CUDA types the hooks need; cuda.h is deliberately not included so the
  * shim builds without a toolkit and cannot pick up its name macros

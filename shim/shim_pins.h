@@ -3,8 +3,8 @@
  * boundary: only assembler directives, included by every file that calls
  * one of these functions (tests/scripts/glibc_baseline.sh checks the
  * result). */
-#ifndef KIMG_SHIM_GLIBC_PINS_H
-#define KIMG_SHIM_GLIBC_PINS_H
+#ifndef KIMG_SHIM_PINS_H
+#define KIMG_SHIM_PINS_H
 
 /* ---- glibc symbol versions ----
  * Linking against glibc >= 2.34 binds dl* references to their 2.34
