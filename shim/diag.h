@@ -23,6 +23,12 @@
 #define KIMG_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KIMG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* The release, as the banner, the reports and the packages (packaging/,
+ * scripts/kimg-run's KIMG_RUN_VERSION) give it. */
+#ifndef KIMG_VERSION
+#define KIMG_VERSION "0.1.0"
+#endif
+
 /* ---- options (options.c): read once in the constructor, then read-only ---- */
 
 enum kimg_format { KIMG_FORMAT_TEXT = 0, KIMG_FORMAT_JSON };

@@ -9,10 +9,6 @@
 
 #include "diag.h"
 
-#ifndef KIMG_VERSION
-#define KIMG_VERSION "0.1.0"
-#endif
-
 /* ---- options.c ---- */
 
 /* KIMG_SKIP's default: the toolchain's own programs (options.c says why). */
