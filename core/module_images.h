@@ -1,5 +1,7 @@
-/* A module's images: the one reading shared by kimg-probe (probe/collect.c)
- * and libkimg.so (shim/diag/diagnose.c, shim/diag/audit.c). A module found
+/* A module's images: the one reading of libkimg.so (shim/diag/diagnose.c,
+ * shim/diag/audit.c). kimg-probe (probe/collect.c) still walks fatbin
+ * entries itself, because it asks the kernel ahead for each header
+ * (MADV_WILLNEED) between the reads. A module found
  * by kimg_input_for_each_module is a fatbin container (one image per entry
  * header) or a raw cubin or PTX text (one image). Pure: no allocation, the
  * images' spans point into the module's bytes. */
