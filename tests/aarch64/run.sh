@@ -18,6 +18,7 @@ export QEMU_LD_PREFIX=${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu}
 declare -A SKIP=(
 	[doctor]="stops making progress under qemu-user after its text-output case (not investigated; every case before it passed under qemu)"
 	[archives]="its inflation-limit cases need libtwo.so above 100 KiB (nvcc links cudart statically into the x86-64 one; the aarch64 one carries only the device code)"
+	[jobs]="asks for worker threads (-j 2/4/7), and the threaded walk spins under qemu-user 7.2 (not yet diagnosed; aarch64 defaults to one thread until it is)"
 	[threads]="needs a ThreadSanitizer libkimg and program; not cross-built"
 	[audit]="builds extra test programs with the host's gcc while it runs (x86-64: they cannot load the aarch64 libkimg)"
 	[diagnose]="builds its programs and driver with the host's gcc while it runs"
