@@ -5,18 +5,9 @@
 #include <pthread.h>
 
 /* libkimg.so uses these too (the PTX fallback decompresses PTX entries)
- * and must load on glibc 2.17: pin the references to the architecture's
- * base versions, as shim/hook/hook.h and shim/diag/stack.c do; dlsym@base is also
- * glibc's own, never libkimg's exported dlsym hook. */
-#if defined(__x86_64__)
-__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
-__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
-__asm__(".symver pthread_once,pthread_once@GLIBC_2.2.5");
-#elif defined(__aarch64__)
-__asm__(".symver dlopen,dlopen@GLIBC_2.17");
-__asm__(".symver dlsym,dlsym@GLIBC_2.17");
-__asm__(".symver pthread_once,pthread_once@GLIBC_2.17");
-#endif
+ * and must load on glibc 2.17: the base-version pins of glibc_pins.h.
+ * dlsym@base is also glibc's own, never libkimg's exported dlsym hook. */
+#include "glibc_pins.h"
 
 static struct kimg_codecs codecs;
 static pthread_once_t codecs_once = PTHREAD_ONCE_INIT;
