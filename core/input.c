@@ -13,7 +13,7 @@
 
 /* PTX directives are looked for in the first 64 KiB only: a PTX file opens
  * with a short comment block, and classify must stay cheap on huge inputs. */
-#define PTX_SNIFF_MAX (64u * 1024u)
+#define PTX_SNIFF_MAX KIMG_INPUT_HEAD_MAX
 
 /* The stable names of kinds and origins: kimg-probe prints them in its text
  * and JSON output (docs/json.md: file "kind" is "elf" for a host ELF file,
@@ -48,19 +48,20 @@ const char *kimg_module_origin_name(enum kimg_module_origin origin)
 	return (unsigned)origin < KIMG_ORIGIN_COUNT ? origin_names[origin] : "unknown";
 }
 
-static bool has_directive(const uint8_t *p, uint64_t n, const char *d)
-{
-	size_t len = strlen(d);
-	return n > len && memcmp(p, d, len) == 0 && (p[len] == ' ' || p[len] == '\t');
-}
+/* What the first bytes of a file say about it being PTX text. */
+enum ptx_sniff { PTX_NO, PTX_YES, PTX_MORE /* the bytes ended before an answer */ };
 
 /* PTX text: after blank space and comments, the first thing is ".version"
  * (every PTX module begins with it, PTX ISA "PTX Module Directives"; a
  * ".target" first is accepted too). Looking only there, not at any line,
  * keeps source files that carry PTX in a string (Python tests of numba,
- * C++ with an embedded kernel) from being taken for PTX in a walk. */
-static bool looks_like_ptx(struct kimg_span in)
+ * C++ with an embedded kernel) from being taken for PTX in a walk.
+ * Reads the first PTX_SNIFF_MAX bytes at most; PTX_MORE only when `in`
+ * holds fewer than that and ends before the answer, so a caller holding
+ * a file's head knows whether the rest of the file can change it. */
+static enum ptx_sniff sniff_ptx(struct kimg_span in)
 {
+	static const char *const directives[] = { ".version", ".target" };
 	uint64_t n = in.size < PTX_SNIFF_MAX ? in.size : PTX_SNIFF_MAX;
 	const uint8_t *p = in.data;
 	uint64_t i = 0;
@@ -71,49 +72,82 @@ static bool looks_like_ptx(struct kimg_span in)
 			while (i < n && p[i] != '\n' && p[i] != 0)
 				i++;
 			if (i < n && p[i] == 0)
-				return false;
+				return PTX_NO;
 		} else if (i + 1 < n && p[i] == '/' && p[i + 1] == '*') {
 			for (i += 2; i + 1 < n && !(p[i] == '*' && p[i + 1] == '/'); i++)
 				if (p[i] == 0)
-					return false;
+					return PTX_NO;
 			if (i + 1 >= n)
-				return false;
+				return PTX_MORE; /* an open comment */
 			i += 2;
+		} else if (i + 1 == n && p[i] == '/') {
+			return PTX_MORE; /* a comment may begin */
 		} else {
-			return has_directive(p + i, n - i, ".version") || has_directive(p + i, n - i, ".target");
+			/* A directive and the blank after it. */
+			for (size_t d = 0; d < sizeof directives / sizeof directives[0]; d++) {
+				size_t len = strlen(directives[d]);
+				uint64_t have = n - i < len ? n - i : len;
+				if (memcmp(p + i, directives[d], (size_t)have) != 0)
+					continue;
+				if (n - i <= len)
+					return PTX_MORE;
+				if (p[i + len] == ' ' || p[i + len] == '\t')
+					return PTX_YES;
+			}
+			return PTX_NO;
 		}
 	}
-	return false;
+	return PTX_MORE;
+}
+
+/* head: the file's first bytes; whole: they are the whole file. */
+static bool classify(struct kimg_span head, bool whole, enum kimg_input_kind *kind)
+{
+	const uint8_t *p = kimg_span_at(&head, 0, 4);
+	uint32_t magic;
+	uint16_t machine;
+
+	*kind = KIMG_INPUT_UNKNOWN;
+	if (!whole && head.size < KIMG_INPUT_HEAD_MIN)
+		return false;
+	if (!p)
+		return true;
+	if (head.size >= 8 && (memcmp(p, "!<arch>\n", 8) == 0 || memcmp(p, "!<thin>\n", 8) == 0))
+		*kind = KIMG_INPUT_ARCHIVE;
+	else if (memcmp(p, "PK\3\4", 4) == 0)
+		*kind = KIMG_INPUT_ZIP;
+	else if (kimg_span_u32(&head, 0, &magic) && magic == KIMG_FATBIN_MAGIC)
+		*kind = KIMG_INPUT_FATBIN;
+	else if (magic == KIMG_FATBIN_WRAPPER_MAGIC)
+		*kind = KIMG_INPUT_WRAPPER;
+	else if (memcmp(p, "\177ELF", 4) == 0) {
+		/* e_machine is read little-endian: a big-endian file is never a
+		 * cubin and is rejected as a host ELF with a clear message. */
+		const uint8_t *id = kimg_span_at(&head, 0, 6);
+		if (id && id[5] == 1 && kimg_span_u16(&head, 18, &machine) && machine == KIMG_EM_CUDA)
+			*kind = KIMG_INPUT_CUBIN;
+		else
+			*kind = KIMG_INPUT_HOST_ELF;
+	} else {
+		enum ptx_sniff ptx = sniff_ptx(head);
+		if (ptx == PTX_MORE && !whole && head.size < PTX_SNIFF_MAX)
+			return false;
+		if (ptx == PTX_YES)
+			*kind = KIMG_INPUT_PTX;
+	}
+	return true;
 }
 
 enum kimg_input_kind kimg_input_classify(struct kimg_span in)
 {
-	const uint8_t *p = kimg_span_at(&in, 0, 4);
-	uint32_t magic;
-	uint16_t machine;
+	enum kimg_input_kind kind;
+	classify(in, true, &kind);
+	return kind;
+}
 
-	if (!p)
-		return KIMG_INPUT_UNKNOWN;
-	if (in.size >= 8 && (memcmp(p, "!<arch>\n", 8) == 0 || memcmp(p, "!<thin>\n", 8) == 0))
-		return KIMG_INPUT_ARCHIVE;
-	if (memcmp(p, "PK\3\4", 4) == 0)
-		return KIMG_INPUT_ZIP;
-	kimg_span_u32(&in, 0, &magic);
-	if (magic == KIMG_FATBIN_MAGIC)
-		return KIMG_INPUT_FATBIN;
-	if (magic == KIMG_FATBIN_WRAPPER_MAGIC)
-		return KIMG_INPUT_WRAPPER;
-	if (memcmp(p, "\177ELF", 4) == 0) {
-		/* e_machine is read little-endian: a big-endian file is never a
-		 * cubin and is rejected as a host ELF with a clear message. */
-		const uint8_t *id = kimg_span_at(&in, 0, 6);
-		if (id && id[5] == 1 && kimg_span_u16(&in, 18, &machine) && machine == KIMG_EM_CUDA)
-			return KIMG_INPUT_CUBIN;
-		return KIMG_INPUT_HOST_ELF;
-	}
-	if (looks_like_ptx(in))
-		return KIMG_INPUT_PTX;
-	return KIMG_INPUT_UNKNOWN;
+bool kimg_input_classify_head(struct kimg_span head, bool whole, enum kimg_input_kind *kind)
+{
+	return classify(head, whole, kind);
 }
 
 int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,

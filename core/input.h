@@ -44,6 +44,15 @@ struct kimg_module_ref {
 typedef int (*kimg_module_fn)(void *ctx, const struct kimg_module_ref *mod);
 
 enum kimg_input_kind kimg_input_classify(struct kimg_span in);
+/* The same from a file's first bytes, for a walk that reads only a head
+ * before deciding whether to open a file at all. whole: head is the whole
+ * file. Returns true with *kind set when the rest of the file cannot
+ * change kimg_input_classify's answer; false (*kind UNKNOWN) when more is
+ * needed: head shorter than KIMG_INPUT_HEAD_MIN, or text whose leading
+ * blank space and comments run past it (up to 64 KiB decide). */
+#define KIMG_INPUT_HEAD_MIN 512u
+#define KIMG_INPUT_HEAD_MAX (64u * 1024u)
+bool kimg_input_classify_head(struct kimg_span head, bool whole, enum kimg_input_kind *kind);
 /* Stable lower-case names, as kimg-probe writes them (docs/json.md):
  * "elf", "archive", "fatbin", ...; "nv_fatbin", "relfatbin", "wrapper",
  * "scan", "raw". Out-of-range values give "unknown". */

@@ -136,6 +136,14 @@ static uint64_t decode_cost(const struct kimg_image *img)
 	return img->compression == KIMG_COMPRESS_NONE ? 0 : img->size;
 }
 
+uint64_t probe_module_stub_test_cost(const struct probe_module *m)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < m->n_imgs; i++)
+		sum += decode_cost(&m->imgs[i]);
+	return sum;
+}
+
 bool probe_module_is_link_stub(const struct probe_module *m)
 {
 	if (m->n_imgs == 0)

@@ -161,6 +161,29 @@ struct probe_walker {
  * while it was read" instead of SIGBUS (sys/file.h). */
 void probe_walk(char *const *paths, int n, const struct probe_walker *w);
 
+/* ---- a directory tree, listed on several threads (tree.c) ---- */
+
+/* Directory depth cap: bind mounts can make trees that never end even
+ * without following symlinks. */
+#define PROBE_WALK_MAX_DEPTH 64
+
+struct probe_tree_visitor {
+	void *ctx;
+	/* A regular file of the tree (or a symlink to one), on a lister
+	 * thread, in any order: true to visit it. dirfd holds it as name. */
+	bool (*want_file)(void *ctx, int dirfd, const char *name, const char *path);
+	/* On the thread that called probe_tree_walk, in walk order: depth
+	 * first, each directory's entries sorted by name (strcmp). */
+	void (*on_file)(void *ctx, const char *path);
+	void (*on_problem)(void *ctx, const char *path, const char *problem);
+};
+
+/* Visit the tree under the directory root with `threads` threads listing
+ * (this one among them). Symlinked directories are not followed; FIFOs,
+ * sockets and devices are left out; directories deeper than
+ * PROBE_WALK_MAX_DEPTH are a problem, not descended. */
+void probe_tree_walk(const char *root, unsigned threads, const struct probe_tree_visitor *v);
+
 /* ---- worker threads (pool.c) ---- */
 
 /* Threads used by default: the machine's cores, at most this many (more
@@ -230,6 +253,9 @@ int probe_image_kernels(const struct kimg_image *img, int (*fn)(void *, const ch
 /* Device-link stub: no PTX and every image a cubin without kernels
  * (docs/format.md section 2). Reads payloads: call only when needed. */
 bool probe_module_is_link_stub(const struct probe_module *m);
+/* Bytes probe_module_is_link_stub decodes at most for m: the plain sizes
+ * of its compressed images (stored cubins cost a header parse only). */
+uint64_t probe_module_stub_test_cost(const struct probe_module *m);
 
 /* ---- targets for check (targets.c) ---- */
 

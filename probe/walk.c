@@ -24,10 +24,6 @@
 #include "tar.h"
 #include "zip.h"
 
-/* Directory depth cap: bind mounts can make trees that never end even
- * without following symlinks. */
-#define WALK_MAX_DEPTH 64
-
 /* Where a worker's problem lines go while it runs a job (its buffer). */
 static _Thread_local FILE *err_stream;
 
@@ -383,6 +379,18 @@ void probe_set_kernel_readahead(bool on)
 	kernel_readahead = on;
 }
 
+/* Whether the walk of a tree reads a file whose bytes begin with head
+ * (kind: kimg_input_classify's): archives it opens, device code, host
+ * ELF files of this machine's shape. A file named on the command line is
+ * read whatever it holds. */
+static bool walk_reads(const char *path, struct kimg_span head, enum kimg_input_kind kind)
+{
+	enum archive_kind ak = archive_kind_of(head);
+	if (ak != ARCHIVE_NONE)
+		return open_in_walk(path, ak);
+	return kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(head);
+}
+
 /* Everything that reads a mapped file's bytes, under kimg_file_guard. */
 static void walk_mapped(void *ctx)
 {
@@ -390,15 +398,57 @@ static void walk_mapped(void *ctx)
 	const struct probe_walker *w = fw->ws->w;
 	enum archive_kind ak = archive_kind_of(fw->bytes);
 	enum kimg_input_kind kind = kimg_input_classify(fw->bytes);
-	/* Archives are inflated member by member: they read front to back. */
-	if (ak != ARCHIVE_NONE && fw->random_access)
-		kimg_file_advise_normal(fw->f);
+	if (!fw->explicit_path && !walk_reads(fw->path, fw->bytes, kind))
+		return;
 	if (ak != ARCHIVE_NONE) {
-		if (fw->explicit_path || open_in_walk(fw->path, ak))
-			walk_archive(fw->ws, fw->path, fw->bytes, ak, fw->explicit_path || ends_with(fw->path, ".whl"), 0);
-	} else if (fw->explicit_path || (kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(fw->bytes))) {
+		/* Archives are inflated member by member: they read front to back. */
+		if (fw->random_access)
+			kimg_file_advise_normal(fw->f);
+		walk_archive(fw->ws, fw->path, fw->bytes, ak, fw->explicit_path || ends_with(fw->path, ".whl"), 0);
+	} else {
 		w->on_input(w->ctx, fw->path, fw->bytes, fw->explicit_path);
 	}
+}
+
+/* First bytes read of a file found in a tree: most files are not read at
+ * all (Python sources, data), and this much decides nearly all of them. */
+#define HEAD_FIRST_READ 4096u
+
+/* probe_tree_visitor.want_file: read the file's head (a page, not the
+ * kernel's readahead window) and decide as walk_mapped would. A file that
+ * cannot be opened or read is wanted: walk_file_now's open says why. */
+static bool want_file(void *ctx, int dirfd, const char *name, const char *path)
+{
+	const struct walk_state *ws = ctx;
+	if (ws->w->skip_file && ws->w->skip_file(ws->w->ctx, path))
+		return false;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return true;
+	if (!kernel_readahead)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	uint8_t head[KIMG_INPUT_HEAD_MAX];
+	size_t have = 0, want = HEAD_FIRST_READ;
+	bool whole = false, wanted = true;
+	enum kimg_input_kind kind;
+	for (;;) {
+		ssize_t r = pread(fd, head + have, want - have, (off_t)have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break; /* wanted: the walk's own read reports it */
+		have += (size_t)r;
+		whole = r == 0;
+		if (!whole && have < want)
+			continue;
+		if (kimg_input_classify_head(kimg_span_make(head, have), whole, &kind)) {
+			wanted = walk_reads(path, kimg_span_make(head, have), kind);
+			break;
+		}
+		want = KIMG_INPUT_HEAD_MAX; /* text behind a long comment: up to 64 KiB decide */
+	}
+	close(fd);
+	return wanted;
 }
 
 static void walk_file_now(struct walk_state *ws, const char *path, bool explicit_path)
@@ -600,85 +650,14 @@ static void walk_error(struct walk_state *ws, const char *path, const char *prob
 	walk_submit(ws, path, problem, false);
 }
 
-static int compare_names(const void *a, const void *b)
+static void tree_file(void *ctx, const char *path)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	walk_file(ctx, path, false);
 }
 
-static void walk_dir(struct walk_state *ws, const char *path, int depth);
-
-/* One directory entry: lstat decides, so symlinked directories are not
- * followed (no loops, no escaping the tree) while symlinked files are. */
-static void walk_entry(struct walk_state *ws, const char *path, int depth)
+static void tree_problem(void *ctx, const char *path, const char *problem)
 {
-	struct stat st;
-	if (kimg_file_stat(path, &st, false) != 0) {
-		walk_error(ws, path, strerror(errno));
-		return;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		if (kimg_file_stat(path, &st, true) != 0) {
-			walk_error(ws, path, strerror(errno)); /* dangling or looping link */
-			return;
-		}
-		if (S_ISDIR(st.st_mode))
-			return;
-	}
-	if (S_ISDIR(st.st_mode))
-		walk_dir(ws, path, depth + 1);
-	else if (S_ISREG(st.st_mode) && !(ws->w->skip_file && ws->w->skip_file(ws->w->ctx, path)))
-		walk_file(ws, path, false);
-	/* FIFOs, sockets, devices inside a tree: skipped, reading one could block or never end. */
-}
-
-static void walk_dir(struct walk_state *ws, const char *path, int depth)
-{
-	if (depth > WALK_MAX_DEPTH) {
-		walk_error(ws, path, "directories nested too deeply, not descending");
-		return;
-	}
-	DIR *d = opendir(path);
-	if (!d) {
-		walk_error(ws, path, strerror(errno));
-		return;
-	}
-	/* Sorted, so output is the same on every file system. */
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			char **p = realloc(names, nc * sizeof *p);
-			if (!p)
-				break;
-			names = p;
-			cap = nc;
-		}
-		if ((names[n] = strdup(de->d_name)) != NULL)
-			n++;
-	}
-	if (errno)
-		walk_error(ws, path, strerror(errno));
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof *names, compare_names);
-	size_t plen = strlen(path);
-	bool slash = plen > 0 && path[plen - 1] == '/';
-	for (size_t i = 0; i < n; i++) {
-		size_t len = plen + strlen(names[i]) + 2;
-		char *child = malloc(len);
-		if (child) {
-			snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names[i]);
-			walk_entry(ws, child, depth);
-			free(child);
-		}
-		free(names[i]);
-	}
-	free(names);
+	walk_error(ctx, path, problem);
 }
 
 void probe_walk(char *const *paths, int n, const struct probe_walker *w)
@@ -695,8 +674,10 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 			walk_error(&ws, paths[i], strerror(errno));
 			continue;
 		}
-		if (S_ISDIR(st.st_mode))
-			walk_dir(&ws, paths[i], 0);
+		if (S_ISDIR(st.st_mode)) {
+			struct probe_tree_visitor v = { &ws, want_file, tree_file, tree_problem };
+			probe_tree_walk(paths[i], jobs, &v);
+		}
 		else
 			walk_file(&ws, paths[i], true); /* named explicitly: pipes and devices are read too */
 	}

@@ -23,15 +23,18 @@
 __asm__(".symver __xstat,__xstat@GLIBC_2.2.5");
 __asm__(".symver __lxstat,__lxstat@GLIBC_2.2.5");
 __asm__(".symver __fxstat,__fxstat@GLIBC_2.2.5");
+__asm__(".symver __fxstatat,__fxstatat@GLIBC_2.4");
 #else
 #define XSTAT_VERSION 0
 __asm__(".symver __xstat,__xstat@GLIBC_2.17");
 __asm__(".symver __lxstat,__lxstat@GLIBC_2.17");
 __asm__(".symver __fxstat,__fxstat@GLIBC_2.17");
+__asm__(".symver __fxstatat,__fxstatat@GLIBC_2.17");
 #endif
 extern int __xstat(int ver, const char *path, struct stat *st);
 extern int __lxstat(int ver, const char *path, struct stat *st);
 extern int __fxstat(int ver, int fd, struct stat *st);
+extern int __fxstatat(int ver, int dirfd, const char *name, struct stat *st, int flags);
 
 static int file_fstat(int fd, struct stat *st)
 {
@@ -42,6 +45,11 @@ int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
 {
 	return follow_links ? __xstat(XSTAT_VERSION, path, st) : __lxstat(XSTAT_VERSION, path, st);
 }
+
+int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links)
+{
+	return __fxstatat(XSTAT_VERSION, dirfd, name, st, follow_links ? 0 : AT_SYMLINK_NOFOLLOW);
+}
 #else
 static int file_fstat(int fd, struct stat *st)
 {
@@ -51,6 +59,11 @@ static int file_fstat(int fd, struct stat *st)
 int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
 {
 	return follow_links ? stat(path, st) : lstat(path, st);
+}
+
+int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links)
+{
+	return fstatat(dirfd, name, st, follow_links ? 0 : AT_SYMLINK_NOFOLLOW);
 }
 #endif
 

@@ -100,5 +100,7 @@ int kimg_file_guard_add(struct kimg_file *f);
  * starting on glibc 2.17 (sys/file.c says how). */
 struct stat;
 int kimg_file_stat(const char *path, struct stat *st, bool follow_links);
+/* The same for name in the directory dirfd (fstatat(2)). */
+int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links);
 
 #endif

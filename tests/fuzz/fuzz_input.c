@@ -94,7 +94,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	in = kimg_span_make(copy, size);
 	unsigned flags = size && (data[size - 1] & 1) ? KIMG_INPUT_SCAN_DATA : 0;
-	(void)kimg_input_kind_name(kimg_input_classify(in));
+	enum kimg_input_kind whole = kimg_input_classify(in), head_kind;
+	(void)kimg_input_kind_name(whole);
+	/* A head that decides decides as the whole file (the walk's prefilter). */
+	size_t cut = size ? data[0] * size / 256 : 0;
+	if (kimg_input_classify_head(kimg_span_make(copy, cut), cut == size, &head_kind) && head_kind != whole)
+		abort();
 	/* thin archives: member listing (the names must be NUL-terminated) */
 	(void)kimg_thin_archive_for_each_member(in, thin_member, NULL, &err);
 	struct counted plain = { in, 0, 0 }, holed = { in, 0, 0 };

@@ -131,6 +131,37 @@ expect_rc 0 "check --deep"
 expect_json "check --deep: the blob runs on 9.0 from its sm_90 cubin" \
 	'[[(m["origin"], [v["outcome"] for v in m["verdicts"]]) for m in f["modules"]] for f in d["files"]] == [[("scan", ["sass"])]]'
 
+# A walk decides from each file's first bytes whether to open it (4 KiB,
+# up to 64 KiB of leading blank space and comments): what it finds is what
+# reading every file whole finds. The oracle is each file named alone on
+# the command line, where the whole file is read.
+pre=$TMP/prefilter
+mkdir -p "$pre/sub"
+{ printf '/*'; head -c 6000 /dev/zero | tr '\0' ' '; printf '*/\n'; cat "$FX/compute80.ptx"; } >"$pre/long_comment.ptx"
+{ head -c 5000 /dev/zero | tr '\0' '\n'; cat "$FX/compute80.ptx"; } >"$pre/sub/blank_first"
+{ head -c 70000 /dev/zero | tr '\0' ' '; cat "$FX/compute80.ptx"; } >"$pre/past_64k.txt"
+{ printf '/* .version 8.0 never closed'; head -c 9000 /dev/zero | tr '\0' ' '; } >"$pre/open_comment.txt"
+cp "$FX/sm80.cubin" "$pre/sub/renamed.dat"
+printf '\177ELF' >"$pre/elf_magic_only"
+: >"$pre/empty"
+mkfifo "$pre/fifo"
+ln -s "$(cd "$FX" && pwd)/sm100f.cubin" "$pre/link_to_cubin"
+ln -s "$(cd "$FX" && pwd)" "$pre/link_to_dir"
+run "$PROBE" scan --json -j 2 "$pre"
+expect_json "prefilter: found in a walk exactly the inputs a whole read finds (PTX behind 6 KB of comment and 5 KB of blank lines, a renamed cubin, a linked cubin; 4 bytes of ELF magic as an error; not PTX past 64 KiB, an open comment, an empty file, a FIFO, a linked directory)" \
+	'[f["path"].split("/prefilter/")[1] for f in d["files"]] == ["elf_magic_only", "link_to_cubin", "long_comment.ptx", "sub/blank_first", "sub/renamed.dat"] and
+	 d["files"][0]["error"].startswith("host ELF: 4 bytes") and
+	 [f["modules"][0]["images"][0]["kind"] for f in d["files"][1:]] == ["sass", "ptx", "ptx", "sass"]'
+for f in long_comment.ptx sub/blank_first sub/renamed.dat past_64k.txt open_comment.txt; do
+	"$PROBE" scan --json "$pre/$f" >"$TMP/one" 2>/dev/null
+	printf '%s %s\n' "$f" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"][0]["kind"])' "$TMP/one")"
+done >"$TMP/alone"
+if [ "$(cat "$TMP/alone")" = "$(printf 'long_comment.ptx ptx\nsub/blank_first ptx\nsub/renamed.dat cubin\npast_64k.txt unknown\nopen_comment.txt unknown')" ]; then
+	ok "prefilter: the same files named alone (whole read) have those kinds"
+else
+	bad "prefilter: files named alone: $(tr '\n' ';' <"$TMP/alone")"
+fi
+
 # Pipes are inputs too (read(), not mmap).
 "$PROBE" scan --json /dev/stdin <"$FX/multi.fatbin" >"$TMP/out" 2>"$TMP/err"; rc=$?
 expect_rc 0 "scan from a pipe"

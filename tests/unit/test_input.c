@@ -149,6 +149,89 @@ START_TEST(classify_small_and_synthetic_inputs)
 }
 END_TEST
 
+/* kimg_input_classify_head on every prefix of in: undecided, or the
+ * answer of kimg_input_classify on the whole of in (the oracle is the
+ * classifier of whole files, pinned by the tests above). Returns the
+ * shortest prefix that decides. */
+static size_t head_agrees_on_every_prefix(struct kimg_span in)
+{
+	enum kimg_input_kind whole = kimg_input_classify(in), kind;
+	size_t first = SIZE_MAX;
+	for (size_t n = 0; n <= in.size; n++) {
+		bool all = n == in.size;
+		if (kimg_input_classify_head(kimg_span_make(in.data, n), all, &kind)) {
+			ck_assert_msg(kind == whole, "prefix %zu of %llu: kind %d, whole file %d", n,
+				      (unsigned long long)in.size, kind, whole);
+			if (first == SIZE_MAX)
+				first = n;
+		} else {
+			ck_assert_msg(!all, "the whole input must decide");
+			ck_assert_int_eq(kind, KIMG_INPUT_UNKNOWN);
+		}
+	}
+	return first;
+}
+
+START_TEST(a_head_decides_as_the_whole_file_or_asks_for_more)
+{
+	/* The walk of a tree reads 4 KiB of each file and decides from that
+	 * whether to open it: every prefix must agree with the whole file. */
+	static const char *const texts[] = {
+		"//\n// Generated\n//\n\n\t.version 9.0\n.target sm_90\n",
+		"import numba\nPTX = '''\n.version 8.4\n'''\n",
+		"/* a\n * block */ .version 8.0\n.target sm_80\n",
+		"/* never closed .version 8.0\n",
+		".versionX 8.0\n",
+		".target\tsm_90\n",
+		"   /",
+		"// only a comment",
+		"\n\n\n",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+		head_agrees_on_every_prefix(kimg_span_make(texts[i], strlen(texts[i])));
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(texts[0], strlen(texts[0]))), KIMG_INPUT_PTX);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(texts[5], strlen(texts[5]))), KIMG_INPUT_PTX);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(texts[4], strlen(texts[4]))), KIMG_INPUT_UNKNOWN);
+	/* A prefix shorter than KIMG_INPUT_HEAD_MIN never decides, a whole
+	 * file always does. */
+	enum kimg_input_kind kind;
+	ck_assert(!kimg_input_classify_head(kimg_span_make("\177ELF\2\1", 6), false, &kind));
+	ck_assert(kimg_input_classify_head(kimg_span_make(NULL, 0), true, &kind));
+	ck_assert_int_eq(kind, KIMG_INPUT_UNKNOWN);
+	/* Blank space past 64 KiB: text of unknown kind, decided at 64 KiB
+	 * as kimg_input_classify decides it. */
+	size_t big = KIMG_INPUT_HEAD_MAX + 100;
+	char *blank = malloc(big);
+	ck_assert_ptr_nonnull(blank);
+	memset(blank, ' ', big);
+	memcpy(blank + big - 13, ".version 9.0\n", 13);
+	ck_assert(!kimg_input_classify_head(kimg_span_make(blank, 4096), false, &kind));
+	ck_assert(kimg_input_classify_head(kimg_span_make(blank, KIMG_INPUT_HEAD_MAX), false, &kind));
+	ck_assert_int_eq(kind, KIMG_INPUT_UNKNOWN);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(blank, big)), KIMG_INPUT_UNKNOWN);
+	/* A comment that ends past 4 KiB, PTX after it: decided only there. */
+	memset(blank, ' ', big);
+	memcpy(blank, "/*", 2);
+	memcpy(blank + 6000, "*/\n.version 9.0\n", 16);
+	ck_assert_uint_gt(head_agrees_on_every_prefix(kimg_span_make(blank, 6016)), 6000);
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(blank, 6016)), KIMG_INPUT_PTX);
+	free(blank);
+}
+END_TEST
+
+START_TEST(a_head_of_each_fixture_decides_within_4_kib)
+{
+	struct kimg_span f = fixture_load(classified[_i].file);
+	uint64_t n = f.size < 4096 ? f.size : 4096;
+	enum kimg_input_kind kind;
+	ck_assert_msg(kimg_input_classify_head(kimg_span_make(f.data, n), n == f.size, &kind) &&
+			      kind == classified[_i].kind,
+		      "%s: a 4 KiB head decides %d", classified[_i].file, kind);
+	head_agrees_on_every_prefix(kimg_span_make(f.data, f.size < 8192 ? f.size : 8192));
+	fixture_free(f);
+}
+END_TEST
+
 /* ---- the module walk on real files ---- */
 
 /* One expected module: origin, section, member, images. */
@@ -722,6 +805,8 @@ int main(void)
 	tc = tcase_create("walk");
 	tcase_add_loop_test(tc, walk_finds_exactly_the_expected_modules, 0, sizeof walks / sizeof walks[0]);
 	tcase_add_test(tc, raw_cubin_and_ptx_are_one_module_each);
+	tcase_add_test(tc, a_head_decides_as_the_whole_file_or_asks_for_more);
+	tcase_add_loop_test(tc, a_head_of_each_fixture_decides_within_4_kib, 0, sizeof classified / sizeof classified[0]);
 	tcase_add_test(tc, lto_entries_are_ltoir_kind);
 	tcase_add_test(tc, a_nonzero_callback_return_stops_the_walk);
 	suite_add_tcase(s, tc);
