@@ -25,6 +25,12 @@ const struct kimg_pkg *probe_extras_owner(struct probe_extras *x, const char *pa
 	return x->owners ? kimg_owners_lookup(x->owners, path) : NULL;
 }
 
+void probe_extras_prepare_owners(struct probe_extras *x, const char *dir)
+{
+	if (x->owners)
+		kimg_owners_prepare(x->owners, dir);
+}
+
 bool probe_cuda_lib_identify(const char *path, struct kimg_span bytes, const struct kimg_pkg *pkg,
 			     struct kimg_cuda_lib *lib)
 {

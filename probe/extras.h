@@ -34,6 +34,8 @@ void probe_extras_init(struct probe_extras *x);
 void probe_extras_free(struct probe_extras *x);
 
 const struct kimg_pkg *probe_extras_owner(struct probe_extras *x, const char *path);
+/* kimg_owners_prepare for dir. */
+void probe_extras_prepare_owners(struct probe_extras *x, const char *dir);
 
 
 /* Identify; see kimg_cuda_lib_identify. */

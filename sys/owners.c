@@ -20,8 +20,18 @@
 #define CONDA_META_MAX (64u << 20)
 
 struct entry {
-	char *path;        /* normalised absolute path */
+	const char *path;  /* normalised absolute path, in the arena */
+	uint64_t hash;     /* hash_str(path): no string is hashed twice */
 	uint32_t pkg;      /* index into pkgs */
+};
+
+/* The paths live in large blocks, not one allocation each: a Python
+ * environment's RECORDs name some 70,000 files. */
+#define ARENA_BLOCK (1u << 20)
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	char data[];
 };
 
 struct kimg_owners {
@@ -29,6 +39,7 @@ struct kimg_owners {
 	size_t n_pkgs, cap_pkgs;
 	struct entry *table;  /* open addressing, power-of-two size */
 	size_t n_entries, cap_table;
+	struct arena_block *arena;
 	char **visited;       /* directories already read */
 	size_t n_visited, cap_visited;
 	char *dpkg_dir;
@@ -58,24 +69,53 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[l] = '\0';
 }
 
-static uint64_t hash_str(const char *s)
+/* Eight bytes at a time, then mixed so that every bit of the input moves
+ * the low bits the table is indexed by. */
+static uint64_t hash_str(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	uint64_t tail = 0;
+	memcpy(&tail, s + i, len - i);
+	h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
 }
 
-static int table_grow(struct kimg_owners *o)
+static const char *arena_copy(struct kimg_owners *o, const char *s, size_t len)
 {
-	size_t nc = o->cap_table ? o->cap_table * 2 : 1024;
+	struct arena_block *b = o->arena;
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
+		if ((b = malloc(sizeof *b + cap)) == NULL)
+			return NULL;
+		b->next = o->arena;
+		b->used = 0;
+		b->cap = cap;
+		o->arena = b;
+	}
+	char *p = b->data + b->used;
+	memcpy(p, s, len + 1);
+	b->used += len + 1;
+	return p;
+}
+
+static int table_resize(struct kimg_owners *o, size_t nc)
+{
 	struct entry *t = calloc(nc, sizeof *t);
 	if (!t)
 		return -1;
 	for (size_t i = 0; i < o->cap_table; i++) {
 		if (!o->table[i].path)
 			continue;
-		size_t k = hash_str(o->table[i].path) & (nc - 1);
+		size_t k = o->table[i].hash & (nc - 1);
 		while (t[k].path)
 			k = (k + 1) & (nc - 1);
 		t[k] = o->table[i];
@@ -86,21 +126,33 @@ static int table_grow(struct kimg_owners *o)
 	return 0;
 }
 
+/* Room for `more` entries at most half full, grown once for a record. */
+static int table_reserve(struct kimg_owners *o, size_t more)
+{
+	size_t need = (o->n_entries + more + 1) * 2, nc = o->cap_table ? o->cap_table : 1024;
+	while (nc < need)
+		nc *= 2;
+	return nc == o->cap_table ? 0 : table_resize(o, nc);
+}
+
 /* First owner wins: a file named by two records keeps the first reader's. */
 static void table_put(struct kimg_owners *o, const char *path, uint32_t pkg)
 {
-	if ((o->n_entries + 1) * 2 > o->cap_table && table_grow(o) < 0)
+	if (table_reserve(o, 1) < 0)
 		return;
-	size_t k = hash_str(path) & (o->cap_table - 1);
+	size_t len = strlen(path);
+	uint64_t h = hash_str(path, len);
+	size_t k = h & (o->cap_table - 1);
 	while (o->table[k].path) {
-		if (strcmp(o->table[k].path, path) == 0)
+		if (o->table[k].hash == h && strcmp(o->table[k].path, path) == 0)
 			return;
 		k = (k + 1) & (o->cap_table - 1);
 	}
-	char *copy = strdup(path);
+	const char *copy = arena_copy(o, path, len);
 	if (!copy)
 		return;
 	o->table[k].path = copy;
+	o->table[k].hash = h;
 	o->table[k].pkg = pkg;
 	o->n_entries++;
 }
@@ -109,9 +161,10 @@ static const struct kimg_pkg *table_get(const struct kimg_owners *o, const char 
 {
 	if (!o->cap_table)
 		return NULL;
-	size_t k = hash_str(path) & (o->cap_table - 1);
+	uint64_t h = hash_str(path, strlen(path));
+	size_t k = h & (o->cap_table - 1);
 	while (o->table[k].path) {
-		if (strcmp(o->table[k].path, path) == 0)
+		if (o->table[k].hash == h && strcmp(o->table[k].path, path) == 0)
 			return o->pkgs[o->table[k].pkg];
 		k = (k + 1) & (o->cap_table - 1);
 	}
@@ -223,6 +276,10 @@ static void read_dist_info(struct kimg_owners *o, const char *dir, const char *e
 	if (kimg_file_open(path, &f, NULL) < 0)
 		return;
 	int idx = add_pkg(o, &p);
+	/* A RECORD line is rarely under 40 bytes: one resize per record (out
+	 * of memory here, table_put still tries one entry at a time). */
+	if (idx >= 0)
+		(void)table_reserve(o, (size_t)(f.bytes.size / 40));
 	if (idx >= 0) {
 		char rel[PATH_CAP];
 		const char *base = egg ? info : dir;
@@ -446,8 +503,10 @@ void kimg_owners_free(struct kimg_owners *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < o->cap_table; i++)
-		free(o->table[i].path);
+	for (struct arena_block *b = o->arena, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(o->table);
 	for (size_t i = 0; i < o->n_visited; i++)
 		free(o->visited[i]);
@@ -498,6 +557,20 @@ static const struct kimg_pkg *dpkg_get(const struct kimg_owners *o, const char *
 		if (strncmp(norm, merged[i], strlen(merged[i])) == 0)
 			return table_get(o, norm + 4);
 	return NULL;
+}
+
+void kimg_owners_prepare(struct kimg_owners *o, const char *dir)
+{
+	char norm[PATH_CAP];
+	if (kimg_path_normalize(dir, norm, sizeof norm) < 0)
+		return;
+	for (;;) {
+		read_dir(o, norm[0] ? norm : "/");
+		char *slash = strrchr(norm, '/');
+		if (!slash || !norm[0])
+			break;
+		*slash = '\0';
+	}
 }
 
 const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *path)

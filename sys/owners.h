@@ -33,6 +33,11 @@ void kimg_owners_free(struct kimg_owners *o);
  * until kimg_owners_free. */
 const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *path);
 
+/* Read now the records a lookup of a file under dir would read on its way
+ * up (dir and each directory above it), so that such lookups find them
+ * read. For a caller that has time to spare before its first lookup. */
+void kimg_owners_prepare(struct kimg_owners *o, const char *dir);
+
 /* Lexically normalised absolute form of path (cwd prepended when
  * relative). Returns 0, or -1 when it does not fit. */
 int kimg_path_normalize(const char *path, char *out, unsigned long size);
