@@ -1,4 +1,5 @@
-/* The arguments scan and check share: PATHs, "--", --json, --deep, --all and
+/* The arguments scan and check share: PATHs, "--", --json, --deep, --all,
+ * --every-file and
  * --help, and the wording of their usage errors. Each subcommand handles
  * its own options (--kernels, --sm, --driver) around these. */
 #include <stdarg.h>
@@ -61,6 +62,8 @@ enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 		a->out->json = true;
 	} else if (strcmp(arg, "--all") == 0) {
 		a->out->all_modules = true;
+	} else if (strcmp(arg, "--every-file") == 0) {
+		a->out->every_file = true;
 	} else if (strcmp(arg, "--deep") == 0) {
 		a->out->walk_flags |= KIMG_INPUT_SCAN_DATA;
 	} else if (strcmp(arg, "-j") == 0 || strcmp(arg, "--jobs") == 0) {

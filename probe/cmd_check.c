@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "glibc_pins.h"
 #include "cuda_errors.h"
 #include "extras.h"
 #include "file.h"
@@ -15,7 +16,7 @@
 #include "rules.h"
 
 static const char check_help[] =
-	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [-j N] PATH...\n"
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [--every-file] [-j N] PATH...\n"
 	"\n"
 	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
 	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
@@ -46,6 +47,8 @@ static const char check_help[] =
 	"  --all          also list the -rdc device-link inputs (__nv_relfatbin of\n"
 	"                 executables and shared objects; as 'scan --all'). They\n"
 	"                 are always used in the verdict of the linked module\n"
+	"  --every-file   in directories, also open files named as Python, C/C++\n"
+	"                 source or docs (as 'scan --every-file')\n"
 	"  -j N           check N files at a time (--jobs=N; default $KIMG_JOBS,\n"
 	"                 else the cores, at most 8; 1 on aarch64); the output is the -j 1 output\n"
 	"\n"

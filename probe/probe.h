@@ -84,6 +84,7 @@ struct probe_out {
 	unsigned jobs;                   /* -j N: threads for the walk, 0 = default */
 	bool json;                       /* --json */
 	bool all_modules;                /* --all: list -rdc link inputs too */
+	bool every_file;                 /* --every-file: a walk opens source and docs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
 	struct kimg_json j;
 	unsigned long errors;

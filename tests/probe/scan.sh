@@ -162,6 +162,23 @@ else
 	bad "prefilter: files named alone: $(tr '\n' ';' <"$TMP/alone")"
 fi
 
+# Files named as Python, C/C++ source or docs are not opened in a walk
+# (--every-file opens them); named on the command line they are read. The
+# oracle: a cubin copied under such names is found only where promised.
+src=$TMP/named_as_source
+mkdir -p "$src"
+for n in k.py k.pyc k.h k.cuh k.cpp README.md notes.rst x.cmake; do cp "$FX/sm80.cubin" "$src/$n"; done
+cp "$FX/sm80.cubin" "$src/k.cubin.txt"
+run "$PROBE" scan --json "$src"
+expect_json "named as source: a walk opens only the file whose name does not say source or docs" \
+	'[f["path"].rsplit("/", 1)[1] for f in d["files"]] == ["k.cubin.txt"]'
+run "$PROBE" scan --json --every-file -j 3 "$src"
+expect_json "named as source: --every-file opens all nine" \
+	'sorted(f["path"].rsplit("/", 1)[1] for f in d["files"]) == sorted(["k.py", "k.pyc", "k.h", "k.cuh", "k.cpp", "README.md", "notes.rst", "x.cmake", "k.cubin.txt"]) and all(f["kind"] == "cubin" for f in d["files"])'
+run "$PROBE" check --json --sm 8.0 "$src/k.py"
+expect_json "named as source: named on the command line, k.py is read and checked" \
+	'd["files"][0]["kind"] == "cubin" and d["files"][0]["modules"][0]["verdicts"][0]["outcome"] == "sass"'
+
 # Pipes are inputs too (read(), not mmap).
 "$PROBE" scan --json /dev/stdin <"$FX/multi.fatbin" >"$TMP/out" 2>"$TMP/err"; rc=$?
 expect_rc 0 "scan from a pipe"
