@@ -42,6 +42,13 @@ static int raw_image(const struct kimg_module_ref *m, struct kimg_image *img, en
 int kimg_module_images(const struct kimg_module_ref *m, kimg_module_image_fn on_image, void *ctx,
 		       enum kimg_module_step *step, struct kimg_error *err)
 {
+	return kimg_module_images_ex(m, NULL, on_image, ctx, step, err);
+}
+
+int kimg_module_images_ex(const struct kimg_module_ref *m, kimg_module_header_fn before_header,
+			  kimg_module_image_fn on_image, void *ctx, enum kimg_module_step *step,
+			  struct kimg_error *err)
+{
 	struct kimg_image img;
 	enum kimg_module_step unused;
 	if (!step)
@@ -57,7 +64,11 @@ int kimg_module_images(const struct kimg_module_ref *m, kimg_module_image_fn on_
 		return rc;
 	}
 	uint64_t cursor = 0;
-	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, err)) > 0) {
+	for (;;) {
+		if (before_header)
+			before_header(ctx, fb.bytes, cursor);
+		if ((rc = kimg_fatbin_next(&fb, &cursor, &img, err)) <= 0)
+			break;
 		int stop = on_image(ctx, &img);
 		if (stop)
 			return stop;

@@ -1,7 +1,6 @@
 /* A module's images: the one reading of libkimg.so (shim/diag/diagnose.c,
- * shim/diag/audit.c). kimg-probe (probe/collect.c) still walks fatbin
- * entries itself, because it asks the kernel ahead for each header
- * (MADV_WILLNEED) between the reads. A module found
+ * shim/diag/audit.c) and kimg-probe (probe/collect.c, which asks the
+ * kernel ahead for each header through before_header). A module found
  * by kimg_input_for_each_module is a fatbin container (one image per entry
  * header) or a raw cubin or PTX text (one image). Pure: no allocation, the
  * images' spans point into the module's bytes. */
@@ -32,5 +31,14 @@ typedef int (*kimg_module_image_fn)(void *ctx, const struct kimg_image *img);
  * entry have been handed over). */
 int kimg_module_images(const struct kimg_module_ref *m, kimg_module_image_fn on_image, void *ctx,
 		       enum kimg_module_step *step, struct kimg_error *err);
+
+/* Called before each fatbin entry header is read, with the container's
+ * bytes and the header's offset in them. */
+typedef void (*kimg_module_header_fn)(void *ctx, struct kimg_span container, uint64_t at);
+
+/* kimg_module_images with before_header (NULL: none). */
+int kimg_module_images_ex(const struct kimg_module_ref *m, kimg_module_header_fn before_header,
+			  kimg_module_image_fn on_image, void *ctx, enum kimg_module_step *step,
+			  struct kimg_error *err);
 
 #endif

@@ -1,16 +1,14 @@
 /* From an input's bytes to the probe's module list: the core finds the
- * modules (kimg_input_for_each_module) and walks each fatbin's entry
- * headers; raw cubin and PTX inputs become one image each. Only headers
+ * modules (kimg_input_for_each_module), core/module_images.c reads each
+ * one's images (fatbin entry headers; a raw cubin or PTX input is one). Only headers
  * are touched, so scanning a 456 MB library faults in a few pages per
  * container instead of reading the file. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cubin.h"
+#include "module_images.h"
 #include "elf_host.h"
-#include "fatbin.h"
 #include "probe.h"
-#include "ptx.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -66,80 +64,52 @@ static void read_ahead(struct ahead *a, struct kimg_span in, uint64_t at)
 	a->until = p + n;
 }
 
-/* Fatbin module: one image per entry header. A malformed entry stops this
- * container (docs/format.md section 9) and is recorded on the module. */
-static int collect_fatbin(struct probe_module *m, struct kimg_span bytes)
+/* One module's images, read by core/module_images.c, with the header
+ * read-ahead before each fatbin entry header. */
+struct module_collect {
+	struct probe_module *m;
+	struct ahead ahead;
+};
+
+static void before_header(void *ctx, struct kimg_span container, uint64_t at)
 {
-	struct kimg_fatbin fb;
-	struct kimg_error err = { 0, 0, "" };
-	if (kimg_fatbin_open(bytes, 0, &fb, &err) < 0) {
-		snprintf(m->error, sizeof m->error, "fatbin at 0x%llx: %s",
-			 (unsigned long long)(m->offset + err.offset), err.what[0] ? err.what : kimg_strerror(err.code));
-		return 1;
-	}
-	uint64_t cursor = 0;
-	struct ahead ahead = { NULL, NULL };
-	for (;;) {
-		struct kimg_image tmp;
-		read_ahead(&ahead, fb.bytes, cursor);
-		int rc = kimg_fatbin_next(&fb, &cursor, &tmp, &err);
-		if (rc == 0)
-			return 0;
-		if (rc < 0) {
-			snprintf(m->error, sizeof m->error, "entry at 0x%llx: %s",
-				 (unsigned long long)(m->offset + err.offset),
-				 err.what[0] ? err.what : kimg_strerror(rc));
-			return 1;
-		}
-		struct kimg_image *img = push_image(m);
-		if (!img) {
-			snprintf(m->error, sizeof m->error, "out of memory");
-			return 1;
-		}
-		*img = tmp;
-		img->offset += m->offset;
-	}
+	struct module_collect *mc = ctx;
+	read_ahead(&mc->ahead, container, at);
 }
 
-static int collect_cubin(struct probe_module *m, struct kimg_span bytes)
+static int add_image(void *ctx, const struct kimg_image *img)
 {
-	struct kimg_cubin_info info;
-	struct kimg_error err = { 0, 0, "" };
-	if (kimg_cubin_parse(bytes, &info, &err) < 0) {
-		snprintf(m->error, sizeof m->error, "cubin: %s", err.what[0] ? err.what : kimg_strerror(err.code));
+	struct module_collect *mc = ctx;
+	struct kimg_image *p = push_image(mc->m);
+	if (!p)
 		return 1;
-	}
-	struct kimg_image *img = push_image(m);
-	if (!img)
-		return 1;
-	img->kind = KIMG_IMAGE_SASS;
-	img->arch.sm = info.sm;
-	/* A raw cubin has no fatbin entry flags; ABI V1 still marks sm_90a. */
-	img->arch.variant = info.sm_a_v1 ? KIMG_VARIANT_A : KIMG_VARIANT_PLAIN;
-	img->offset = m->offset;
-	img->stored_size = img->size = bytes.size;
-	img->payload = bytes;
+	*p = *img;
+	p->offset += mc->m->offset;
 	return 0;
 }
 
-static int collect_ptx(struct probe_module *m, struct kimg_span bytes)
+/* A malformed fatbin entry stops that container (docs/format.md section
+ * 9) and is recorded on the module, as is a bad raw cubin or PTX text.
+ * Returns 1 for a problem recorded, else 0. */
+static int collect_images(struct probe_module *m, const struct kimg_module_ref *ref)
 {
-	struct kimg_ptx_info info;
+	struct module_collect mc = { m, { NULL, NULL } };
 	struct kimg_error err = { 0, 0, "" };
-	if (kimg_ptx_parse(bytes, &info, &err) < 0) {
-		snprintf(m->error, sizeof m->error, "PTX: %s", err.what[0] ? err.what : kimg_strerror(err.code));
-		return 1;
-	}
-	struct kimg_image *img = push_image(m);
-	if (!img)
-		return 1;
-	img->kind = KIMG_IMAGE_PTX;
-	img->arch = info.target;
-	img->ptx_isa = info.isa;
-	img->offset = m->offset;
-	img->stored_size = img->size = bytes.size;
-	img->payload = bytes;
-	return 0;
+	enum kimg_module_step step = KIMG_MODULE_CONTAINER;
+	int rc = kimg_module_images_ex(ref, before_header, add_image, &mc, &step, &err);
+	if (rc == 0)
+		return 0;
+	const char *what = err.what[0] ? err.what : kimg_strerror(err.code);
+	if (rc > 0)
+		snprintf(m->error, sizeof m->error, "out of memory");
+	else if (step == KIMG_MODULE_CONTAINER)
+		snprintf(m->error, sizeof m->error, "fatbin at 0x%llx: %s", (unsigned long long)(m->offset + err.offset), what);
+	else if (step == KIMG_MODULE_ENTRY)
+		snprintf(m->error, sizeof m->error, "entry at 0x%llx: %s", (unsigned long long)(m->offset + err.offset),
+			 err.what[0] ? err.what : kimg_strerror(rc));
+	else
+		snprintf(m->error, sizeof m->error, "%s: %s", step == KIMG_MODULE_CUBIN ? "cubin" : "PTX", what);
+	return 1;
 }
 
 struct collect_ctx {
@@ -170,16 +140,14 @@ static int on_module(void *ctx, const struct kimg_module_ref *ref)
 	m->member = dup_or_null(ref->member);
 	switch (ref->kind) {
 	case KIMG_INPUT_FATBIN:
-		c->problems += collect_fatbin(m, ref->bytes);
+		c->problems += collect_images(m, ref);
 		/* The walk reads the next container's header right after this one. */
 		if (ref->bytes.data >= pf->bytes.data && ref->bytes.data + ref->bytes.size <= pf->bytes.data + pf->bytes.size)
 			read_ahead(&c->ahead, pf->bytes, (uint64_t)(ref->bytes.data - pf->bytes.data) + ref->bytes.size);
 		break;
 	case KIMG_INPUT_CUBIN:
-		c->problems += collect_cubin(m, ref->bytes);
-		break;
 	case KIMG_INPUT_PTX:
-		c->problems += collect_ptx(m, ref->bytes);
+		c->problems += collect_images(m, ref);
 		break;
 	default:
 		snprintf(m->error, sizeof m->error, "module of kind %s not supported", kimg_input_kind_name(ref->kind));

@@ -36,6 +36,65 @@ static void arch(const struct kimg_image *img, char *buf, size_t size)
 	kimg_image_arch_name(img, buf, size);
 }
 
+struct headers {
+	uint64_t at[MAX_SEEN];
+	int n;
+	struct kimg_span container;
+	struct seen *images;
+	int images_before[MAX_SEEN]; /* images handed over when header i was announced */
+};
+
+static void before_header(void *ctx, struct kimg_span container, uint64_t at)
+{
+	struct headers *h = ctx;
+	if (h->n < MAX_SEEN) {
+		h->at[h->n] = at;
+		h->images_before[h->n] = h->images->n;
+	}
+	h->n++;
+	h->container = container;
+}
+
+static int on_image_h(void *ctx, const struct kimg_image *img)
+{
+	struct headers *h = ctx;
+	return on_image(h->images, img);
+}
+
+START_TEST(before_header_announces_each_entry_header_before_it_is_read)
+{
+	/* The probe asks the kernel ahead for each header from this hook:
+	 * it must come before each of the 9 entries, at the walk's cursor (0
+	 * for the first, then the entry header's offset in the container,
+	 * which is the image's offset), and once more before the read that
+	 * finds the end. */
+	struct kimg_span f = fixture_load("multi.fatbin");
+	struct seen s = { .stop_at = -1 };
+	struct headers h = { .images = &s };
+	struct kimg_error err = { 0, 0, "" };
+	struct kimg_module_ref m = ref(KIMG_INPUT_FATBIN, f);
+	ck_assert_int_eq(kimg_module_images_ex(&m, before_header, on_image_h, &h, NULL, &err), 0);
+	ck_assert_int_eq(s.n, 9);
+	ck_assert_int_eq(h.n, 10);
+	for (int i = 0; i < 9; i++) {
+		ck_assert_int_eq(h.images_before[i], i);
+		ck_assert_uint_eq(h.at[i], i == 0 ? 0 : s.img[i].offset);
+	}
+	ck_assert_uint_gt(h.at[9], s.img[8].offset);
+	ck_assert_ptr_eq(h.container.data, f.data);
+	/* raw inputs have no entry headers */
+	struct kimg_span c = fixture_load("sm80.cubin");
+	struct headers hc = { .images = &s };
+	s.n = 0;
+	m = ref(KIMG_INPUT_CUBIN, c);
+	ck_assert_int_eq(kimg_module_images_ex(&m, before_header, on_image_h, &hc, NULL, &err), 0);
+	ck_assert_int_eq(hc.n, 0);
+	ck_assert_int_eq(s.n, 1);
+	fixture_free(c);
+	fixture_free(f);
+}
+END_TEST
+
 START_TEST(fatbin_module_gives_the_section12_images_in_order)
 {
 	static const char *const expected[] = { "sm_80",   "sm_90",   "compute_90", "sm_90a", "compute_90a",
@@ -150,6 +209,7 @@ int main(void)
 	Suite *s = suite_create("module_images");
 	TCase *tc = tcase_create("images");
 	tcase_add_test(tc, fatbin_module_gives_the_section12_images_in_order);
+	tcase_add_test(tc, before_header_announces_each_entry_header_before_it_is_read);
 	tcase_add_test(tc, raw_cubin_and_ptx_are_one_image_each);
 	tcase_add_test(tc, the_callback_stops_the_walk);
 	tcase_add_test(tc, each_failed_read_is_named);
