@@ -16,7 +16,7 @@ count asked (default: the probe's default, min(cores, 8)); the stdout of
 every thread count must equal the -j 1 stdout (text and --json), else the
 run fails. The largest thread count runs again with KIMG_READAHEAD=kernel
 (the kernel's readahead around each header, kimg before issue 15) and
-KIMG_READAHEAD=none (one page per header), to compare the read policies
+KIMG_READAHEAD=128K (128 KiB asked for ahead of each header), to compare the read policies
 on this disk; the cold rows say how many bytes each run read.
 
 Goals (issue 15), judged for the largest thread count:
@@ -162,7 +162,7 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
     # what runs: read-all, check per thread count, and the largest thread
     # count with the kernel's readahead left on (KIMG_READAHEAD=kernel)
     runs = [("read-all", cat_cmd, cat_in, None)] + [(f"check -j {j}", check(j), None, None) for j in jobs_list]
-    for ra in ("kernel", "none"):
+    for ra in ("kernel", "128K"):
         runs.append((f"  readahead={ra}", check(jobs_list[-1]), None, {"KIMG_READAHEAD": ra}))
     distinct = {os.path.realpath(p): p for p in files}.values()
     # cold: each timed command after dropping the cache
@@ -215,7 +215,7 @@ def bench_tree(probe, root, sm, jobs_list, repeat, evict):
               f"{warm[name]:9.3f} {warm[name] / warm['read-all']:10.3f}")
     print(f"  (read MB: bytes of the tree's distinct files brought into the page cache by the cold run;"
           f" readahead=X: check -j {jobs_list[-1]} with KIMG_READAHEAD=X: 'kernel' the kernel's readahead,"
-          f" 'none' one page per header; default 128K read ahead of each header)")
+          f" '128K' that much read ahead of each header; default: one page per header)")
     best = f"check -j {jobs_list[-1]}"
     cr, wr = cold[best] / cold["read-all"], warm[best] / warm["read-all"]
     meaningful = size >= MIN_BYTES and cold["read-all"] >= MIN_SECONDS

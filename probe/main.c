@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 			probe_set_header_window(window);
 		} else {
 			fprintf(stderr, "kimg-probe: KIMG_READAHEAD='%s': expected a size read ahead of each header "
-					"(default 128K), 'none' or 'kernel'\n", ra);
+					"(default none), 'none' or 'kernel'\n", ra);
 			return PROBE_EXIT_ERROR;
 		}
 	}

@@ -62,8 +62,11 @@ struct probe_file {
  * ones to pf->error. Returns the number of problems recorded. */
 int probe_collect(struct probe_file *pf);
 /* main: $KIMG_READAHEAD=SIZE, the bytes asked for ahead of each fatbin
- * header the walk reads (0: none; collect.c explains). */
-#define PROBE_HEADER_WINDOW_DEFAULT ((uint64_t)128 << 10)
+ * header the walk reads (0: none; collect.c explains). None by default:
+ * on the H200's disk a cold check of its site-packages took 1.211 s and
+ * read 214 MB with none, 1.325 s and 454 MB with 128 KiB (bench/env_bench.py,
+ * one run, -j 16), the same warm. */
+#define PROBE_HEADER_WINDOW_DEFAULT 0
 void probe_set_header_window(uint64_t bytes);
 void probe_file_free(struct probe_file *pf);
 /* Drop the link-input modules (what scan and check list without --all,

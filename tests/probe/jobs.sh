@@ -181,7 +181,7 @@ for v in 0 many -2; do
 done
 KIMG_READAHEAD=always run "$PROBE" scan "$FX/sm80.cubin"
 expect_rc 2 "KIMG_READAHEAD=always refused"
-expect_grep "KIMG_READAHEAD=always: the message" "$TMP/err" "KIMG_READAHEAD='always': expected a size read ahead of each header (default 128K), 'none' or 'kernel'"
+expect_grep "KIMG_READAHEAD=always: the message" "$TMP/err" "KIMG_READAHEAD='always': expected a size read ahead of each header (default none), 'none' or 'kernel'"
 run "$PROBE" scan --jobs=3 "$FX/sm80.cubin"
 expect_rc 0 "scan --jobs=3 accepted"
 run "$PROBE" scan -j3 "$FX/sm80.cubin"
