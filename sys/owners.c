@@ -241,10 +241,33 @@ static void read_small(const char *path, char *out, size_t size)
 	fclose(f);
 }
 
-/* Record entries are relative to base; "../../bin/x" leaves it. */
+/* A relative path with nothing to normalise: no empty, "." or ".."
+ * component. Nearly every RECORD entry ("torch/lib/libc10.so"). */
+static bool clean_relative(const char *rel)
+{
+	if (!rel[0] || rel[0] == '/')
+		return false;
+	for (const char *c = rel;;) {
+		const char *end = strchr(c, '/');
+		size_t len = end ? (size_t)(end - c) : strlen(c);
+		if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!end)
+			return true;
+		c = end + 1;
+	}
+}
+
+/* Record entries are relative to base (normalised); "../../bin/x" leaves it. */
 static void put_relative(struct kimg_owners *o, const char *base, const char *rel, uint32_t pkg)
 {
 	char joined[PATH_CAP], norm[PATH_CAP];
+	if (clean_relative(rel) && !strstr(base, "//")) {
+		/* base + "/" + rel is already what kimg_path_normalize would make */
+		if (join(joined, sizeof joined, strcmp(base, "/") == 0 ? "" : base, rel) == 0)
+			table_put(o, joined, pkg);
+		return;
+	}
 	if (rel[0] == '/') {
 		if (kimg_path_normalize(rel, norm, sizeof norm) == 0)
 			table_put(o, norm, pkg);
