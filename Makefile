@@ -151,13 +151,13 @@ test: all fixtures unit shim-tests
 include tests/shim/shim.mk
 
 # libFuzzer targets: each links the core sources directly with clang's sanitizers,
-# plus sys/codecs.c and sys/zip.c, so the payload decoders and zlib are reached as
+# plus sys/codecs.c, sys/zip.c and their loader sys/lazylib.c, so the payload decoders and zlib are reached as
 # the product reaches them (dlopen of libzstd.so.1 / liblz4.so.1 / libz.so.1: no
 # -dev package needed).
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c -ldl -lpthread
+		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c -ldl -lpthread
 
 # fuzz_options links the shim's option parser and the log it warns to
 # (shim/diag/options.c, log.c), as tests/unit/test_options.c does.

@@ -2,14 +2,13 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
-#include "glibc_pins.h"
+#include "lazylib.h"
 
 /* libarchive's ABI as far as kimg uses it (archive.h, archive_entry.h of
  * libarchive 3.x; the soname has been .13 since 3.0). */
@@ -40,10 +39,26 @@ struct libarchive_api {
 };
 
 /* Process state, as sys/ may hold: the library is loaded once and kept. */
-static const char *lib_name = "libarchive.so.13";
 static struct libarchive_api api;
-static int api_state; /* 0 untried, 1 loaded, -1 unavailable */
-static char api_why[96];
+static const struct kimg_lazy_fn libarchive_fns[] = {
+	KIMG_LAZY_FN("archive_read_new", api.read_new),
+	KIMG_LAZY_FN("archive_read_support_format_tar", api.support_format_tar),
+	KIMG_LAZY_FN("archive_read_support_filter_all", api.support_filter_all),
+	KIMG_LAZY_FN("archive_read_open_memory", api.open_memory),
+	KIMG_LAZY_FN("archive_read_next_header", api.next_header),
+	KIMG_LAZY_FN("archive_read_data", api.read_data),
+	KIMG_LAZY_FN("archive_read_data_skip", api.data_skip),
+	KIMG_LAZY_FN("archive_error_string", api.error_string),
+	KIMG_LAZY_FN("archive_read_free", api.read_free),
+	KIMG_LAZY_FN("archive_entry_pathname", api.entry_pathname),
+	KIMG_LAZY_FN("archive_entry_size", api.entry_size),
+	KIMG_LAZY_FN("archive_entry_size_is_set", api.entry_size_is_set),
+	KIMG_LAZY_FN("archive_entry_filetype", api.entry_filetype),
+};
+static struct kimg_lazylib libarchive = {
+	.sonames = { "libarchive.so.13" }, .flags = RTLD_NOW, .fns = libarchive_fns,
+	.n_fns = sizeof libarchive_fns / sizeof libarchive_fns[0], .once = PTHREAD_ONCE_INIT,
+};
 static uint64_t member_max = KIMG_TAR_MEMBER_MAX_DEFAULT;
 
 void kimg_tar_set_member_max(uint64_t max)
@@ -53,55 +68,14 @@ void kimg_tar_set_member_max(uint64_t max)
 
 void kimg_tar_set_library(const char *soname)
 {
-	if (soname && *soname && api_state == 0)
-		lib_name = soname;
-}
-
-#define LA_SYM(field, sym)                                          \
-	do {                                                        \
-		*(void **)&api.field = dlsym(h, sym);               \
-		if (!api.field) {                                   \
-			snprintf(api_why, sizeof api_why, "%s lacks %s", lib_name, sym); \
-			return -1;                                  \
-		}                                                   \
-	} while (0)
-
-static int load_api(void)
-{
-	void *h = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(api_why, sizeof api_why, "%s not found", lib_name);
-		return -1;
-	}
-	LA_SYM(read_new, "archive_read_new");
-	LA_SYM(support_format_tar, "archive_read_support_format_tar");
-	LA_SYM(support_filter_all, "archive_read_support_filter_all");
-	LA_SYM(open_memory, "archive_read_open_memory");
-	LA_SYM(next_header, "archive_read_next_header");
-	LA_SYM(read_data, "archive_read_data");
-	LA_SYM(data_skip, "archive_read_data_skip");
-	LA_SYM(error_string, "archive_error_string");
-	LA_SYM(read_free, "archive_read_free");
-	LA_SYM(entry_pathname, "archive_entry_pathname");
-	LA_SYM(entry_size, "archive_entry_size");
-	LA_SYM(entry_size_is_set, "archive_entry_size_is_set");
-	LA_SYM(entry_filetype, "archive_entry_filetype");
-	return 1;
-}
-
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
-
-static void api_load_once(void)
-{
-	api_state = load_api();
+	kimg_lazylib_set_soname(&libarchive, soname);
 }
 
 /* Loaded once, whichever thread asks first (the probe's workers). */
 static bool api_ready(struct kimg_error *err)
 {
-	pthread_once(&api_once, api_load_once);
-	if (api_state < 0) {
-		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot read tar archives: %s", api_why);
+	if (!kimg_lazylib_load(&libarchive)) {
+		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot read tar archives: %s", libarchive.why);
 		return false;
 	}
 	return true;
@@ -256,5 +230,5 @@ out:
 
 const char *kimg_tar_library(void)
 {
-	return lib_name;
+	return kimg_lazylib_name(&libarchive);
 }

@@ -4,14 +4,13 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lazylib.h"
 #include "zip_dir.h"
-#include "glibc_pins.h"
 
 /* zlib's ABI as far as kimg uses it (zlib.h of zlib 1.x; the soname has
  * been libz.so.1 since 1.1). No header needed: the struct is zlib's
@@ -44,17 +43,24 @@ struct zlib_api {
 };
 
 /* Process state, as sys/ may hold: the library is loaded once and kept. */
-static const char *lib_name = "libz.so.1";
 static struct zlib_api api;
-static int api_state; /* 0 untried, 1 loaded, -1 unavailable */
-static char api_why[96];
+static const struct kimg_lazy_fn zlib_fns[] = {
+	KIMG_LAZY_FN("zlibVersion", api.version),
+	KIMG_LAZY_FN("inflateInit2_", api.inflate_init2),
+	KIMG_LAZY_FN("inflate", api.inflate),
+	KIMG_LAZY_FN("inflateEnd", api.inflate_end),
+	KIMG_LAZY_FN("crc32", api.crc32),
+};
+static struct kimg_lazylib zlib = {
+	.sonames = { "libz.so.1" }, .flags = RTLD_NOW, .fns = zlib_fns,
+	.n_fns = sizeof zlib_fns / sizeof zlib_fns[0], .lacks = "the inflate functions", .once = PTHREAD_ONCE_INIT,
+};
 static uint64_t limit_member = KIMG_ZIP_MEMBER_MAX;
 static unsigned limit_ratio = KIMG_ZIP_RATIO_MAX;
 
 void kimg_zip_set_library(const char *soname)
 {
-	if (soname && *soname && api_state == 0)
-		lib_name = soname;
+	kimg_lazylib_set_soname(&zlib, soname);
 }
 
 void kimg_zip_set_limits(uint64_t max_member, unsigned max_ratio)
@@ -63,44 +69,11 @@ void kimg_zip_set_limits(uint64_t max_member, unsigned max_ratio)
 	limit_ratio = max_ratio ? max_ratio : KIMG_ZIP_RATIO_MAX;
 }
 
-static void sym(void *h, const char *name, void *fnptr, size_t size)
-{
-	void *p = dlsym(h, name);
-	memcpy(fnptr, &p, size);
-}
-
-static int load_api(void)
-{
-	void *h = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(api_why, sizeof api_why, "%s not found", lib_name);
-		return -1;
-	}
-	sym(h, "zlibVersion", &api.version, sizeof api.version);
-	sym(h, "inflateInit2_", &api.inflate_init2, sizeof api.inflate_init2);
-	sym(h, "inflate", &api.inflate, sizeof api.inflate);
-	sym(h, "inflateEnd", &api.inflate_end, sizeof api.inflate_end);
-	sym(h, "crc32", &api.crc32, sizeof api.crc32);
-	if (!api.version || !api.inflate_init2 || !api.inflate || !api.inflate_end || !api.crc32) {
-		snprintf(api_why, sizeof api_why, "%s lacks the inflate functions", lib_name);
-		return -1;
-	}
-	return 1;
-}
-
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
-
-static void api_load_once(void)
-{
-	api_state = load_api();
-}
-
 /* Loaded once, whichever thread asks first (the probe's workers). */
 static bool api_ready(struct kimg_error *err)
 {
-	pthread_once(&api_once, api_load_once);
-	if (api_state < 0) {
-		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot inflate: %s", api_why);
+	if (!kimg_lazylib_load(&zlib)) {
+		kimg_error_set(err, -KIMG_ENOCODEC, 0, "cannot inflate: %s", zlib.why);
 		return false;
 	}
 	return true;
