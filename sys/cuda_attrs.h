@@ -1,6 +1,6 @@
 /* CUdevice_attribute values kimg asks the driver for (cuda.h, CUDA 13;
- * stable since they were introduced), in one place for kimg-probe
- * (sys/driver_query.c) and libkimg.so (shim/diag/diagnose.c, audit.c).
+ * stable since they were introduced), in one place (sys/cuda_device.c),
+ * for kimg-probe and libkimg.so alike.
  * cuda.h itself is not included: kimg builds without a toolkit. */
 #ifndef KIMG_SYS_CUDA_ATTRS_H
 #define KIMG_SYS_CUDA_ATTRS_H

@@ -8,15 +8,42 @@
 #include <string.h>
 
 #include "cuda_errors.h"
-#include "cuda_attrs.h"
-#include "glibc_pins.h"
+#include "lazylib.h"
+#include "nvml.h"
 #include "rules.h"
 
-typedef int (*cu_init_fn)(unsigned);
-typedef int (*cu_int_fn)(int *);
-typedef int (*cu_device_get_fn)(int *, int);
-typedef int (*cu_device_name_fn)(char *, int, int);
-typedef int (*cu_device_attr_fn)(int *, int, int);
+/* libcuda.so.1, opened once and kept: the driver is not built to be
+ * unloaded. Required: what every query needs; the others may be missing
+ * from an old driver. */
+static struct kimg_cu_api cu;
+static const struct kimg_lazy_fn cu_fns[] = {
+	KIMG_LAZY_FN("cuInit", cu.cuInit),
+	KIMG_LAZY_FN("cuDriverGetVersion", cu.cuDriverGetVersion),
+	KIMG_LAZY_FN("cuDeviceGetCount", cu.cuDeviceGetCount),
+	KIMG_LAZY_FN("cuDeviceGet", cu.cuDeviceGet),
+	KIMG_LAZY_FN("cuDeviceGetName", cu.cuDeviceGetName),
+	KIMG_LAZY_FN("cuDeviceGetAttribute", cu.cuDeviceGetAttribute),
+	KIMG_LAZY_FN_OPTIONAL("cuCtxGetDevice", cu.cuCtxGetDevice),
+	KIMG_LAZY_FN_OPTIONAL("cuDeviceGetUuid_v2", cu.cuDeviceGetUuid),
+	KIMG_LAZY_FN_OPTIONAL("cuDeviceGetUuid", cu.cuDeviceGetUuid),
+};
+static struct kimg_lazylib libcuda = {
+	.sonames = { "libcuda.so.1" }, .flags = RTLD_NOW, .fns = cu_fns,
+	.n_fns = sizeof cu_fns / sizeof cu_fns[0], .once = PTHREAD_ONCE_INIT,
+};
+
+int kimg_driver_api_load(const struct kimg_cu_api **api, struct kimg_error *err)
+{
+	*api = NULL;
+	if (!kimg_lazylib_load(&libcuda)) {
+		if (libcuda.state == -1)
+			return kimg_error_set(err, -ENOENT, 0,
+					      "cannot load libcuda.so.1: no NVIDIA driver installed or visible");
+		return kimg_error_set(err, -ENOSYS, 0, "libcuda.so.1 lacks a driver entry point (cuInit ...)");
+	}
+	*api = &cu;
+	return 0;
+}
 
 int kimg_driver_parse_proc_version(const char *text, char *out, size_t size)
 {
@@ -47,20 +74,14 @@ int kimg_driver_parse_proc_version(const char *text, char *out, size_t size)
 /* NVML knows the release even where procfs is hidden (containers). */
 static void release_from_nvml(char *out, size_t size)
 {
-	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	const struct kimg_nvml_api *nv = kimg_nvml();
+	if (!nv || !nv->init || !nv->driver_version || nv->init() != 0)
 		return;
-	int (*init)(void) = (int (*)(void))dlsym(h, "nvmlInit_v2");
-	int (*ver)(char *, unsigned) = (int (*)(char *, unsigned))dlsym(h, "nvmlSystemGetDriverVersion");
-	int (*shutdown)(void) = (int (*)(void))dlsym(h, "nvmlShutdown");
-	if (init && ver && init() == 0) {
-		char buf[96] = "";
-		if (ver(buf, sizeof buf) == 0 && buf[0])
-			snprintf(out, size, "%s", buf);
-		if (shutdown)
-			shutdown();
-	}
-	dlclose(h);
+	char buf[96] = "";
+	if (nv->driver_version(buf, sizeof buf) == 0 && buf[0])
+		snprintf(out, size, "%s", buf);
+	if (nv->shutdown)
+		nv->shutdown();
 }
 
 static void release_from_proc(char *out, size_t size)
@@ -98,51 +119,36 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 		      struct kimg_error *err)
 {
 	memset(info, 0, sizeof *info);
-	/* Kept loaded on purpose: the driver is not built to be unloaded. */
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return kimg_error_set(err, -ENOENT, 0,
-				      "cannot load libcuda.so.1: no NVIDIA driver installed or visible");
-	cu_init_fn init = (cu_init_fn)dlsym(h, "cuInit");
-	cu_int_fn version = (cu_int_fn)dlsym(h, "cuDriverGetVersion");
-	cu_int_fn count = (cu_int_fn)dlsym(h, "cuDeviceGetCount");
-	cu_device_get_fn get = (cu_device_get_fn)dlsym(h, "cuDeviceGet");
-	cu_device_name_fn name = (cu_device_name_fn)dlsym(h, "cuDeviceGetName");
-	cu_device_attr_fn attr = (cu_device_attr_fn)dlsym(h, "cuDeviceGetAttribute");
-	if (!init || !version || !count || !get || !name || !attr)
-		return kimg_error_set(err, -ENOSYS, 0, "libcuda.so.1 lacks a driver entry point (cuInit ...)");
-	int rc;
-	if ((rc = version(&info->cuda_version)) != 0)
+	const struct kimg_cu_api *api;
+	int rc = kimg_driver_api_load(&api, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = api->cuDriverGetVersion(&info->cuda_version)) != 0)
 		return cu_failed(err, -ENODEV, "cuDriverGetVersion", rc);
 	info->max_ptx_isa = kimg_driver_max_ptx_isa(info->cuda_version);
 	release_from_nvml(info->release, sizeof info->release);
 	if (!info->release[0])
 		release_from_proc(info->release, sizeof info->release);
-	if ((rc = init(0)) != 0)
+	if ((rc = api->cuInit(0)) != 0)
 		return cu_failed(err, -ENODEV, "cuInit", rc);
-	if ((rc = count(&info->device_count)) != 0)
+	if ((rc = api->cuDeviceGetCount(&info->device_count)) != 0)
 		return cu_failed(err, -ENODEV, "cuDeviceGetCount", rc);
 	if (info->device_count <= 0)
 		return kimg_error_set(err, -ENODEV, 0, "the driver reports no CUDA GPU");
 	size_t n = 0;
 	for (int i = 0; i < info->device_count && n < cap; i++, n++) {
 		struct kimg_device *d = &devs[n];
-		int dev = 0, major = 0, minor = 0, integrated = 0;
+		int dev = 0;
+		bool integrated = false;
 		memset(d, 0, sizeof *d);
-		if ((rc = get(&dev, i)) != 0)
+		if ((rc = api->cuDeviceGet(&dev, i)) != 0)
 			return cu_failed(err, -ENODEV, "cuDeviceGet", rc);
-		if ((rc = attr(&major, KIMG_ATTR_CC_MAJOR, dev)) != 0 || (rc = attr(&minor, KIMG_ATTR_CC_MINOR, dev)) != 0)
+		if ((rc = kimg_cu_device_facts(api, dev, d, &integrated)) != 0)
 			return cu_failed(err, -ENODEV, "cuDeviceGetAttribute", rc);
-		if (attr(&integrated, KIMG_ATTR_INTEGRATED, dev) != 0)
-			integrated = 0;
-		if (name(d->name, (int)sizeof d->name, dev) != 0 || !d->name[0])
+		if (!d->name[0])
 			snprintf(d->name, sizeof d->name, "GPU %d", i);
-		d->name[sizeof d->name - 1] = '\0';
-		d->cc.sm = (uint16_t)(major * 10 + minor);
-		d->cc.variant = KIMG_VARIANT_PLAIN;
-		d->tegra = integrated && kimg_sm_is_tegra(d->cc.sm);
 		if (i < 16)
-			info->integrated[i] = integrated != 0;
+			info->integrated[i] = integrated;
 		d->driver_version = info->cuda_version;
 		d->ordinal = i;
 		d->force_ptx_jit = env_on("CUDA_FORCE_PTX_JIT") || env_on("CUDA_FORCE_JIT");

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda_device.h"
 #include "device.h"
 #include "error.h"
 
@@ -32,6 +33,12 @@ struct kimg_driver_info {
  * (docs/rules.md 2.1): GB10 (12.1) is integrated but runs desktop cubins. */
 int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
 		      struct kimg_error *err);
+
+/* libcuda.so.1's entry points for kimg_cu_device_facts and the probe's
+ * other driver questions (sys/gpu_readings.c: the UUIDs), loaded once and
+ * kept. Returns 0 with *api set, or -ENOENT / -ENOSYS as kimg_driver_query
+ * (the same messages), *api NULL. */
+int kimg_driver_api_load(const struct kimg_cu_api **api, struct kimg_error *err);
 
 /* The release from /proc/driver/nvidia/version text: the first token shaped
  * like N.N or N.N.N ("580.159.04"). Returns 0, or -KIMG_ENOTFOUND. Pure. */

@@ -1,24 +1,12 @@
 /* Three readings of each GPU (gpu_readings.h). */
 #include "gpu_readings.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "glibc_pins.h"
 #include "gpus.h"
-
-typedef int (*nvml_void_fn)(void);
-typedef int (*nvml_count_fn)(unsigned *);
-typedef int (*nvml_handle_fn)(unsigned, void **);
-typedef int (*nvml_str_fn)(void *, char *, unsigned);
-typedef int (*nvml_cc_fn)(void *, int *, int *);
-typedef int (*nvml_mig_mode_fn)(void *, unsigned *, unsigned *);
-typedef int (*nvml_mig_count_fn)(void *, unsigned *);
-typedef int (*nvml_mig_handle_fn)(void *, unsigned, void **);
-typedef int (*cu_uuid_fn)(unsigned char *, int);
-typedef int (*cu_get_fn)(int *, int);
+#include "nvml.h"
 
 struct nvml_gpu {
 	char name[96], uuid[80];
@@ -43,34 +31,22 @@ static void format_uuid(const unsigned char b[16], const char *prefix, char *out
 
 static int read_nvml(struct nvml_gpu *out, int cap, char *err, size_t err_size)
 {
-	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
+	const struct kimg_nvml_api *nv = kimg_nvml();
+	if (!nv) {
 		snprintf(err, err_size, "libnvidia-ml.so.1 cannot be loaded");
 		return -1;
 	}
-	nvml_void_fn init = (nvml_void_fn)dlsym(h, "nvmlInit_v2");
-	nvml_void_fn shutdown = (nvml_void_fn)dlsym(h, "nvmlShutdown");
-	nvml_count_fn count = (nvml_count_fn)dlsym(h, "nvmlDeviceGetCount_v2");
-	nvml_handle_fn handle = (nvml_handle_fn)dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
-	nvml_str_fn name = (nvml_str_fn)dlsym(h, "nvmlDeviceGetName");
-	nvml_str_fn uuid = (nvml_str_fn)dlsym(h, "nvmlDeviceGetUUID");
-	nvml_cc_fn cc = (nvml_cc_fn)dlsym(h, "nvmlDeviceGetCudaComputeCapability");
-	nvml_mig_mode_fn mig_mode = (nvml_mig_mode_fn)dlsym(h, "nvmlDeviceGetMigMode");
-	nvml_mig_count_fn mig_count = (nvml_mig_count_fn)dlsym(h, "nvmlDeviceGetMaxMigDeviceCount");
-	nvml_mig_handle_fn mig_handle = (nvml_mig_handle_fn)dlsym(h, "nvmlDeviceGetMigDeviceHandleByIndex");
 	unsigned n = 0;
 	int rc;
-	if (!init || !count || !handle || !name || !uuid) {
+	if (!nv->init || !nv->count || !nv->by_index || !nv->name || !nv->uuid) {
 		snprintf(err, err_size, "libnvidia-ml.so.1 lacks an entry point (nvmlInit_v2 ...)");
-		dlclose(h);
 		return -1;
 	}
-	if ((rc = init()) != 0) {
+	if ((rc = nv->init()) != 0) {
 		snprintf(err, err_size, "nvmlInit failed (NVML error %d)", rc);
-		dlclose(h);
 		return -1;
 	}
-	if ((rc = count(&n)) != 0) {
+	if ((rc = nv->count(&n)) != 0) {
 		snprintf(err, err_size, "nvmlDeviceGetCount failed (NVML error %d)", rc);
 		n = 0;
 	}
@@ -80,48 +56,43 @@ static int read_nvml(struct nvml_gpu *out, int cap, char *err, size_t err_size)
 		struct nvml_gpu *g = &out[k++];
 		memset(g, 0, sizeof *g);
 		g->mig_mode = -1;
-		if (handle(i, &d) != 0)
+		if (nv->by_index(i, &d) != 0)
 			continue;
-		name(d, g->name, sizeof g->name);
-		uuid(d, g->uuid, sizeof g->uuid);
+		nv->name(d, g->name, sizeof g->name);
+		nv->uuid(d, g->uuid, sizeof g->uuid);
 		int major = 0, minor = 0;
-		if (cc && cc(d, &major, &minor) == 0 && major > 0)
+		if (nv->cc && nv->cc(d, &major, &minor) == 0 && major > 0)
 			g->cc = (unsigned)(major * 10 + minor);
 		unsigned cur = 0, pend = 0;
-		if (mig_mode && mig_mode(d, &cur, &pend) == 0)
+		if (nv->mig_mode && nv->mig_mode(d, &cur, &pend) == 0)
 			g->mig_mode = cur ? 1 : 0;
 		unsigned max = 0;
-		if (g->mig_mode == 1 && mig_count && mig_handle && mig_count(d, &max) == 0 && max > 0 && max <= 64 &&
-		    (g->mig_uuids = calloc(max, sizeof *g->mig_uuids)) != NULL)
+		if (g->mig_mode == 1 && nv->mig_count && nv->mig_handle && nv->mig_count(d, &max) == 0 && max > 0 &&
+		    max <= 64 && (g->mig_uuids = calloc(max, sizeof *g->mig_uuids)) != NULL)
 			for (unsigned m = 0; m < max; m++) {
 				void *md = NULL;
-				if (mig_handle(d, m, &md) == 0 && uuid(md, g->mig_uuids[g->n_mig], sizeof g->mig_uuids[0]) == 0)
+				if (nv->mig_handle(d, m, &md) == 0 &&
+				    nv->uuid(md, g->mig_uuids[g->n_mig], sizeof g->mig_uuids[0]) == 0)
 					g->n_mig++;
 			}
 	}
-	if (shutdown)
-		shutdown();
-	dlclose(h);
+	if (nv->shutdown)
+		nv->shutdown();
 	return k;
 }
 
 /* CUDA's UUID of each visible device, "" when the driver cannot say. */
 static void cuda_uuids(struct kimg_gpu_inventory *inv)
 {
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-	if (!h)
+	const struct kimg_cu_api *cu;
+	if (kimg_driver_api_load(&cu, NULL) < 0 || !cu->cuDeviceGetUuid)
 		return;
-	cu_uuid_fn u2 = (cu_uuid_fn)dlsym(h, "cuDeviceGetUuid_v2");
-	cu_uuid_fn u1 = (cu_uuid_fn)dlsym(h, "cuDeviceGetUuid");
-	cu_get_fn get = (cu_get_fn)dlsym(h, "cuDeviceGet");
-	cu_uuid_fn u = u2 ? u2 : u1;
-	for (int i = 0; u && get && i < inv->n; i++) {
+	for (int i = 0; i < inv->n; i++) {
 		unsigned char b[16];
 		int dev = 0;
-		if (get(&dev, inv->gpus[i].ordinal) == 0 && u(b, dev) == 0)
+		if (cu->cuDeviceGet(&dev, inv->gpus[i].ordinal) == 0 && cu->cuDeviceGetUuid(b, dev) == 0)
 			format_uuid(b, "GPU-", inv->gpus[i].uuid, sizeof inv->gpus[i].uuid);
 	}
-	/* kept loaded, as kimg_driver_query does */
 }
 
 void kimg_gpu_inventory_read(struct kimg_gpu_inventory *inv)

@@ -17,6 +17,13 @@ static void store(const struct kimg_lazy_fn *fn, void *p)
 	memcpy(fn->fnptr, &p, fn->size);
 }
 
+static bool found(const struct kimg_lazy_fn *fn)
+{
+	void *p = NULL;
+	memcpy(&p, fn->fnptr, fn->size);
+	return p != NULL;
+}
+
 static void clear_all(struct kimg_lazylib *lib)
 {
 	for (size_t i = 0; i < lib->n_fns; i++)
@@ -41,15 +48,18 @@ static int load(struct kimg_lazylib *lib)
 	}
 	const char *missing = NULL;
 	for (size_t i = 0; i < lib->n_fns; i++) {
+		/* rows naming the same variable are alternatives: the first found wins */
+		if (found(&lib->fns[i]))
+			continue;
 		void *p = dlsym(h, lib->fns[i].name);
 		store(&lib->fns[i], p);
-		if (!p && !missing)
+		if (!p && !missing && !lib->fns[i].optional)
 			missing = lib->fns[i].name;
 	}
 	if (missing) {
 		snprintf(lib->why, sizeof lib->why, "%s lacks %s", name, lib->lacks ? lib->lacks : missing);
 		clear_all(lib);
-		return -1;
+		return -2;
 	}
 	return 1;
 }

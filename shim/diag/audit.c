@@ -23,7 +23,6 @@
 #include "dispatch_track.h"
 #include "stack.h"
 #include "cubin.h"
-#include "cuda_attrs.h"
 #include "diag_internal.h"
 #include "fatbin.h"
 #include "shim_pins.h"

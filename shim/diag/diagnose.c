@@ -19,7 +19,6 @@
 
 #include "cubin.h"
 #include "cuda_errors.h"
-#include "cuda_attrs.h"
 #include "diag_internal.h"
 #include "fix.h"
 #include "link_fix.h"
