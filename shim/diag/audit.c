@@ -109,16 +109,14 @@ void kimg_load_module_close(struct kimg_load_module *m)
  * One report per (file, cause), never one per module: libtorch_cuda.so
  * registers hundreds of fatbins in one burst at import, all failing for
  * the same reason under CUDA_FORCE_PTX_JIT. The first module of a group
- * is held (its facts and stacks) while more of the same group arrive,
- * and written with the group's count when another group starts, when a
- * failure is reported, at exit, or at once when KIMG_ON_ERROR stops the
- * process. Modules for other GPUs in files with code for this one are
+ * is held (diagnose.c keeps its facts and stacks: kimg_report_hold) while
+ * more of the same group arrive, and written with the group's count when
+ * another group starts, when a failure is reported, or at exit; it is
+ * written at once when KIMG_ON_ERROR stops the process. Modules for other GPUs in files with code for this one are
  * arch-dispatched (core/file_rules.h): counted, not reported. */
 
 #define AUDIT_GROUPS 64
-#define AUDIT_FRAMES 32
-#define AUDIT_PY 8
-
+_Static_assert(AUDIT_GROUPS <= KIMG_NOTES_MAX, "a summary line per group");
 struct audit_group {
 	uint64_t key;          /* hash(file) ^ cause */
 	char file[512];
@@ -133,49 +131,18 @@ static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct audit_group groups[AUDIT_GROUPS];
 static unsigned n_groups;
 
-/* The held first module of the current group. */
-static struct {
-	bool present;
-	struct audit_group *group;
-	struct kimg_load_event e;
-	struct kimg_device d;
-	char path[512];
-	void *ips[AUDIT_FRAMES];
-	struct kimg_python_frame python[AUDIT_PY];
-	struct kimg_replay replay;
-} held;
-
-/* Take the held report out (under audit_lock) and write it (without). */
-void kimg_audit_flush(void)
+/* "kimg: audit: FILE: 445 modules cannot run (why [rule], error 209)": the
+ * group's line of the exit summary (stats.h), once it has several modules;
+ * under audit_lock. */
+static void note_group(const struct audit_group *g)
 {
-	struct kimg_load_event e;
-	struct kimg_device d;
-	struct kimg_replay rp;
-	char path[512];
-	void *ips[AUDIT_FRAMES];
-	struct kimg_python_frame python[AUDIT_PY];
-	pthread_mutex_lock(&audit_lock);
-	if (!held.present) {
-		pthread_mutex_unlock(&audit_lock);
+	char line[800];
+	if (g->modules < 2)
 		return;
-	}
-	e = held.e;
-	d = held.d;
-	rp = held.replay;
-	memcpy(path, held.path, sizeof path);
-	memcpy(ips, held.ips, sizeof ips);
-	memcpy(python, held.python, sizeof python);
-	e.audit_modules = held.group ? held.group->modules : 1;
-	held.present = false;
-	pthread_mutex_unlock(&audit_lock);
-	e.device = &d;
-	if (e.path)
-		e.path = path;
-	rp.ips = ips;
-	rp.python = python;
-	e.replay = &rp;
-	if (kimg_report_load_event(&e))
-		kimg_stat_add(KIMG_STAT_AUDIT_REPORTS, 1);
+	int n = snprintf(line, sizeof line, "kimg: audit:   %s: %u modules cannot run (%s [%s], error %d), one report\n",
+			 g->file, g->modules, kimg_reason_text(g->reason), g->rule ? g->rule : "?", g->error);
+	if (n > 0)
+		kimg_stats_note(KIMG_NOTE_AUDIT_GROUP, (unsigned)(g - groups), line);
 }
 
 static struct audit_group *group_of(const char *file, const struct kimg_module_verdict *v)
@@ -232,14 +199,16 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 	if (g && g->modules == 0)
 		g->first_image = m->image;
 	if (g && g->modules++ > 0) {
+		note_group(g);
+		/* under audit_lock, as the hold below: counts arrive in order */
+		kimg_report_hold_count(g, g->modules);
 		pthread_mutex_unlock(&audit_lock);
 		kimg_report_mark_counted(m->image, m->path, v.expected_error);
 		return true; /* counted with its group */
 	}
-	bool flush_first = held.present;
 	pthread_mutex_unlock(&audit_lock);
-	if (flush_first)
-		kimg_audit_flush();
+	/* the previous group's held report first, in load order */
+	kimg_report_flush_held();
 
 	struct kimg_load_event e = {
 		.call = m->call, .error = v.expected_error, .image = m->image, .path = m->path,
@@ -251,17 +220,18 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 			kimg_stat_add(KIMG_STAT_AUDIT_REPORTS, 1);
 		return true;
 	}
-	kimg_report_hold(kimg_audit_flush);
+	/* held while more modules of its group arrive (its stacks now) */
+	void *ips[KIMG_HELD_FRAMES];
+	struct kimg_python_frame python[KIMG_HELD_PYTHON];
+	struct kimg_replay rp = { .escalation = KIMG_ESCALATION_NONE };
+	rp.n_ips = kimg_stack_capture(ips, KIMG_HELD_FRAMES);
+	rp.n_python = kimg_stack_python_any(python, KIMG_HELD_PYTHON, NULL, 0);
+	rp.ips = ips;
+	rp.python = python;
+	e.replay = &rp;
 	pthread_mutex_lock(&audit_lock);
-	held.present = true;
-	held.group = g;
-	held.e = e;
-	held.d = *d;
-	if (m->path)
-		snprintf(held.path, sizeof held.path, "%s", m->path);
-	held.replay.escalation = KIMG_ESCALATION_NONE;
-	held.replay.n_ips = kimg_stack_capture(held.ips, AUDIT_FRAMES);
-	held.replay.n_python = kimg_stack_python_any(held.python, AUDIT_PY, NULL, 0);
+	e.audit_modules = g->modules; /* more may have come meanwhile */
+	kimg_report_hold(&e, g);
 	pthread_mutex_unlock(&audit_lock);
 	return true;
 }
@@ -279,22 +249,4 @@ void kimg_audit_registration(const void *wrapper)
 	}
 	kimg_load_module_close(&m);
 	errno = saved;
-}
-
-/* "kimg: audit: FILE: 445 modules cannot run (why [rule], error 209)" per
- * group of more than one module, for the exit summary. */
-void kimg_audit_group_lines(void)
-{
-	if (!kimg_opts.audit)
-		return;
-	for (unsigned i = 0; i < n_groups; i++) {
-		const struct audit_group *g = &groups[i];
-		char line[800];
-		if (g->modules < 2)
-			continue;
-		int n = snprintf(line, sizeof line, "kimg: audit:   %s: %u modules cannot run (%s [%s], error %d), one report\n",
-				 g->file, g->modules, kimg_reason_text(g->reason), g->rule ? g->rule : "?", g->error);
-		if (n > 0)
-			kimg_log_write_human(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-	}
 }

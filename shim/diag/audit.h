@@ -42,12 +42,4 @@ void kimg_load_module_close(struct kimg_load_module *m);
  * Returns true when it cannot run. */
 bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device *d);
 
-/* Write the held first report of the current (file, cause) group, with
- * its module count (see audit.c); called before any other report and at
- * exit. */
-void kimg_audit_flush(void);
-
-/* At exit: one line per (file, cause) group of several modules. */
-void kimg_audit_group_lines(void);
-
 #endif

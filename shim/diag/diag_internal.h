@@ -114,11 +114,6 @@ KIMG_HIDDEN extern const struct kimg_option kimg_option_table[KIMG_OPT_COUNT];
 KIMG_HIDDEN int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, struct kimg_options *o,
 				   struct kimg_env_snapshot *env, char *warn, size_t warn_size);
 
-/* KIMG_LOG's spec with %p as pid and %h %r %% as recorded in env; false
- * when a % is followed by anything else or the result does not fit. */
-KIMG_HIDDEN bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out,
-				      size_t size);
-
 /* The KIMG_VERBOSE banner: one line, version and every option's value,
  * ending in '\n'. Returns its length (truncated to size - 1). */
 KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struct kimg_env_snapshot *env, char *buf,
@@ -128,23 +123,36 @@ KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struc
  * brackets, no trailing backslash); the fuzz target checks what it took. */
 KIMG_HIDDEN bool kimg_options_glob_well_formed(const char *glob);
 
-/* ---- diagnose.c: the report path, for the other units ---- */
+/* ---- diagnose.c: the report path, for the units above it ----
+ * (audit.c, fallback.c, summary.c call it; it calls none of them) */
 
-/* False in a forked child that has not reported anything yet: the
- * counters then still hold its parent's failures. */
-KIMG_HIDDEN bool kimg_report_counts_are_ours(void);
-
-/* A unit holding a report back (audit.c: the first module of a group)
- * names the function that writes it; every other report writes it first,
- * so reports stay in load order. Set once; NULL: nothing is ever held. */
-KIMG_HIDDEN void kimg_report_hold(void (*flush)(void));
+/* A load report held back (audit.c: the first module of a group, written
+ * with the group's count): a copy of e, its device, path and replay stacks
+ * is kept, and written (kimg_report_load_event, counted as an audit
+ * report) by kimg_report_flush_held: before any failure's report, so
+ * reports stay in load order; by audit.c before its next report; at exit.
+ * tag names the group; kimg_report_hold_count updates the count of the
+ * held report when it is that group's. */
+#define KIMG_HELD_FRAMES 32
+#define KIMG_HELD_PYTHON 8
+KIMG_HIDDEN void kimg_report_hold(const struct kimg_load_event *e, const void *tag);
+KIMG_HIDDEN void kimg_report_hold_count(const void *tag, unsigned modules);
+KIMG_HIDDEN void kimg_report_flush_held(void);
 
 /* The fallback's caveat, in its reports and in the exit summary. */
 #define KIMG_FALLBACK_WARNING \
 	"code paths chosen by __CUDA_ARCH__ and performance may differ from a native build for this GPU; " \
 	"rebuild with the fix for production use"
 
-/* ---- log.c: where reports go ---- */
+/* ---- log.c: where reports go ----
+ * Below options.c: the options call the log (warnings, the banner, the
+ * KIMG_LOG expansion), the log calls nothing above it. */
+
+/* KIMG_LOG's spec with %p as pid and %h %r %% as recorded in env; false
+ * when a % is followed by anything else or the result does not fit. */
+KIMG_HIDDEN bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out,
+				      size_t size);
+
 
 /* Write buf to the KIMG_LOG target (opened once, lazily, O_APPEND) or to
  * stderr, in one write() when the kernel allows, so lines from several

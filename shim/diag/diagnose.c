@@ -48,25 +48,17 @@ static struct kimg_seen_set reported;      /* (module, error): report written */
 static struct kimg_seen_set failed_kernels;/* (module, kernel): counted */
 static struct kimg_seen_set failed_modules;/* module: counted */
 static struct kimg_seen_set fitting;       /* (module, device CC): the rules say it runs */
-/* The process the sets and counts belong to: a forked child starts its own
- * (its failures are its to report; the parent's are not its to count). */
-static _Atomic long sets_pid;
-
-/* Under report_lock; getpid() is a syscall, so only on the report path. */
+/* Under report_lock; getpid() is a syscall, so only on the report path.
+ * A forked child starts its own sets (its failures are its to report; the
+ * parent's are not its to count); stats.c knows whose the counts are. */
 static void forget_parent_after_fork(void)
 {
-	long pid = (long)getpid();
-	long owner = atomic_load(&sets_pid);
-	if (owner == pid)
-		return;
-	if (owner != 0) {
+	if (kimg_stats_adopt_process((long)getpid())) {
 		memset(&reported, 0, sizeof reported);
 		memset(&failed_kernels, 0, sizeof failed_kernels);
 		memset(&failed_modules, 0, sizeof failed_modules);
 		memset(&fitting, 0, sizeof fitting);
-		kimg_stats_forget_parent();
 	}
-	atomic_store(&sets_pid, pid);
 }
 
 /* Distinct named kernels that failed, for the summary; a failed load
@@ -254,6 +246,8 @@ static void lock_reports(void)
 	pthread_mutex_lock(&report_lock);
 }
 
+static void arm_exit_replay(void);
+
 static void diagnose(const struct kimg_failure *f)
 {
 	struct kimg_report *r = &report;
@@ -344,6 +338,7 @@ static void diagnose(const struct kimg_failure *f)
 		if (dv.dispatched) {
 			if (!kimg_dispatch_call_is_programs(f->caller, loc.image, loc.path)) {
 				kimg_dispatch_record(f, module_key, r, &dv);
+				arm_exit_replay();
 				return;
 			}
 			r->escalation = KIMG_ESCALATION_PROGRAM_CALL;
@@ -381,26 +376,123 @@ static void diagnose(const struct kimg_failure *f)
 		kimg_report_apply_on_error();
 }
 
-static void (*_Atomic held_flush)(void);
+/* ---- recorded failures at a failing exit (dispatch_track.h) ---- */
 
-void kimg_report_hold(void (*flush)(void))
+/* glibc's on_exit: the status is what tells a failing run. Each file whose
+ * records were never reported in full is reported now, with the stacks of
+ * its first failure. */
+static void report_recorded_at_exit(int status, void *arg)
 {
-	atomic_store_explicit(&held_flush, flush, memory_order_release);
+	struct kimg_failure f;
+	struct kimg_replay rp;
+	(void)arg;
+	if (status == 0 || kimg_opts.disabled)
+		return;
+	while (kimg_dispatch_take_unreported(status, &f, &rp)) {
+		f.replay = &rp;
+		kimg_report_failure(&f);
+	}
 }
 
-void kimg_report_replay(const struct kimg_failure *f)
+/* At the first record of the process (under report_lock), so nothing is
+ * done at start-up. */
+static void arm_exit_replay(void)
 {
-	kimg_report_failure(f);
+	static bool armed;
+	if (armed)
+		return;
+	armed = true;
+	on_exit(report_recorded_at_exit, NULL);
 }
+
+/* ---- a held load report (diag_internal.h) ---- */
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	bool present;
+	const void *tag;
+	struct kimg_load_event e;
+	struct kimg_device d;
+	char path[512];
+	void *ips[KIMG_HELD_FRAMES];
+	struct kimg_python_frame python[KIMG_HELD_PYTHON];
+	struct kimg_replay replay;
+} held;
+
+void kimg_report_hold(const struct kimg_load_event *e, const void *tag)
+{
+	pthread_mutex_lock(&held_lock);
+	held.present = true;
+	held.tag = tag;
+	held.e = *e;
+	memset(&held.d, 0, sizeof held.d);
+	if (e->device)
+		held.d = *e->device;
+	held.path[0] = '\0';
+	if (e->path)
+		snprintf(held.path, sizeof held.path, "%s", e->path);
+	memset(&held.replay, 0, sizeof held.replay);
+	if (e->replay) {
+		held.replay = *e->replay;
+		held.replay.n_ips = e->replay->n_ips < KIMG_HELD_FRAMES ? e->replay->n_ips : KIMG_HELD_FRAMES;
+		held.replay.n_python = e->replay->n_python < KIMG_HELD_PYTHON ? e->replay->n_python : KIMG_HELD_PYTHON;
+		if (held.replay.n_ips)
+			memcpy(held.ips, e->replay->ips, held.replay.n_ips * sizeof held.ips[0]);
+		if (held.replay.n_python)
+			memcpy(held.python, e->replay->python, held.replay.n_python * sizeof held.python[0]);
+	}
+	pthread_mutex_unlock(&held_lock);
+}
+
+void kimg_report_hold_count(const void *tag, unsigned modules)
+{
+	pthread_mutex_lock(&held_lock);
+	if (held.present && held.tag == tag)
+		held.e.audit_modules = modules;
+	pthread_mutex_unlock(&held_lock);
+}
+
+/* Take the held report out (under held_lock) and write it (without). */
+void kimg_report_flush_held(void)
+{
+	struct kimg_load_event e;
+	struct kimg_device d;
+	struct kimg_replay rp;
+	char path[512];
+	void *ips[KIMG_HELD_FRAMES];
+	struct kimg_python_frame python[KIMG_HELD_PYTHON];
+	pthread_mutex_lock(&held_lock);
+	if (!held.present) {
+		pthread_mutex_unlock(&held_lock);
+		return;
+	}
+	e = held.e;
+	d = held.d;
+	rp = held.replay;
+	memcpy(path, held.path, sizeof path);
+	memcpy(ips, held.ips, sizeof ips);
+	memcpy(python, held.python, sizeof python);
+	held.present = false;
+	pthread_mutex_unlock(&held_lock);
+	e.device = &d;
+	if (e.path)
+		e.path = path;
+	rp.ips = ips;
+	rp.python = python;
+	e.replay = &rp;
+	/* only KIMG_AUDIT holds reports (audit.c) */
+	if (kimg_report_load_event(&e))
+		kimg_stat_add(KIMG_STAT_AUDIT_REPORTS, 1);
+}
+
+/* ---- the entry points ---- */
 
 void kimg_report_failure(const struct kimg_failure *f)
 {
 	if (!f || kimg_opts.disabled || kimg_in_diagnosis)
 		return;
 	/* a held audit report comes first, in load order */
-	void (*flush)(void) = atomic_load_explicit(&held_flush, memory_order_acquire);
-	if (flush)
-		flush();
+	kimg_report_flush_held();
 	int saved_errno = errno;
 	kimg_in_diagnosis++;
 	lock_reports();
@@ -475,10 +567,4 @@ void kimg_report_mark_counted(const void *image, const char *path, int error)
 	kimg_seen_insert(&reported, kimg_report_key(module_key, error));
 	if (kimg_seen_insert(&failed_modules, module_key))
 		kimg_stat_add(KIMG_STAT_FAILED_MODULES, 1);
-}
-
-bool kimg_report_counts_are_ours(void)
-{
-	long owner = atomic_load(&sets_pid);
-	return owner == 0 || owner == (long)getpid();
 }

@@ -17,8 +17,10 @@
  *   a program calling the driver from the same object as its modules
  *   (static cudart program with its own cuModuleGetFunction) errs toward
  *   silence until exit;
- * - the exit status through on_exit(), armed at the first record (so
- *   nothing is done at start-up): _exit() and os._exit() bypass it;
+ * - the exit status through on_exit(), which diagnose.c arms at the first
+ *   record (so nothing is done at start-up) and which takes the records
+ *   out of here (kimg_dispatch_take_unreported): this unit records and
+ *   never reports; _exit() and os._exit() bypass it;
  * - fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) through a
  *   handler installed at the first record only where the disposition is
  *   still the default; it writes the pre-rendered per-file lines to
@@ -46,8 +48,10 @@
 #include "rules.h"
 #include "seen.h"
 #include "stack.h"
+#include "stats.h"
 
 #define MAX_FILES 64
+_Static_assert(MAX_FILES <= KIMG_NOTES_MAX, "a summary line per file");
 #define RAW_FRAMES 32
 #define PY_FRAMES 8
 #define RUNS_CACHE 128
@@ -216,6 +220,25 @@ static struct file_entry *file_of(const char *path, bool create)
 	return e;
 }
 
+/* The file's line of the exit summary (stats.h, shown with KIMG_VERBOSE),
+ * rewritten whenever its facts change; under track_lock. */
+static void note_file(unsigned i)
+{
+	const struct file_entry *e = &files[i];
+	char line[1024], why[96];
+	if (e->library)
+		snprintf(why, sizeof why, "%s selects its modules per GPU [%s]", e->library, e->rule);
+	else
+		snprintf(why, sizeof why, "code specific to other GPUs [%s]", e->rule ? e->rule : "?");
+	int n = snprintf(line, sizeof line,
+			 "kimg: dispatch: %s: %u module%s for other GPUs failed %u time%s where the library looked "
+			 "them up (%s; first: %s); not reported%s\n",
+			 e->path, e->modules, e->modules == 1 ? "" : "s", e->failures, e->failures == 1 ? "" : "s", why,
+			 e->archs[0] ? e->archs : "?", e->escalated ? ", except as shown above" : "");
+	if (n > 0)
+		kimg_stats_note(KIMG_NOTE_DISPATCH_FILE, i, line);
+}
+
 /* ---- the watch: exit status and fatal signals ---- */
 
 /* Pre-rendered lines for the signal handler, double-buffered so it never
@@ -279,34 +302,12 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
-static void on_process_exit(int status, void *arg)
-{
-	(void)arg;
-	if (status == 0 || kimg_opts.disabled)
-		return;
-	for (unsigned i = 0; i < n_files; i++) {
-		struct file_entry *e = &files[i];
-		if (e->escalated)
-			continue;
-		e->escalated = true;
-		struct kimg_replay rp = {
-			.escalation = KIMG_ESCALATION_EXIT_STATUS, .exit_status = status, .ips = e->ips, .n_ips = e->n_ips,
-			.python = e->python, .n_python = e->n_python, .modules = e->modules,
-		};
-		struct kimg_failure f = e->f;
-		f.replay = &rp;
-		kimg_report_replay(&f);
-	}
-}
-
 static void arm_watch(void)
 {
 	static bool armed;
 	if (armed)
 		return;
 	armed = true;
-	/* glibc's on_exit: the status is what tells a failing run */
-	on_exit(on_process_exit, NULL);
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		struct sigaction old, sa;
 		if (sigaction(fatal_signals[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
@@ -366,6 +367,8 @@ void kimg_dispatch_record(const struct kimg_failure *f, uint64_t module_key, con
 			e->n_python = kimg_stack_python_any(e->python, PY_FRAMES, NULL, 0);
 		}
 	}
+	if (e)
+		note_file((unsigned)(e - files));
 	render_signal_text();
 	arm_watch();
 	pthread_mutex_unlock(&track_lock);
@@ -377,8 +380,10 @@ bool kimg_dispatch_repeat(uint64_t module_key, int error)
 		return false;
 	pthread_mutex_lock(&track_lock);
 	for (unsigned i = 0; i < n_files; i++)
-		if (files[i].module_key == module_key)
+		if (files[i].module_key == module_key) {
 			files[i].failures++;
+			note_file(i);
+		}
 	pthread_mutex_unlock(&track_lock);
 	return true;
 }
@@ -389,29 +394,31 @@ bool kimg_dispatch_escalate(uint64_t module_key, const char *module_file)
 	 * exit too (the runtime may name one module by two handles) */
 	pthread_mutex_lock(&track_lock);
 	struct file_entry *e = module_file && module_file[0] ? file_of(module_file, false) : NULL;
-	if (e)
+	if (e) {
 		e->escalated = true;
+		note_file((unsigned)(e - files));
+	}
 	pthread_mutex_unlock(&track_lock);
 	return kimg_seen_contains(&recorded, kimg_report_key(module_key, 0));
 }
 
-void kimg_dispatch_summary(void)
+bool kimg_dispatch_take_unreported(int status, struct kimg_failure *f, struct kimg_replay *rp)
 {
-	if (!kimg_opts.verbose)
-		return;
+	/* not locked: at exit, a thread stopped inside a record must not hold
+	 * the process up */
 	for (unsigned i = 0; i < n_files; i++) {
-		const struct file_entry *e = &files[i];
-		char line[1024], why[96];
-		if (e->library)
-			snprintf(why, sizeof why, "%s selects its modules per GPU [%s]", e->library, e->rule);
-		else
-			snprintf(why, sizeof why, "code specific to other GPUs [%s]", e->rule ? e->rule : "?");
-		int n = snprintf(line, sizeof line,
-				 "kimg: dispatch: %s: %u module%s for other GPUs failed %u time%s where the library looked "
-				 "them up (%s; first: %s); not reported%s\n",
-				 e->path, e->modules, e->modules == 1 ? "" : "s", e->failures, e->failures == 1 ? "" : "s", why,
-				 e->archs[0] ? e->archs : "?", e->escalated ? ", except as shown above" : "");
-		if (n > 0)
-			kimg_log_write_human(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		struct file_entry *e = &files[i];
+		if (e->escalated)
+			continue;
+		e->escalated = true;
+		note_file(i);
+		*rp = (struct kimg_replay){
+			.escalation = KIMG_ESCALATION_EXIT_STATUS, .exit_status = status, .ips = e->ips, .n_ips = e->n_ips,
+			.python = e->python, .n_python = e->n_python, .modules = e->modules,
+		};
+		*f = e->f;
+		f->replay = rp;
+		return true;
 	}
+	return false;
 }

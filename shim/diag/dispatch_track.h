@@ -7,7 +7,8 @@
  * was the program's own, or the process exits with a failure status (or
  * dies of a fatal signal: then one line per file, all a handler may do).
  * Everything here runs on the cold path, under diagnose.c's report lock
- * unless said otherwise. */
+ * unless said otherwise. This unit records and answers; it never reports
+ * (diagnose.c calls it, not the reverse). */
 #ifndef KIMG_SHIM_DISPATCH_TRACK_H
 #define KIMG_SHIM_DISPATCH_TRACK_H
 
@@ -60,11 +61,11 @@ bool kimg_dispatch_repeat(uint64_t module_key, int error);
  * at exit. */
 bool kimg_dispatch_escalate(uint64_t module_key, const char *module_file);
 
-/* KIMG_VERBOSE: one line per file with recorded failures. Not locked
- * (exit). */
-void kimg_dispatch_summary(void);
-
-/* Provided by diagnose.c: report a recorded failure now (takes the lock). */
-void kimg_report_replay(const struct kimg_failure *f);
+/* At a failing exit (diagnose.c's on_exit handler): the next file whose
+ * records were never reported in full, now marked reported; *f is its
+ * first failure with *rp (the stacks then, the exit status) as its replay.
+ * False when none is left. Each file's line of the exit summary
+ * (KIMG_VERBOSE) is kept in stats.c as its records change. */
+bool kimg_dispatch_take_unreported(int status, struct kimg_failure *f, struct kimg_replay *rp);
 
 #endif

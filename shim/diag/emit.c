@@ -1,6 +1,7 @@
 /* A built report leaves the process (emit.h): the process facts it
  * carries, one write() in the KIMG_FORMAT the user chose, and the
- * KIMG_ON_ERROR action after it. */
+ * KIMG_ON_ERROR action after it. Below the report builders (diagnose.c):
+ * it calls only the log and the counters. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
@@ -8,6 +9,7 @@
 
 #include "diag_internal.h"
 #include "emit.h"
+#include "stats.h"
 
 /* ---- process ---- */
 
@@ -49,7 +51,7 @@ void kimg_report_apply_on_error(void)
 {
 	if (kimg_opts.on_error == KIMG_ON_ERROR_CONTINUE)
 		return;
-	kimg_report_summary();
+	kimg_stats_summary();
 	/* only because the user asked for it (KIMG_ON_ERROR) */
 	if (kimg_opts.on_error == KIMG_ON_ERROR_ABORT)
 		abort();

@@ -14,7 +14,8 @@ void kimg_report_fill_process(struct kimg_report_process *p);
 void kimg_report_emit(const struct kimg_report *r);
 
 /* KIMG_ON_ERROR after a report: nothing (continue), or the exit summary
- * and then abort() or _exit(N). */
+ * (stats.c) and then abort() or _exit(N). Nothing is held then: audit.c
+ * holds reports only under KIMG_ON_ERROR=continue. */
 void kimg_report_apply_on_error(void);
 
 #endif

@@ -172,6 +172,47 @@ static int open_log(const char *path, char *why, size_t size)
 	return -1;
 }
 
+/* Expand %p %h %r %% into out; false when the result does not fit or a %
+ * is followed by anything else. %h and %r come from env (recorded by
+ * kimg_options_parse), so a forked child expands the same spec again with
+ * only its pid changed. */
+bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out, size_t size)
+{
+	char num[24];
+	size_t n = 0;
+	for (const char *s = spec; *s; s++) {
+		const char *piece = s;
+		size_t len = 1;
+		if (*s == '%') {
+			switch (s[1]) {
+			case 'p':
+				snprintf(num, sizeof num, "%ld", pid);
+				piece = num;
+				break;
+			case 'h':
+				piece = env->host[0] ? env->host : "localhost";
+				break;
+			case 'r':
+				piece = env->rank_text[0] ? env->rank_text : "0";
+				break;
+			case '%':
+				piece = "%";
+				break;
+			default:
+				return false;
+			}
+			len = strlen(piece);
+			s++;
+		}
+		if (len >= size - n)
+			return false;
+		memcpy(out + n, piece, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return true;
+}
+
 /* This process's KIMG_LOG path: the constructor's expansion, or %p again
  * with the pid of a forked child. */
 static bool current_path(long pid, char *out, size_t size)
@@ -289,13 +330,4 @@ void kimg_log_write_human(const char *buf, size_t len)
 	} else {
 		kimg_log_write(buf, len);
 	}
-}
-
-void kimg_options_print_banner(void)
-{
-	char line[1024];
-	if (!kimg_opts.verbose)
-		return;
-	size_t n = kimg_options_banner(&kimg_opts, &kimg_env, line, sizeof line);
-	kimg_log_write_human(line, n);
 }

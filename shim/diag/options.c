@@ -138,47 +138,6 @@ static long launcher_number(char *const *envp, const char *const *vars, size_t n
 	return -1;
 }
 
-/* Expand %p %h %r %% into out; false when the result does not fit or a %
- * is followed by anything else. %h and %r come from env (recorded by
- * kimg_options_parse), so a forked child expands the same spec again with
- * only its pid changed. */
-bool kimg_log_path_expand(const char *spec, long pid, const struct kimg_env_snapshot *env, char *out, size_t size)
-{
-	char num[24];
-	size_t n = 0;
-	for (const char *s = spec; *s; s++) {
-		const char *piece = s;
-		size_t len = 1;
-		if (*s == '%') {
-			switch (s[1]) {
-			case 'p':
-				snprintf(num, sizeof num, "%ld", pid);
-				piece = num;
-				break;
-			case 'h':
-				piece = env->host[0] ? env->host : "localhost";
-				break;
-			case 'r':
-				piece = env->rank_text[0] ? env->rank_text : "0";
-				break;
-			case '%':
-				piece = "%";
-				break;
-			default:
-				return false;
-			}
-			len = strlen(piece);
-			s++;
-		}
-		if (len >= size - n)
-			return false;
-		memcpy(out + n, piece, len);
-		n += len;
-	}
-	out[n] = '\0';
-	return true;
-}
-
 /* Does spec use %p (a %% pair is a literal percent sign)? */
 static bool spec_has_pid(const char *spec)
 {
@@ -544,4 +503,14 @@ void kimg_options_init(void)
 	/* stderr: the log target itself may be what is wrong */
 	if (kimg_options_parse(environ, &ctx, &kimg_opts, &kimg_env, warnings, sizeof warnings) > 0)
 		kimg_log_stderr(warnings, strlen(warnings));
+}
+
+/* For init (shim/hook/): the banner, when KIMG_VERBOSE is set. */
+void kimg_options_print_banner(void)
+{
+	char line[1024];
+	if (!kimg_opts.verbose)
+		return;
+	size_t n = kimg_options_banner(&kimg_opts, &kimg_env, line, sizeof line);
+	kimg_log_write_human(line, n);
 }

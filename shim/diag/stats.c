@@ -3,12 +3,20 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "diag_internal.h"
 #include "report.h"
 
 static _Atomic unsigned long long counters[KIMG_STAT_COUNT];
 static _Atomic int summary_done;
+/* The process the counts are of; 0 before the first report. */
+static _Atomic long owner_pid;
+/* Each kind has one writer, under its own lock (audit.c's, dispatch_track.c's);
+ * the summary reads them at exit unlocked, as it reads the counters: no lock
+ * a forked child or an exiting thread could be left waiting on. */
+static char notes[KIMG_NOTE_KIND_COUNT][KIMG_NOTES_MAX][KIMG_NOTE_SIZE];
 
 void kimg_stat_add(enum kimg_stat s, unsigned long long n)
 {
@@ -25,16 +33,38 @@ unsigned long long kimg_stat_get(enum kimg_stat s)
 	return atomic_load_explicit(&counters[s], memory_order_relaxed);
 }
 
-void kimg_stats_forget_parent(void)
+bool kimg_stats_adopt_process(long pid)
 {
-	atomic_store(&counters[KIMG_STAT_FAILED_KERNELS], 0);
-	atomic_store(&counters[KIMG_STAT_FAILED_MODULES], 0);
-	atomic_store(&summary_done, 0);
+	long owner = atomic_load(&owner_pid);
+	if (owner == pid)
+		return false;
+	if (owner != 0) {
+		atomic_store(&counters[KIMG_STAT_FAILED_KERNELS], 0);
+		atomic_store(&counters[KIMG_STAT_FAILED_MODULES], 0);
+		atomic_store(&summary_done, 0);
+	}
+	atomic_store(&owner_pid, pid);
+	return owner != 0;
 }
 
-bool kimg_stats_claim_summary(void)
+bool kimg_stats_counts_are_ours(void)
 {
-	return !atomic_exchange(&summary_done, 1);
+	long owner = atomic_load(&owner_pid);
+	return owner == 0 || owner == (long)getpid();
+}
+
+void kimg_stats_note(enum kimg_note_kind kind, unsigned slot, const char *line)
+{
+	if (kind >= KIMG_NOTE_KIND_COUNT || slot >= KIMG_NOTES_MAX)
+		return;
+	snprintf(notes[kind][slot], KIMG_NOTE_SIZE, "%s", line);
+}
+
+static void print_notes(enum kimg_note_kind kind)
+{
+	for (unsigned i = 0; i < KIMG_NOTES_MAX; i++)
+		if (notes[kind][i][0])
+			kimg_log_write_human(notes[kind][i], strnlen(notes[kind][i], KIMG_NOTE_SIZE - 1));
 }
 
 static void put(const char *line, int n, size_t size)
@@ -81,7 +111,7 @@ static void audit_line(char *line, size_t size)
 	    size);
 }
 
-void kimg_stats_print(void)
+static void counting_lines(void)
 {
 	char line[400];
 	size_t n = kimg_report_summary_line((unsigned)kimg_stat_get(KIMG_STAT_FAILED_KERNELS),
@@ -90,4 +120,15 @@ void kimg_stats_print(void)
 		kimg_log_write_human(line, n);
 	fallback_line(line, sizeof line);
 	audit_line(line, sizeof line);
+}
+
+void kimg_stats_summary(void)
+{
+	if (!kimg_stats_counts_are_ours() || atomic_exchange(&summary_done, 1))
+		return;
+	counting_lines();
+	if (kimg_opts.audit)
+		print_notes(KIMG_NOTE_AUDIT_GROUP);
+	if (kimg_opts.verbose)
+		print_notes(KIMG_NOTE_DISPATCH_FILE);
 }

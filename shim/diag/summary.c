@@ -1,22 +1,16 @@
-/* The exit summary (kimg_report_summary, a down-call of shim/diag.h): the
- * one place that sees every policy at once, so that none of them needs
- * another: the held audit report first, then the counting lines
- * (stats.c), the audit's per-file groups and the arch-dispatch notes. */
-#include "audit.h"
+/* The exit (kimg_report_summary, a down-call of shim/diag.h): a held audit
+ * report is written first (diagnose.c keeps it), then the summary, which
+ * stats.c alone writes from what the units left there. The top of the
+ * layer: it calls down, nothing calls it but the hooks' destructor. */
 #include "diag_internal.h"
-#include "dispatch_track.h"
 #include "stats.h"
 
 void kimg_report_summary(void)
 {
 	/* a forked child that reported nothing: the counts are its parent's */
-	if (!kimg_report_counts_are_ours())
+	if (!kimg_stats_counts_are_ours())
 		return;
 	if (!kimg_in_diagnosis)
-		kimg_audit_flush();
-	if (!kimg_stats_claim_summary())
-		return;
-	kimg_stats_print();
-	kimg_audit_group_lines();
-	kimg_dispatch_summary();
+		kimg_report_flush_held();
+	kimg_stats_summary();
 }
