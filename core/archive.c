@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-#include "input_internal.h"
 
 #include <limits.h>
 #include <stdio.h>

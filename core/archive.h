@@ -5,6 +5,7 @@
 #ifndef KIMG_ARCHIVE_H
 #define KIMG_ARCHIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -32,5 +33,20 @@ int kimg_ar_open(struct kimg_span in, struct kimg_ar *ar, struct kimg_error *err
 /* 1 with *m filled, 0 after the last member, or a negative error at the
  * member header that is bad (err->offset is that header's). */
 int kimg_ar_next(struct kimg_ar *ar, struct kimg_ar_member *m, struct kimg_error *err);
+
+/* GNU thin archives ("!<thin>\n", ar rcT): the member headers and names
+ * are in the archive, the members' bytes are the files they name, by a
+ * path relative to the archive's directory (or absolute). The core cannot
+ * open files: kimg_input_classify calls one KIMG_INPUT_ARCHIVE, the walk
+ * reports it with -KIMG_ENOTSUP, and the front end lists its members
+ * here and walks each file itself. */
+typedef int (*kimg_thin_member_fn)(void *ctx, const char *path, uint64_t size);
+bool kimg_input_is_thin_archive(struct kimg_span in);
+/* Each member's path and recorded size, in archive order (symbol and
+ * name tables skipped). Returns the member count, or a negative error
+ * with err set (after the members before it); a non-zero return of fn
+ * stops the walk and is returned. */
+int kimg_thin_archive_for_each_member(struct kimg_span in, kimg_thin_member_fn fn, void *ctx,
+				      struct kimg_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #ifndef KIMG_INPUT_H
 #define KIMG_INPUT_H
 
+#include "archive.h"
 #include "error.h"
 #include "span.h"
 
@@ -102,20 +103,8 @@ int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx
 int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,
 				  struct kimg_error *err);
 
-/* GNU thin archives ("!<thin>\n", ar rcT): the member headers and names
- * are in the archive, the members' bytes are the files they name, by a
- * path relative to the archive's directory (or absolute). The core cannot
- * open files: kimg_input_classify calls one KIMG_INPUT_ARCHIVE, the walk
- * reports it with -KIMG_ENOTSUP, and the front end lists its members
- * here and walks each file itself. */
-typedef int (*kimg_thin_member_fn)(void *ctx, const char *path, uint64_t size);
-bool kimg_input_is_thin_archive(struct kimg_span in);
-/* Each member's path and recorded size, in archive order (symbol and
- * name tables skipped). Returns the member count, or a negative error
- * with err set (after the members before it); a non-zero return of fn
- * stops the walk and is returned. */
-int kimg_thin_archive_for_each_member(struct kimg_span in, kimg_thin_member_fn fn, void *ctx,
-				      struct kimg_error *err);
+/* GNU thin archives: kimg_input_is_thin_archive and
+ * kimg_thin_archive_for_each_member, in archive.h (included above). */
 
 /* kimg_input_for_each_module_ex over an input whose `zeros` (may be NULL)
  * are known: the same modules, without reading those bytes. */

@@ -1,6 +1,8 @@
 /* Applies the decision table of rules_tables.c to one image, and the
  * driver's selection (docs/rules.md §1) to a module. Pure: no state,
  * no allocation, no I/O. */
+#include "rules.h"
+
 #include "rules_tables.h"
 
 static void rule_ctx_init(struct kimg_rule_ctx *ctx, const struct kimg_image *img, const struct kimg_device *dev)

@@ -1,6 +1,9 @@
-/* Internal: the compatibility facts of docs/rules.md as
- * const tables, and the accessors rules.c and fix.c use to read them.
- * Nothing here is part of the public API; rules.h and fix.h are. */
+/* The compatibility facts of docs/rules.md as const tables: the words a
+ * verdict is made of (outcome, reason) and the facts that are public
+ * (Tegra CCs, PTX ISA per driver, minimum drivers), which rules.h passes
+ * on, then the accessors only rules.c, fix.c and the tests use. Below
+ * rules.h: it includes nothing of the rules, so the tables and the rules
+ * that apply them (rules.c) do not include each other. */
 #ifndef KIMG_RULES_TABLES_H
 #define KIMG_RULES_TABLES_H
 
@@ -10,7 +13,59 @@
 
 #include "device.h"
 #include "image.h"
-#include "rules.h"
+
+enum kimg_outcome {
+	KIMG_OUTCOME_SASS = 0,   /* runs as a cubin */
+	KIMG_OUTCOME_PTX_JIT,    /* runs after the driver JIT-compiles PTX */
+	KIMG_OUTCOME_CANNOT_RUN,
+	KIMG_OUTCOME_JIT_LINK,   /* runs after the driver JIT-links relocatable PTX
+	                            (-rdc files; only kimg_rules_judge_file gives it) */
+	KIMG_OUTCOME_COUNT
+};
+
+/* Why an image (or a module) fits or does not. Rule keys in brackets refer
+ * to docs/rules.md. */
+enum kimg_reason {
+	KIMG_REASON_FITS = 0,            /* usable */
+	KIMG_REASON_DIFFERENT_MAJOR,     /* cubin of another major [S1] */
+	KIMG_REASON_MINOR_TOO_HIGH,      /* cubin for a later minor of the same major [S1] */
+	KIMG_REASON_TEGRA_MISMATCH,      /* cubin across the Tegra / desktop boundary [S2] */
+	KIMG_REASON_ARCH_SPECIFIC,       /* 'a' code for another CC [S3, P2] */
+	KIMG_REASON_FAMILY,              /* 'f' code outside its family [S4, P2] */
+	KIMG_REASON_PTX_NEWER_THAN_DEVICE, /* PTX target above the device [P3] */
+	KIMG_REASON_PTX_ISA_TOO_NEW,     /* PTX .version above the driver's JIT [P4, P5] */
+	KIMG_REASON_JIT_DISABLED,        /* CUDA_DISABLE_PTX_JIT [P6] */
+	KIMG_REASON_SASS_IGNORED,        /* CUDA_FORCE_PTX_JIT ignores cubins [P6] */
+	KIMG_REASON_NOT_LOADABLE,        /* LTO-IR / unknown entries are never loaded */
+	KIMG_REASON_SHADOWED,            /* usable, but the driver picks another image */
+	KIMG_REASON_NO_IMAGE,            /* module-level: no image at all */
+	KIMG_REASON_COUNT
+};
+
+/* ---- public facts (rules.h passes them on) ---- */
+
+/* Human text for a reason, e.g. "cubin for another major version". */
+const char *kimg_reason_text(enum kimg_reason reason);
+/* Stable identifier for JSON, e.g. "different_major". */
+const char *kimg_reason_id(enum kimg_reason reason);
+const char *kimg_outcome_id(enum kimg_outcome outcome); /* "sass", "ptx_jit", "cannot_run" */
+
+/* Tegra (integrated) compute capabilities: 5.3 6.2 7.2 8.7 10.1 11.0. */
+bool kimg_sm_is_tegra(unsigned sm);
+
+/* Newest PTX ISA a driver accepts, from its CUDA version (13000 -> 900);
+ * 0 when the version is unknown, older or newer than the table. */
+uint16_t kimg_driver_max_ptx_isa(int driver_version);
+/* The CUDA versions kimg_driver_max_ptx_isa knows (7000 and the newest
+ * row): outside them a driver's PTX limit is unknown. */
+int kimg_ptx_isa_table_oldest_cuda(void);
+int kimg_ptx_isa_table_newest_cuda(void);
+/* CUDA version that introduced a PTX ISA (900 -> 13000), 0 if unknown. */
+int kimg_ptx_isa_cuda_version(uint16_t isa);
+/* Minimum Linux driver for a CUDA version ("580.65.06"), NULL if unknown. */
+const char *kimg_cuda_min_driver(int cuda_version);
+
+/* ---- for rules.c, fix.c and the tests ---- */
 
 /* ---- per-image decision order (docs/rules.md §1, §2, §3) ---- */
 

@@ -3,8 +3,9 @@
 # the sources: the diagnosis layer (build/libkimgdiag.a, shim/diag/) calls
 # neither dlsym/dlvsym nor any CUDA or NVML entry point itself, and of the
 # hooks layer it names only the up-calls that shim/diag.h declares. Also: no
-# file of shim/hook/ includes a header of shim/diag/ and the reverse, and the
-# check itself catches a planted violation.
+# file of shim/hook/ includes a header of shim/diag/ and the reverse, no
+# include or call circle between the files of a layer (tests/scripts/
+# cycles.py), and each check itself catches a planted violation.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
@@ -78,40 +79,37 @@ for h in $hook_h; do leak+=$(grep -lE "#include \"$h\"" shim/diag/*.[ch] 2>/dev/
 if [ -z "$leak" ]; then ok "shim/hook and shim/diag include only their own headers, shim/diag.h and shim/shim_pins.h"
 else fail "cross-layer include: $leak"; fi
 
-# no include circle among the units of shim/diag/ (a unit: x.c with x.h;
-# diag_internal.h is the layer's shared declarations, not a unit)
-circle=$(python3 - shim/diag <<'PY'
-import os, re, sys
-d = sys.argv[1]
-units = {f[:-2] for f in os.listdir(d) if f.endswith(".c")}
-deps = {u: set() for u in units}
-for f in os.listdir(d):
-    u = f[:-2]
-    if u not in units or not f.endswith((".c", ".h")):
-        continue
-    for inc in re.findall(r'#include "([a-z_]+)\.h"', open(os.path.join(d, f)).read()):
-        if inc in units and inc != u:
-            deps[u].add(inc)
-state, path = {}, []
-def visit(u):
-    state[u] = 1; path.append(u)
-    for v in sorted(deps[u]):
-        if state.get(v) == 1:
-            return path[path.index(v):] + [v]
-        if v not in state:
-            c = visit(v)
-            if c: return c
-    state[u] = 2; path.pop()
-    return None
-for u in sorted(units):
-    if u not in state:
-        c = visit(u)
-        if c:
-            print(" -> ".join(c)); break
-PY
-)
-if [ -z "$circle" ]; then ok "no include circle among the units of shim/diag/"
-else fail "include circle in shim/diag/: $circle"; fi
+# no include circle among the units of shim/diag/, core/, sys/ and report/
+# (a unit: x.c with x.h; a header without a .c counts as what it
+# includes), and no call circle among the objects of shim/diag/, sys/ and
+# report/ (tests/scripts/cycles.py). core/ is checked for include circles
+# only: input.c and input_elf.c call each other on purpose (a host ELF's
+# sections hold fatbin containers, whose walk is input.c's).
+CYCLES="python3 tests/scripts/cycles.py"
+if circle=$($CYCLES includes . shim/diag core sys report); then ok "no include circle among the units of shim/diag/, core/, sys/, report/"
+else fail "include circle: $circle"; fi
+diag_objs=$(ls "$BUILD"/obj/shim/diag/*.o "$BUILD"/obj/sys/*.o "$BUILD"/obj/report/*.o 2>/dev/null)
+n_objs=$(echo "$diag_objs" | grep -c .)
+if [ "$n_objs" -lt 20 ]; then fail "objects of shim/diag, sys, report missing under $BUILD/obj (make BUILD=$BUILD all)"
+elif circle=$($CYCLES calls $diag_objs); then ok "no call circle among the $n_objs objects of shim/diag/, sys/, report/"
+else fail "call circle: $circle"; fi
+# ... and the checks catch planted circles: diagnose.c including audit.h
+# while audit.c includes diagnose.h (a copy of the tree's headers), and two
+# objects calling each other
+mkdir -p "$tmp/tree"
+cp -r shim core sys report "$tmp/tree/"
+echo '#include "audit.h"' >>"$tmp/tree/shim/diag/diagnose.c"
+echo '#include "diagnose.h"' >>"$tmp/tree/shim/diag/audit.c"
+: >"$tmp/tree/shim/diag/diagnose.h"
+planted=$($CYCLES includes "$tmp/tree" shim/diag core sys report)
+if [ "$planted" = "shim/diag/audit -> shim/diag/diagnose -> shim/diag/audit" ]; then ok "a planted include circle is caught ($planted)"
+else fail "planted include circle not caught as expected (got: $planted)"; fi
+printf 'void pong(int);\nvoid ping(int n);\nvoid ping(int n) { if (n) pong(n - 1); }\n' >"$tmp/ping.c"
+printf 'void ping(int);\nvoid pong(int n);\nvoid pong(int n) { if (n) ping(n - 1); }\n' >"$tmp/pong.c"
+gcc -c -o "$tmp/ping.o" "$tmp/ping.c" && gcc -c -o "$tmp/pong.o" "$tmp/pong.c" || fail "cannot compile the planted call circle"
+planted=$($CYCLES calls "$tmp/ping.o" "$tmp/pong.o" "$BUILD/obj/shim/diag/stats.o")
+if [ "$planted" = "$tmp/ping -> $tmp/pong -> $tmp/ping" ]; then ok "a planted call circle is caught"
+else fail "planted call circle not caught as expected (got: $planted)"; fi
 if grep -qE '#include "(audit|fallback)\.h"' shim/diag/diagnose.c; then fail "diagnose.c includes audit.h or fallback.h"
 else ok "diagnose.c includes neither audit.h nor fallback.h (the counters are stats.c)"; fi
 
