@@ -6,7 +6,14 @@
  * Never changes the error and never faults: every image read goes through
  * kimg_image_bound (readable mappings) and the core's bounded parsers.
  * One report at a time (a mutex): failures are rare, the report model is
- * large, and serialising keeps thread stacks small and output whole. */
+ * large, and serialising keeps thread stacks small and output whole.
+ *
+ * Calls go one way: the policy units (audit.c, fallback.c) and the exit
+ * (summary.c) call in here; from here calls go down only, to the record
+ * of arch-dispatched failures (dispatch_track.c, which never reports), the
+ * writer (emit.c) and the counters (stats.c). A report audit.c holds back
+ * is kept here, so that a failure's report can write it first without
+ * calling back. tests/scripts/layers.sh checks it on the objects. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
