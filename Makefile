@@ -122,7 +122,7 @@ $(SHIM): $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
 # up-calls (shim/diag.h). fallback_plan and payload are core units whose
 # tests decompress through sys/codecs.c.
 unit_bin = $(addprefix $(BUILD)/tests/test_,$(1))
-UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload)
+UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib)
 UNIT_REPORT := $(call unit_bin,json report text_escape)
 UNIT_DIAG := $(call unit_bin,options registry)
 UNIT_LAYER_LIBS = $(CORE_LIB)

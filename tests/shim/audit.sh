@@ -106,6 +106,30 @@ run disp KIMG_AUDIT=1 -- "$MAIN" "$TMP/libdisp.so" probe
 check "a module for other GPUs next to code for this one: counted as arch-dispatched, not reported" \
 	eval 'report disp "R == []" && grep -qx "kimg: audit: 2 module loads checked, 0 cannot run on this device; 1 arch-dispatched (for other GPUs, in files with code for this one), not reported" "$TMP/disp.err"'
 
+# ---- registered before libcuda is loaded: the device from NVML ----
+# A runtime whose driver is not there (yet): the shim asks NVML
+# (sys/nvml.c) for the first device of CUDA_VISIBLE_DEVICES, without
+# initialising CUDA. The stand-in NVML's SM (FAKE_NVML_SM) is the oracle:
+# the stand-in driver, which would say 9.0, is not on the path.
+NV=$TMP/nvml
+mkdir -p "$NV" && cp "$FAKE"/libcudart.so* "$NV"/ &&
+	${CC:-gcc} -std=c11 -shared -fPIC -o "$NV/libnvidia-ml.so.1" tests/fake_cuda/fake_nvml.c ||
+	fail "cannot build the stand-in NVML"
+run nvml KIMG_AUDIT=1 FAKE_NVML_SM=120 LD_LIBRARY_PATH="$NV" -- "$PROGS/rt" "$FIX/sm80.fatbin" axpy
+check "no driver loaded: the device is NVML's first (SM 12.0, not Tegra), the module reported at its registration" \
+	report nvml 'len(R) == 1 and R[0]["call"] == "__cudaRegisterFatBinary" and R[0]["audit"] is True
+		and R[0]["device"]["sm"] == "12.0" and R[0]["device"]["tegra"] is False and R[0]["device"]["ordinal"] == 0
+		and R[0]["error"]["code"] == 209'
+run nvmlvis KIMG_AUDIT=1 FAKE_NVML_SM=80 FAKE_NVML_COUNT=2 CUDA_VISIBLE_DEVICES=1 LD_LIBRARY_PATH="$NV" -- \
+	"$PROGS/rt" "$FIX/sm80.fatbin" axpy
+check "CUDA_VISIBLE_DEVICES=1 of 2: asked by that index (SM 8.0: the module runs, nothing reported)" \
+	eval 'report nvmlvis "R == []" && grep -qx "kimg: audit: 1 module load checked, 0 cannot run on this device" "$TMP/nvmlvis.err"'
+for how in "FAKE_NVML_FAIL=1" "CUDA_VISIBLE_DEVICES=2 FAKE_NVML_COUNT=2" "CUDA_VISIBLE_DEVICES="; do
+	run nvmlno KIMG_AUDIT=1 $how LD_LIBRARY_PATH="$NV" -- "$PROGS/rt" "$FIX/sm80.fatbin" axpy
+	check "NVML cannot say ($how): not checked, counted as such" \
+		eval 'report nvmlno "R == []" && grep -qx "kimg: audit: 0 module loads checked, 0 cannot run on this device; 1 registered before the device could be asked, not checked" "$TMP/nvmlno.err"'
+done
+
 # ---- off ----
 run off -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
 check "KIMG_AUDIT unset: the failure is reported where it happens, no audit mark" \
