@@ -30,6 +30,7 @@ void probe_set_payload_limit(uint64_t bytes)
 struct scratch {
 	void *p;
 	uint64_t cap;
+	void *zstd_ctx;  /* this thread's ZSTD_DCtx, made on first use */
 };
 
 static pthread_key_t scratch_key;
@@ -39,6 +40,9 @@ static bool scratch_ok;
 static void scratch_free(void *v)
 {
 	struct scratch *sc = v;
+	const struct kimg_zstd_ctx_api *z = kimg_codecs_zstd_ctx();
+	if (sc->zstd_ctx && z)
+		z->free(sc->zstd_ctx);
 	free(sc->p);
 	free(sc);
 }
@@ -74,6 +78,19 @@ static void *scratch_get(uint64_t size)
 	return sc->p;
 }
 
+/* ZSTD_decompress through this thread's context: a fresh context per
+ * call cost more than decoding the small cubins of a link-stub test. */
+static size_t zstd_decompress_here(void *dst, size_t cap, const void *src, size_t n)
+{
+	const struct kimg_zstd_ctx_api *z = kimg_codecs_zstd_ctx();
+	struct scratch *sc = scratch_ok ? pthread_getspecific(scratch_key) : NULL;
+	if (z && sc && !sc->zstd_ctx)
+		sc->zstd_ctx = z->create();
+	if (z && sc && sc->zstd_ctx)
+		return z->decompress(sc->zstd_ctx, dst, cap, src, n);
+	return kimg_codecs_get()->zstd_decompress(dst, cap, src, n);
+}
+
 /* Plain payload of img; *owned is the buffer to free (NULL if none: the
  * thread's scratch buffer, valid until its next payload_of). */
 static int payload_of(const struct kimg_image *img, struct kimg_span *out, void **owned, struct kimg_error *err)
@@ -96,7 +113,10 @@ static int payload_of(const struct kimg_image *img, struct kimg_span *out, void 
 		 * (the walk set the mapping to random access). */
 		kimg_file_will_need(img->payload);
 	}
-	int rc = kimg_payload_get(img, kimg_codecs_get(), dst, cap, out, err);
+	struct kimg_codecs codecs = *kimg_codecs_get();
+	if (codecs.zstd_decompress && kimg_codecs_zstd_ctx())
+		codecs.zstd_decompress = zstd_decompress_here;
+	int rc = kimg_payload_get(img, &codecs, dst, cap, out, err);
 	if (rc < 0) {
 		free(own);
 		return rc;
