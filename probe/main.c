@@ -143,6 +143,15 @@ int main(int argc, char **argv)
 	}
 	kimg_zip_set_limits(max_member, (unsigned)max_ratio);
 	kimg_tar_set_member_max(max_member);
+	const char *native = getenv("KIMG_NATIVE");
+	if (native && *native) {
+		if (strcmp(native, "cuda") != 0 && strcmp(native, "auto") != 0) {
+			fprintf(stderr, "kimg-probe: KIMG_NATIVE='%s': expected 'cuda' (ask the CUDA driver) or 'auto'\n",
+				native);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_set_native_ask_driver(strcmp(native, "cuda") == 0);
+	}
 	const char *jobs = getenv("KIMG_JOBS");
 	if (jobs && *jobs) {
 		char *end;

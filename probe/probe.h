@@ -273,6 +273,9 @@ struct probe_target {
  * given twice (9.0, 90, sm_90) kept once. driver_version applies to
  * hypothetical devices (0 = no PTX ISA limit). Returns the count (>0) or
  * -1 after printing the problem to stderr. *targets is malloc'ed. */
+/* main: $KIMG_NATIVE=cuda asks the CUDA driver (cuInit) for --sm native
+ * even where NVML could answer. */
+void probe_set_native_ask_driver(bool on);
 int probe_parse_targets(char *const *lists, int n_lists, int driver_version, struct probe_target **targets);
 
 /* ---- small formatting helpers (format.c) ---- */

@@ -25,12 +25,19 @@ static int push(struct probe_target **v, size_t *n, size_t *cap, const struct pr
 	return 0;
 }
 
+/* main: KIMG_NATIVE=cuda (sys/driver_query.h: kimg_native_devices). */
+static bool native_ask_driver;
+
+void probe_set_native_ask_driver(bool on)
+{
+	native_ask_driver = on;
+}
+
 static int add_native(struct probe_target **v, size_t *n, size_t *cap)
 {
 	struct kimg_device devs[MAX_NATIVE];
-	struct kimg_driver_info info;
 	struct kimg_error err = { 0, 0, "" };
-	int count = kimg_driver_query(&info, devs, MAX_NATIVE, &err);
+	int count = kimg_native_devices(devs, MAX_NATIVE, native_ask_driver, &err);
 	if (count < 0) {
 		fprintf(stderr, "kimg-probe: --sm native: %s\n", err.what);
 		return -1;

@@ -156,3 +156,21 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 	}
 	return (int)n;
 }
+
+int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, struct kimg_error *err)
+{
+	const struct kimg_cu_api *api;
+	int version = 0, n;
+	struct kimg_error ignored;
+	if (!ask_driver && kimg_driver_api_load(&api, &ignored) == 0 && api->cuDriverGetVersion(&version) == 0 &&
+	    (n = kimg_nvml_uniform_gpus(devs, cap)) > 0) {
+		for (int i = 0; i < n; i++) {
+			devs[i].driver_version = version;
+			devs[i].force_ptx_jit = env_on("CUDA_FORCE_PTX_JIT") || env_on("CUDA_FORCE_JIT");
+			devs[i].disable_ptx_jit = env_on("CUDA_DISABLE_PTX_JIT") || env_on("CUDA_DISABLE_JIT");
+		}
+		return n;
+	}
+	struct kimg_driver_info info;
+	return kimg_driver_query(&info, devs, cap, err);
+}

@@ -34,6 +34,12 @@ struct kimg_driver_info {
 int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
 		      struct kimg_error *err);
 
+/* The GPUs `check --sm native` judges for: kimg_driver_query's answer,
+ * without cuInit (a quarter of a second and more) where NVML gives the
+ * same one (kimg_nvml_uniform_gpus) and libcuda its version; else, or
+ * with ask_driver, kimg_driver_query itself. Same return and errors. */
+int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, struct kimg_error *err);
+
 /* libcuda.so.1's entry points for kimg_cu_device_facts and the probe's
  * other driver questions (sys/gpu_readings.c: the UUIDs), loaded once and
  * kept. Returns 0 with *api set, or -ENOENT / -ENOSYS as kimg_driver_query

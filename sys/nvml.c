@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lazylib.h"
+#include "rules_tables.h"
 
 static struct kimg_nvml_api api;
 
@@ -74,4 +75,42 @@ bool kimg_nvml_first_visible_device(struct kimg_device *d)
 		d->name[0] = '\0';
 	d->name[sizeof d->name - 1] = '\0';
 	return true;
+}
+
+int kimg_nvml_uniform_gpus(struct kimg_device *devs, size_t cap)
+{
+	const struct kimg_nvml_api *n = kimg_nvml();
+	if (!n || !n->init || !n->count || !n->by_index || !n->name || !n->cc || getenv("CUDA_VISIBLE_DEVICES"))
+		return -1;
+	if (n->init() != 0)
+		return -1;
+	unsigned count = 0;
+	int found = -1;
+	if (n->count(&count) != 0 || count == 0 || count > cap)
+		goto out;
+	for (unsigned i = 0; i < count; i++) {
+		struct kimg_device *d = &devs[i];
+		void *dev = NULL;
+		int major = 0, minor = 0;
+		unsigned mig = 0, pending = 0;
+		memset(d, 0, sizeof *d);
+		if (n->by_index(i, &dev) != 0 || n->cc(dev, &major, &minor) != 0 ||
+		    n->name(dev, d->name, (unsigned)sizeof d->name) != 0 || !d->name[0])
+			goto out;
+		d->name[sizeof d->name - 1] = '\0';
+		/* MIG mode: CUDA sees instances, not the GPU. A GPU without MIG
+		 * answers "not supported", which is not MIG. */
+		if (n->mig_mode && n->mig_mode(dev, &mig, &pending) == 0 && mig != 0)
+			goto out;
+		d->cc.sm = (uint16_t)(major * 10 + minor);
+		d->cc.variant = KIMG_VARIANT_PLAIN;
+		d->ordinal = (int)i;
+		if (kimg_sm_is_tegra(d->cc.sm) || (i > 0 && (d->cc.sm != devs[0].cc.sm || strcmp(d->name, devs[0].name) != 0)))
+			goto out;
+	}
+	found = (int)count;
+out:
+	if (n->shutdown)
+		n->shutdown();
+	return found;
 }

@@ -41,4 +41,14 @@ const struct kimg_nvml_api *kimg_nvml(void);
  * initialised. False when NVML cannot say, or no device is visible. */
 bool kimg_nvml_first_visible_device(struct kimg_device *d);
 
+/* Every GPU NVML sees, when CUDA would see the same GPUs and the order
+ * cannot matter: CUDA_VISIBLE_DEVICES unset, no GPU in MIG mode, all of
+ * one name and compute capability, none in the Tegra table (whose
+ * integrated flag only the CUDA driver gives). Fills up to cap devices
+ * (name, cc, ordinal; tegra false, driver_version 0: the caller asks
+ * libcuda, whose version a cuda-compat package may raise above NVML's).
+ * Returns the count, or -1 when NVML cannot say that much (then cuInit
+ * must answer). NVML is shut down again. */
+int kimg_nvml_uniform_gpus(struct kimg_device *devs, size_t cap);
+
 #endif
