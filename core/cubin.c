@@ -11,19 +11,13 @@
  * (wrapping offsets, indices out of range, wrong sizes or types),
  * -KIMG_ENOTSUP for a well-formed ELF of a CUDA ABI or type kimg does not
  * know. */
-#include "elf_defs.h"
+#include "elf64.h"
 #include "cubin.h"
 
 #include <limits.h>
 #include <string.h>
 
-/* ELF constants (System V gABI); CUDA-specific ones from docs/format.md §8/§10. */
-
-struct shdr {
-	uint32_t name, type, link;
-	uint64_t offset, size, entsize;
-};
-
+/* The opened cubin: its section table, range-checked by elf_open. */
 struct elf {
 	struct kimg_span bytes;
 	uint64_t shoff;
@@ -33,38 +27,30 @@ struct elf {
 
 static uint64_t shdr_off(const struct elf *e, uint32_t idx)
 {
-	return e->shoff + (uint64_t)idx * KIMG_ELF_SHDR_SIZE;
+	return kimg_elf_entry_offset(e->shoff, idx, KIMG_ELF_SHDR_SIZE);
 }
 
 /* Section header idx; the table itself was range-checked by elf_open
  * (except section 0 read before shnum is known, which checks itself). */
-static int elf_shdr(const struct elf *e, uint32_t idx, struct shdr *sh, struct kimg_error *err)
+static int elf_shdr(const struct elf *e, uint32_t idx, struct kimg_elf_shdr *sh, struct kimg_error *err)
 {
-	uint64_t off = shdr_off(e, idx);
-	uint64_t o = off;
-	if (!kimg_span_has(&e->bytes, off, KIMG_ELF_SHDR_SIZE))
-		return kimg_error_set(err, -KIMG_ETRUNC, off, "cubin section header %u past the end", idx);
-	kimg_span_u32(&e->bytes, o + 0, &sh->name);
-	kimg_span_u32(&e->bytes, o + 4, &sh->type);
-	kimg_span_u64(&e->bytes, o + 24, &sh->offset);
-	kimg_span_u64(&e->bytes, o + 32, &sh->size);
-	kimg_span_u32(&e->bytes, o + 40, &sh->link);
-	kimg_span_u64(&e->bytes, o + 56, &sh->entsize);
+	if (!kimg_elf_shdr_read(&e->bytes, e->shoff, idx, sh))
+		return kimg_error_set(err, -KIMG_ETRUNC, shdr_off(e, idx), "cubin section header %u past the end", idx);
 	return 0;
 }
 
 /* The bytes of a section; NOBITS and NULL sections occupy none. */
-static int elf_sec_data(const struct elf *e, uint32_t idx, const struct shdr *sh, struct kimg_span *out,
+static int elf_sec_data(const struct elf *e, uint32_t idx, const struct kimg_elf_shdr *sh, struct kimg_span *out,
 			struct kimg_error *err)
 {
 	*out = kimg_span_make(NULL, 0);
 	if (sh->type == KIMG_SHT_NOBITS || sh->type == KIMG_SHT_NULL)
 		return 0;
 	if (sh->offset + sh->size < sh->offset)
-		return kimg_error_set(err, -KIMG_EFORMAT, shdr_off(e, idx) + 24,
+		return kimg_error_set(err, -KIMG_EFORMAT, shdr_off(e, idx) + KIMG_SH_OFFSET_AT,
 				      "cubin section %u offset+size wraps", idx);
 	if (!kimg_span_has(&e->bytes, sh->offset, sh->size))
-		return kimg_error_set(err, -KIMG_ETRUNC, shdr_off(e, idx) + 24,
+		return kimg_error_set(err, -KIMG_ETRUNC, shdr_off(e, idx) + KIMG_SH_OFFSET_AT,
 				      "cubin section %u [%llu, +%llu) past the end (%llu bytes)", idx,
 				      (unsigned long long)sh->offset, (unsigned long long)sh->size,
 				      (unsigned long long)e->bytes.size);
@@ -91,89 +77,79 @@ static int elf_abi(uint8_t osabi, uint8_t abiversion, uint8_t *abi, struct kimg_
 /* The program header table and every segment's file extent: the driver
  * loads an EXEC cubin by its segments, so a table or segment cut off
  * (a truncated download) is an image it rejects, not a runnable one. */
-static int elf_check_segments(const struct elf *e, uint64_t phoff, uint16_t phentsize, uint16_t phnum16,
-			      struct kimg_error *err)
+static int elf_check_segments(const struct elf *e, const struct kimg_elf_ehdr *eh, struct kimg_error *err)
 {
-	uint64_t phnum = phnum16;
+	uint64_t phoff = eh->phoff, phnum = eh->phnum;
 	if (phoff == 0 && phnum == 0)
 		return 0;
-	if (phentsize != KIMG_ELF_PHDR_SIZE)
-		return kimg_error_set(err, -KIMG_EFORMAT, 54, "cubin program header size %u, expected 56", phentsize);
-	if (phnum16 == KIMG_ELF_PN_XNUM) {
+	if (eh->phentsize != KIMG_ELF_PHDR_SIZE)
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_PHENTSIZE_AT, "cubin program header size %u, expected 56",
+				      eh->phentsize);
+	if (eh->phnum == KIMG_ELF_PN_XNUM) {
 		/* Extended numbering: the real count is section 0's sh_info. */
-		uint32_t info;
-		if (!kimg_span_u32(&e->bytes, e->shoff + 44, &info))
+		struct kimg_elf_shdr sh0;
+		if (!kimg_elf_shdr_read(&e->bytes, e->shoff, 0, &sh0))
 			return kimg_error_set(err, -KIMG_ETRUNC, e->shoff, "cubin section 0 past the end");
-		phnum = info;
+		phnum = kimg_elf_phnum(eh, &sh0);
 	}
 	uint64_t table = phnum * KIMG_ELF_PHDR_SIZE; /* < 2^38: no overflow */
 	if (phoff + table < phoff)
-		return kimg_error_set(err, -KIMG_EFORMAT, 32, "cubin program header table offset wraps");
-	if (!kimg_span_has(&e->bytes, phoff, table))
-		return kimg_error_set(err, -KIMG_ETRUNC, 32,
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_PHOFF_AT, "cubin program header table offset wraps");
+	if (!kimg_elf_table_fits(&e->bytes, phoff, phnum, KIMG_ELF_PHDR_SIZE))
+		return kimg_error_set(err, -KIMG_ETRUNC, KIMG_EH_PHOFF_AT,
 				      "cubin program header table (%llu entries at %llu) past the end (%llu bytes)",
 				      (unsigned long long)phnum, (unsigned long long)phoff,
 				      (unsigned long long)e->bytes.size);
 	for (uint64_t i = 0; i < phnum; i++) {
-		uint64_t h = phoff + i * KIMG_ELF_PHDR_SIZE, off, filesz;
-		kimg_span_u64(&e->bytes, h + 8, &off);
-		kimg_span_u64(&e->bytes, h + 32, &filesz);
-		if (filesz == 0)
+		uint64_t h = kimg_elf_entry_offset(phoff, i, KIMG_ELF_PHDR_SIZE) + KIMG_PH_OFFSET_AT;
+		struct kimg_elf_phdr ph;
+		kimg_elf_phdr_read(&e->bytes, phoff, i, &ph);
+		if (ph.filesz == 0)
 			continue;
-		if (off + filesz < off)
-			return kimg_error_set(err, -KIMG_EFORMAT, h + 8, "cubin segment %llu offset+size wraps",
+		if (ph.offset + ph.filesz < ph.offset)
+			return kimg_error_set(err, -KIMG_EFORMAT, h, "cubin segment %llu offset+size wraps",
 					      (unsigned long long)i);
-		if (!kimg_span_has(&e->bytes, off, filesz))
-			return kimg_error_set(err, -KIMG_ETRUNC, h + 8,
+		if (!kimg_span_has(&e->bytes, ph.offset, ph.filesz))
+			return kimg_error_set(err, -KIMG_ETRUNC, h,
 					      "cubin segment %llu [%llu, +%llu) past the end (%llu bytes)",
-					      (unsigned long long)i, (unsigned long long)off,
-					      (unsigned long long)filesz, (unsigned long long)e->bytes.size);
+					      (unsigned long long)i, (unsigned long long)ph.offset,
+					      (unsigned long long)ph.filesz, (unsigned long long)e->bytes.size);
 	}
 	return 0;
 }
 
 static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_info *info, struct kimg_error *err)
 {
-	static const uint8_t magic[4] = { 0x7f, 'E', 'L', 'F' };
-	const uint8_t *ident = kimg_span_at(&bytes, 0, 16);
-	uint16_t type, machine, shentsize, shnum16, shstrndx16, phentsize, phnum16;
+	const uint8_t *ident = kimg_span_at(&bytes, 0, KIMG_ELF_IDENT_SIZE);
+	struct kimg_elf_ehdr eh;
 	uint32_t flags;
-	uint64_t shoff, phoff;
 	int rc;
 
 	memset(e, 0, sizeof *e);
 	memset(info, 0, sizeof *info);
 	e->bytes = bytes;
-	if (!ident || memcmp(ident, magic, 4) != 0) {
-		const uint8_t *m = kimg_span_at(&bytes, 0, 4);
-		if (!ident && m && memcmp(m, magic, 4) == 0)
-			return kimg_error_set(err, -KIMG_ETRUNC, 0, "cubin ELF header cut at %llu bytes",
-					      (unsigned long long)bytes.size);
+	if (!kimg_elf_has_magic(bytes))
 		return kimg_error_set(err, -KIMG_EFORMAT, 0, "not an ELF file");
-	}
-	if (ident[4] != KIMG_ELFCLASS64 || ident[5] != KIMG_ELFDATA2LSB)
-		return kimg_error_set(err, -KIMG_EFORMAT, 4, "cubin is not ELF64 little-endian (class %u, data %u)",
-				      ident[4], ident[5]);
-	if (!kimg_span_has(&bytes, 0, KIMG_ELF_EHDR_SIZE))
+	if (!ident)
 		return kimg_error_set(err, -KIMG_ETRUNC, 0, "cubin ELF header cut at %llu bytes",
 				      (unsigned long long)bytes.size);
-	kimg_span_u16(&bytes, 16, &type);
-	kimg_span_u16(&bytes, 18, &machine);
-	kimg_span_u64(&bytes, 32, &phoff);
-	kimg_span_u64(&bytes, 40, &shoff);
-	kimg_span_u32(&bytes, 48, &flags);
-	kimg_span_u16(&bytes, 54, &phentsize);
-	kimg_span_u16(&bytes, 56, &phnum16);
-	kimg_span_u16(&bytes, 58, &shentsize);
-	kimg_span_u16(&bytes, 60, &shnum16);
-	kimg_span_u16(&bytes, 62, &shstrndx16);
-	if (machine != KIMG_EM_CUDA)
-		return kimg_error_set(err, -KIMG_EFORMAT, 18, "ELF machine %u is not EM_CUDA (190)", machine);
-	if ((rc = elf_abi(ident[7], ident[8], &info->abi, err)))
+	if (ident[KIMG_EI_CLASS] != KIMG_ELFCLASS64 || ident[KIMG_EI_DATA] != KIMG_ELFDATA2LSB)
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EI_CLASS,
+				      "cubin is not ELF64 little-endian (class %u, data %u)", ident[KIMG_EI_CLASS],
+				      ident[KIMG_EI_DATA]);
+	if (!kimg_elf_ehdr_read(&bytes, &eh))
+		return kimg_error_set(err, -KIMG_ETRUNC, 0, "cubin ELF header cut at %llu bytes",
+				      (unsigned long long)bytes.size);
+	flags = eh.flags;
+	if (eh.machine != KIMG_EM_CUDA)
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_MACHINE_AT, "ELF machine %u is not EM_CUDA (190)",
+				      eh.machine);
+	if ((rc = elf_abi(ident[KIMG_EI_OSABI], ident[KIMG_EI_ABIVERSION], &info->abi, err)))
 		return rc;
-	if (type != KIMG_ET_REL && type != KIMG_ET_EXEC)
-		return kimg_error_set(err, -KIMG_ENOTSUP, 16, "cubin ELF type %u is neither REL nor EXEC", type);
-	info->e_type = type;
+	if (eh.type != KIMG_ET_REL && eh.type != KIMG_ET_EXEC)
+		return kimg_error_set(err, -KIMG_ENOTSUP, KIMG_EH_TYPE_AT, "cubin ELF type %u is neither REL nor EXEC",
+				      eh.type);
+	info->e_type = eh.type;
 	info->e_flags = flags;
 	if (info->abi == 1) {
 		info->sm = flags & 0xff;
@@ -184,55 +160,53 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
 		info->sm = (flags >> 8) & 0xff;
 	}
 
-	if (shoff == 0)
-		return kimg_error_set(err, -KIMG_EFORMAT, 40, "cubin has no section header table");
-	if (shentsize != KIMG_ELF_SHDR_SIZE)
-		return kimg_error_set(err, -KIMG_EFORMAT, 58, "cubin section header size %u, expected 64", shentsize);
-	e->shoff = shoff;
-	e->shnum = shnum16;
-	e->shstrndx = shstrndx16;
-	if (shnum16 == 0 || shstrndx16 == KIMG_SHN_XINDEX) {
-		/* Extended numbering: section 0 holds the real count in
-		 * sh_size and the real name-table index in sh_link. */
-		struct shdr sh0;
+	if (eh.shoff == 0)
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_SHOFF_AT, "cubin has no section header table");
+	if (eh.shentsize != KIMG_ELF_SHDR_SIZE)
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_SHENTSIZE_AT, "cubin section header size %u, expected 64",
+				      eh.shentsize);
+	e->shoff = eh.shoff;
+	e->shnum = eh.shnum;
+	e->shstrndx = eh.shstrndx;
+	if (kimg_elf_needs_section0(&eh)) {
+		struct kimg_elf_shdr sh0;
+		uint64_t shnum;
 		if ((rc = elf_shdr(e, 0, &sh0, err)))
 			return rc;
-		if (shnum16 == 0) {
-			if (sh0.size > UINT32_MAX)
-				return kimg_error_set(err, -KIMG_EFORMAT, shoff + 32, "cubin section count %llu too large",
-						      (unsigned long long)sh0.size);
-			e->shnum = (uint32_t)sh0.size;
-		}
-		if (shstrndx16 == KIMG_SHN_XINDEX)
-			e->shstrndx = sh0.link;
+		shnum = kimg_elf_shnum(&eh, &sh0);
+		if (shnum > UINT32_MAX)
+			return kimg_error_set(err, -KIMG_EFORMAT, eh.shoff + KIMG_SH_SIZE_AT, "cubin section count %llu too large",
+					      (unsigned long long)shnum);
+		e->shnum = (uint32_t)shnum;
+		e->shstrndx = (uint32_t)kimg_elf_shstrndx(&eh, &sh0);
 	}
 	if (e->shnum == 0)
-		return kimg_error_set(err, -KIMG_EFORMAT, 60, "cubin has no sections");
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_SHNUM_AT, "cubin has no sections");
 	uint64_t table = (uint64_t)e->shnum * KIMG_ELF_SHDR_SIZE; /* < 2^38: no overflow */
-	if (shoff + table < shoff)
-		return kimg_error_set(err, -KIMG_EFORMAT, 40, "cubin section header table offset wraps");
-	if (!kimg_span_has(&bytes, shoff, table))
-		return kimg_error_set(err, -KIMG_ETRUNC, 40, "cubin section header table (%u entries) past the end",
+	if (eh.shoff + table < eh.shoff)
+		return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_SHOFF_AT, "cubin section header table offset wraps");
+	if (!kimg_elf_table_fits(&bytes, eh.shoff, e->shnum, KIMG_ELF_SHDR_SIZE))
+		return kimg_error_set(err, -KIMG_ETRUNC, KIMG_EH_SHOFF_AT, "cubin section header table (%u entries) past the end",
 				      e->shnum);
 
 	/* Every section's extent, once, so later readers need not care. */
 	for (uint32_t i = 0; i < e->shnum; i++) {
-		struct shdr sh;
+		struct kimg_elf_shdr sh;
 		struct kimg_span data;
 		if ((rc = elf_shdr(e, i, &sh, err)) || (rc = elf_sec_data(e, i, &sh, &data, err)))
 			return rc;
 	}
-	if ((rc = elf_check_segments(e, phoff, phentsize, phnum16, err)))
+	if ((rc = elf_check_segments(e, &eh, err)))
 		return rc;
 	if (e->shstrndx != KIMG_SHN_UNDEF) {
-		struct shdr sh;
+		struct kimg_elf_shdr sh;
 		if (e->shstrndx >= e->shnum)
-			return kimg_error_set(err, -KIMG_EFORMAT, 62, "cubin section-name table index %u out of %u",
-					      e->shstrndx, e->shnum);
+			return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_SHSTRNDX_AT,
+					      "cubin section-name table index %u out of %u", e->shstrndx, e->shnum);
 		if ((rc = elf_shdr(e, e->shstrndx, &sh, err)))
 			return rc;
 		if (sh.type != KIMG_SHT_STRTAB)
-			return kimg_error_set(err, -KIMG_EFORMAT, shdr_off(e, e->shstrndx) + 4,
+			return kimg_error_set(err, -KIMG_EFORMAT, shdr_off(e, e->shstrndx) + KIMG_SH_TYPE_AT,
 					      "cubin section-name table %u has type %u, not STRTAB", e->shstrndx, sh.type);
 	}
 	return 0;
@@ -242,7 +216,7 @@ static int elf_open(struct kimg_span bytes, struct elf *e, struct kimg_cubin_inf
  * each kernel entry. A cubin without .symtab has no kernels. */
 static int elf_walk_kernels(const struct elf *e, kimg_name_fn fn, void *ctx, struct kimg_error *err)
 {
-	struct shdr sym, str;
+	struct kimg_elf_shdr sym, str;
 	struct kimg_span syms, strs;
 	uint32_t idx;
 	int rc, count = 0;
@@ -257,38 +231,36 @@ static int elf_walk_kernels(const struct elf *e, kimg_name_fn fn, void *ctx, str
 		return 0;
 	uint64_t at = shdr_off(e, idx);
 	if (sym.entsize != KIMG_ELF_SYM_SIZE || sym.size % KIMG_ELF_SYM_SIZE != 0)
-		return kimg_error_set(err, -KIMG_EFORMAT, at + 56, "cubin .symtab entry size %llu, size %llu",
+		return kimg_error_set(err, -KIMG_EFORMAT, at + KIMG_SH_ENTSIZE_AT, "cubin .symtab entry size %llu, size %llu",
 				      (unsigned long long)sym.entsize, (unsigned long long)sym.size);
 	if (sym.link == KIMG_SHN_UNDEF || sym.link >= e->shnum)
-		return kimg_error_set(err, -KIMG_EFORMAT, at + 40, "cubin .symtab string table index %u out of %u",
-				      sym.link, e->shnum);
+		return kimg_error_set(err, -KIMG_EFORMAT, at + KIMG_SH_LINK_AT,
+				      "cubin .symtab string table index %u out of %u", sym.link, e->shnum);
 	if ((rc = elf_shdr(e, sym.link, &str, err)))
 		return rc;
 	if (str.type != KIMG_SHT_STRTAB)
-		return kimg_error_set(err, -KIMG_EFORMAT, at + 40, "cubin .symtab links section %u of type %u, not STRTAB",
-				      sym.link, str.type);
+		return kimg_error_set(err, -KIMG_EFORMAT, at + KIMG_SH_LINK_AT,
+				      "cubin .symtab links section %u of type %u, not STRTAB", sym.link, str.type);
 	if ((rc = elf_sec_data(e, idx, &sym, &syms, err)) || (rc = elf_sec_data(e, sym.link, &str, &strs, err)))
 		return rc;
 
-	for (uint64_t off = 0; off + KIMG_ELF_SYM_SIZE <= syms.size; off += KIMG_ELF_SYM_SIZE) {
-		uint32_t name;
-		const uint8_t *info_other = kimg_span_at(&syms, off + 4, 2);
-		kimg_span_u32(&syms, off, &name);
-		if (!info_other || (info_other[0] & 0xf) != KIMG_STT_FUNC || !(info_other[1] & KIMG_STO_CUDA_ENTRY))
+	struct kimg_elf_sym s;
+	for (uint64_t j = 0; kimg_elf_sym_read(&syms, j, &s); j++) {
+		uint64_t off = j * KIMG_ELF_SYM_SIZE;
+		size_t len;
+		if (KIMG_ELF_ST_TYPE(s.info) != KIMG_STT_FUNC || !(s.other & KIMG_STO_CUDA_ENTRY))
 			continue;
 		/* The name must end inside the table (libbpf checks its
 		 * string sections the same way before reading a string). */
-		uint64_t rest = name < strs.size ? strs.size - name : 0;
-		const uint8_t *s = kimg_span_at(&strs, name, rest);
-		const uint8_t *nul = s && rest ? memchr(s, 0, (size_t)rest) : NULL;
-		if (!nul)
+		const char *name = kimg_elf_string(strs, s.name, &len);
+		if (!name)
 			return kimg_error_set(err, -KIMG_EFORMAT, sym.offset + off,
 					      "cubin kernel symbol name %u not NUL-terminated inside its %llu-byte table",
-					      name, (unsigned long long)strs.size);
+					      s.name, (unsigned long long)strs.size);
 		if (count == INT_MAX)
 			return kimg_error_set(err, -KIMG_ELIMIT, sym.offset + off, "more than %d kernels", INT_MAX);
 		count++;
-		if (fn && (rc = fn(ctx, (const char *)s, (size_t)(nul - s))))
+		if (fn && (rc = fn(ctx, name, len)))
 			return rc;
 	}
 	return count;

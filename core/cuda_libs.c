@@ -7,14 +7,13 @@
  * cuFFT 10.x shipped with CUDA 11, 11.x with 12, 12.x with 13; cuSOLVER
  * 12.x with CUDA 13. cuRAND (.so.10) and cuSPARSE (.so.12) span several
  * CUDA majors, so their soname says nothing about the CUDA version. */
-#include "elf_defs.h"
 #include "cuda_libs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_host.h"
+#include "elf64.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* The embedded-string search reads these sections only, and only up to
@@ -125,25 +124,19 @@ static const struct kimg_cuda_lib_kind *match_name(const char *base, const char 
 }
 
 /* NUL-terminated string at off inside the section strtab, or NULL. */
-static const char *section_string(const struct kimg_host_elf *e, uint32_t strtab_index, uint64_t off)
+static const char *section_string(const struct kimg_elf *e, uint32_t strtab_index, uint64_t off)
 {
 	if (strtab_index == 0 || strtab_index >= e->shnum)
 		return NULL;
-	struct kimg_elf_shdr st = kimg_host_elf_shdr(e, strtab_index);
-	if (!kimg_host_elf_has_data(e, &st) || off >= st.size)
-		return NULL;
-	const char *s = (const char *)e->in.data + st.offset + off;
-	if (!memchr(s, '\0', st.size - off))
-		return NULL;
-	return s;
+	struct kimg_elf_shdr st = kimg_elf_shdr(e, strtab_index);
+	return kimg_elf_string(kimg_elf_section_bytes(e, &st), off, NULL);
 }
 
-static void read_soname(const struct kimg_host_elf *e, const struct kimg_elf_shdr *h, char *out, size_t size)
+static void read_soname(const struct kimg_elf *e, const struct kimg_elf_shdr *h, char *out, size_t size)
 {
-	for (uint64_t at = 0; at + 16 <= h->size && at < (1u << 20); at += 16) {
-		uint64_t tag = 0, val = 0;
-		kimg_span_u64(&e->in, h->offset + at, &tag);
-		kimg_span_u64(&e->in, h->offset + at + 8, &val);
+	struct kimg_span dynamic = kimg_elf_section_bytes(e, h);
+	uint64_t tag, val;
+	for (uint64_t j = 0; j < (1u << 20) / KIMG_ELF_DYN_SIZE && kimg_elf_dyn_read(&dynamic, j, &tag, &val); j++) {
 		if (tag == KIMG_DT_NULL)
 			return;
 		if (tag == KIMG_DT_SONAME) {
@@ -156,7 +149,7 @@ static void read_soname(const struct kimg_host_elf *e, const struct kimg_elf_shd
 }
 
 /* Highest "<stem>.so.N[.M]" among the version definitions. */
-static void read_verdef(const struct kimg_host_elf *e, const struct kimg_elf_shdr *h, const char *stem,
+static void read_verdef(const struct kimg_elf *e, const struct kimg_elf_shdr *h, const char *stem,
 			int *major, int *minor)
 {
 	uint64_t at = 0;
@@ -208,22 +201,21 @@ static bool read_release(struct kimg_span sec, int *major, int *minor)
 
 static void read_elf(struct kimg_span bytes, struct kimg_cuda_lib *lib)
 {
-	struct kimg_host_elf e;
-	const uint8_t *m = kimg_span_at(&bytes, 0, 4);
-	if (!m || memcmp(m, "\177ELF", 4) != 0 || kimg_host_elf_open(bytes, &e, NULL) != 0)
+	struct kimg_elf e;
+	if (!kimg_elf_has_magic(bytes) || kimg_elf_open(bytes, &e, NULL) != 0)
 		return;
 	int vd_major = -1, vd_minor = -1, rel_major = -1, rel_minor = -1;
 	for (uint64_t i = 0; i < e.shnum; i++) {
-		struct kimg_elf_shdr h = kimg_host_elf_shdr(&e, i);
-		if (!kimg_host_elf_has_data(&e, &h))
+		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
+		if (!kimg_elf_has_data(&e, &h))
 			continue;
 		if (h.type == KIMG_SHT_DYNAMIC && !lib->soname[0])
 			read_soname(&e, &h, lib->soname, sizeof lib->soname);
 		else if (h.type == KIMG_SHT_GNU_VERDEF)
 			read_verdef(&e, &h, lib->kind->stem, &vd_major, &vd_minor);
 		else if (rel_major < 0 && h.type == KIMG_SHT_PROGBITS && h.size <= RELEASE_SCAN_MAX &&
-			 strcmp(kimg_host_elf_name(&e, &h), ".rodata") == 0)
-			read_release(kimg_span_sub(&bytes, h.offset, h.size), &rel_major, &rel_minor);
+			 strcmp(kimg_elf_section_name(&e, &h), ".rodata") == 0)
+			read_release(kimg_elf_section_bytes(&e, &h), &rel_major, &rel_minor);
 	}
 	if (lib->soname[0]) {
 		const char *after = NULL;

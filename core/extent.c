@@ -2,7 +2,7 @@
  * (cuModuleLoadData, cuLibraryLoadData, __cudaRegisterFatBinary take bare
  * pointers). The object's own headers bound it; `limit` bounds how far we
  * are willing to believe them. Reads stay inside what has been established. */
-#include "elf_defs.h"
+#include "elf64.h"
 #include "fatbin.h"
 
 #define WRAPPER_SIZE 24u
@@ -19,59 +19,50 @@ static void grow(uint64_t *end, uint64_t off, uint64_t len, bool *overflow)
  * and every section / segment with file contents. */
 static int elf_extent(const struct kimg_span *s, uint64_t *size, struct kimg_error *err)
 {
-	const uint8_t *id = kimg_span_at(s, 0, KIMG_ELF_EHDR_SIZE);
-	uint64_t shoff, phoff, end = KIMG_ELF_EHDR_SIZE, shnum;
-	uint16_t shentsize, e_shnum, phentsize, phnum;
+	struct kimg_elf_ehdr eh;
+	uint64_t end = KIMG_ELF_EHDR_SIZE, shnum;
 	bool overflow = false;
 
-	if (!id)
+	if (!kimg_elf_ehdr_read(s, &eh))
 		return kimg_error_set(err, -KIMG_ETRUNC, 0, "ELF image: limit ends inside the ELF header");
-	if (id[4] != 2 || id[5] != 1)
+	if (eh.ident[KIMG_EI_CLASS] != KIMG_ELFCLASS64 || eh.ident[KIMG_EI_DATA] != KIMG_ELFDATA2LSB)
 		return kimg_error_set(err, -KIMG_ENOTSUP, 0, "ELF image: class %u / data %u, only ELF64 little-endian",
-				      id[4], id[5]);
-	kimg_span_u64(s, 0x20, &phoff);
-	kimg_span_u64(s, 0x28, &shoff);
-	kimg_span_u16(s, 0x36, &phentsize);
-	kimg_span_u16(s, 0x38, &phnum);
-	kimg_span_u16(s, 0x3A, &shentsize);
-	kimg_span_u16(s, 0x3C, &e_shnum);
+				      eh.ident[KIMG_EI_CLASS], eh.ident[KIMG_EI_DATA]);
 
-	shnum = e_shnum;
-	if (shoff != 0) {
-		uint64_t sh0_size;
-		if (shentsize != KIMG_ELF_SHDR_SIZE)
-			return kimg_error_set(err, -KIMG_EFORMAT, 0x3A, "ELF image: e_shentsize %u", shentsize);
+	shnum = eh.shnum;
+	if (eh.shoff != 0) {
+		if (eh.shentsize != KIMG_ELF_SHDR_SIZE)
+			return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_SHENTSIZE_AT, "ELF image: e_shentsize %u",
+					      eh.shentsize);
 		/* Extended numbering: e_shnum 0 means the count is in section 0. */
-		if (shnum == 0) {
-			if (!kimg_span_u64(s, shoff + 0x20, &sh0_size))
-				return kimg_error_set(err, -KIMG_ETRUNC, shoff, "ELF image: section 0 past the limit");
-			shnum = sh0_size;
+		if (eh.shnum == 0) {
+			struct kimg_elf_shdr sh0;
+			if (!kimg_elf_shdr_read(s, eh.shoff, 0, &sh0))
+				return kimg_error_set(err, -KIMG_ETRUNC, eh.shoff, "ELF image: section 0 past the limit");
+			shnum = kimg_elf_shnum(&eh, &sh0);
 		}
-		if (shoff > s->size || shnum > (s->size - shoff) / KIMG_ELF_SHDR_SIZE)
-			return kimg_error_set(err, -KIMG_ETRUNC, shoff, "ELF image: %llu section headers pass the limit",
+		if (!kimg_elf_table_fits(s, eh.shoff, shnum, KIMG_ELF_SHDR_SIZE))
+			return kimg_error_set(err, -KIMG_ETRUNC, eh.shoff, "ELF image: %llu section headers pass the limit",
 					      (unsigned long long)shnum);
-		grow(&end, shoff, shnum * KIMG_ELF_SHDR_SIZE, &overflow);
-		for (uint64_t i = 0; i < shnum; i++) {
-			uint64_t h = shoff + i * KIMG_ELF_SHDR_SIZE, off, len;
-			uint32_t type;
-			kimg_span_u32(s, h + 0x04, &type);
-			kimg_span_u64(s, h + 0x18, &off);
-			kimg_span_u64(s, h + 0x20, &len);
-			if (i > 0 && type != KIMG_SHT_NOBITS)
-				grow(&end, off, len, &overflow);
+		grow(&end, eh.shoff, shnum * KIMG_ELF_SHDR_SIZE, &overflow);
+		for (uint64_t i = 1; i < shnum; i++) {
+			struct kimg_elf_shdr sh;
+			kimg_elf_shdr_read(s, eh.shoff, i, &sh);
+			if (sh.type != KIMG_SHT_NOBITS)
+				grow(&end, sh.offset, sh.size, &overflow);
 		}
 	}
-	if (phoff != 0 && phnum != 0) {
-		if (phentsize != KIMG_ELF_PHDR_SIZE)
-			return kimg_error_set(err, -KIMG_EFORMAT, 0x36, "ELF image: e_phentsize %u", phentsize);
-		if (!kimg_span_has(s, phoff, (uint64_t)phnum * KIMG_ELF_PHDR_SIZE))
-			return kimg_error_set(err, -KIMG_ETRUNC, phoff, "ELF image: program headers pass the limit");
-		grow(&end, phoff, (uint64_t)phnum * KIMG_ELF_PHDR_SIZE, &overflow);
-		for (uint64_t i = 0; i < phnum; i++) {
-			uint64_t h = phoff + i * KIMG_ELF_PHDR_SIZE, off, len;
-			kimg_span_u64(s, h + 0x08, &off);
-			kimg_span_u64(s, h + 0x20, &len);
-			grow(&end, off, len, &overflow);
+	if (eh.phoff != 0 && eh.phnum != 0) {
+		if (eh.phentsize != KIMG_ELF_PHDR_SIZE)
+			return kimg_error_set(err, -KIMG_EFORMAT, KIMG_EH_PHENTSIZE_AT, "ELF image: e_phentsize %u",
+					      eh.phentsize);
+		if (!kimg_elf_table_fits(s, eh.phoff, eh.phnum, KIMG_ELF_PHDR_SIZE))
+			return kimg_error_set(err, -KIMG_ETRUNC, eh.phoff, "ELF image: program headers pass the limit");
+		grow(&end, eh.phoff, (uint64_t)eh.phnum * KIMG_ELF_PHDR_SIZE, &overflow);
+		for (uint64_t i = 0; i < eh.phnum; i++) {
+			struct kimg_elf_phdr ph;
+			kimg_elf_phdr_read(s, eh.phoff, i, &ph);
+			grow(&end, ph.offset, ph.filesz, &overflow);
 		}
 	}
 	if (overflow || end > s->size)
@@ -136,7 +127,7 @@ int kimg_memory_image_extent(const void *p, uint64_t limit, const void **target,
 	}
 	if (magic == KIMG_FATBIN_MAGIC)
 		return container_extent(&s, size, err);
-	if (magic == 0x464C457Fu) /* "\x7fELF" */
+	if (kimg_elf_has_magic(s))
 		return elf_extent(&s, size, err);
 	return ptx_extent(&s, size, err);
 }

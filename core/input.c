@@ -1,14 +1,13 @@
 /* Input classification and the module walk for raw inputs (cubin, PTX,
  * fatbin files). Host ELF files: input_elf.c; static archives: archive.c;
  * the helpers they share: input_walk.c. */
-#include "elf_defs.h"
 #include "input_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 
 #include "archive.h"
-#include "elf_host.h"
+#include "elf64.h"
 #include "fatbin.h"
 
 /* PTX directives are looked for in the first 64 KiB only: a PTX file opens
@@ -120,11 +119,12 @@ static bool classify(struct kimg_span head, bool whole, enum kimg_input_kind *ki
 		*kind = KIMG_INPUT_FATBIN;
 	else if (magic == KIMG_FATBIN_WRAPPER_MAGIC)
 		*kind = KIMG_INPUT_WRAPPER;
-	else if (memcmp(p, "\177ELF", 4) == 0) {
+	else if (kimg_elf_has_magic(head)) {
 		/* e_machine is read little-endian: a big-endian file is never a
 		 * cubin and is rejected as a host ELF with a clear message. */
-		const uint8_t *id = kimg_span_at(&head, 0, 6);
-		if (id && id[5] == 1 && kimg_span_u16(&head, 18, &machine) && machine == KIMG_EM_CUDA)
+		const uint8_t *id = kimg_span_at(&head, 0, KIMG_EI_DATA + 1);
+		if (id && id[KIMG_EI_DATA] == KIMG_ELFDATA2LSB && kimg_span_u16(&head, KIMG_EH_MACHINE_AT, &machine) &&
+		    machine == KIMG_EM_CUDA)
 			*kind = KIMG_INPUT_CUBIN;
 		else
 			*kind = KIMG_INPUT_HOST_ELF;

@@ -9,20 +9,19 @@
  * Every lookup is O(1) or O(wrappers) per module: libcublasLt.so.13 has
  * ~2,800 wrappers, and a lookup that walked the section headers for each
  * wrapper made the scan quadratic (542 ms on 541 MB). */
-#include "elf_defs.h"
 #include "input_internal.h"
 
-#include "elf_host.h"
+#include "elf64.h"
 #include "fatbin.h"
 
 #define WRAPPER_SIZE 24u
 
-/* Ehdr, section header table and section-name table: elf_host.c, whose
- * reader elf_symbols.c shares. */
-static int elf_open(struct kimg_walk *w, struct kimg_span in, struct kimg_host_elf *e)
+/* Ehdr, section header table and section-name table: elf64.c, whose
+ * reader elf_symbols.c and cuda_libs.c share. */
+static int elf_open(struct kimg_walk *w, struct kimg_span in, struct kimg_elf *e)
 {
 	struct kimg_error err = { 0, 0, "" };
-	int rc = kimg_host_elf_open(in, e, &err);
+	int rc = kimg_elf_open(in, e, &err);
 	return rc < 0 ? kimg_walk_take(w, &err, 0) : rc;
 }
 
@@ -38,10 +37,10 @@ static bool is_fatbin_section(const char *name, enum kimg_module_origin *origin)
 }
 
 /* The section whose loaded image holds `vaddr`, and the file offset. */
-static bool elf_vaddr_to_offset(const struct kimg_host_elf *e, uint64_t vaddr, uint64_t *sec, uint64_t *off)
+static bool elf_vaddr_to_offset(const struct kimg_elf *e, uint64_t vaddr, uint64_t *sec, uint64_t *off)
 {
 	for (uint64_t i = 1; i < e->shnum; i++) {
-		struct kimg_elf_shdr h = kimg_host_elf_shdr(e, i);
+		struct kimg_elf_shdr h = kimg_elf_shdr(e, i);
 		if ((h.flags & KIMG_SHF_ALLOC) && h.type != KIMG_SHT_NOBITS && vaddr >= h.addr && vaddr - h.addr < h.size) {
 			*sec = i;
 			*off = h.offset + (vaddr - h.addr);
@@ -52,23 +51,23 @@ static bool elf_vaddr_to_offset(const struct kimg_host_elf *e, uint64_t vaddr, u
 }
 
 /* Container address of wrapper j of section h, or 0 for an empty slot. */
-static uint64_t wrapper_data(const struct kimg_host_elf *e, const struct kimg_elf_shdr *h, uint64_t j)
+static uint64_t wrapper_data(const struct kimg_elf *e, const struct kimg_elf_shdr *h, uint64_t j)
 {
 	uint64_t data = 0;
 	kimg_span_u64(&e->in, h->offset + j * WRAPPER_SIZE + 8, &data);
 	return data;
 }
 
-static uint32_t wrapper_magic(const struct kimg_host_elf *e, const struct kimg_elf_shdr *h, uint64_t j)
+static uint32_t wrapper_magic(const struct kimg_elf *e, const struct kimg_elf_shdr *h, uint64_t j)
 {
 	uint32_t magic = 0;
 	kimg_span_u32(&e->in, h->offset + j * WRAPPER_SIZE, &magic);
 	return magic;
 }
 
-static bool is_wrapper_section(const struct kimg_host_elf *e, const struct kimg_elf_shdr *h)
+static bool is_wrapper_section(const struct kimg_elf *e, const struct kimg_elf_shdr *h)
 {
-	return strcmp(kimg_host_elf_name(e, h), ".nvFatBinSegment") == 0 && kimg_host_elf_has_data(e, h);
+	return strcmp(kimg_elf_section_name(e, h), ".nvFatBinSegment") == 0 && kimg_elf_has_data(e, h);
 }
 
 /* The addresses wrappers lead to outside the two fatbin sections (§2):
@@ -103,11 +102,11 @@ static void targets_add(struct targets *t, uint64_t vaddr, uint64_t sec)
  * lead to `vaddr`? Wrappers after a bad magic in a section are not
  * walked (walk_wrappers stops there), so they do not count either. The
  * first wrapper leading to any recorded address lies in t->sec or later. */
-static bool wrappers_lead_to(const struct kimg_host_elf *e, const struct targets *t, uint64_t vaddr,
+static bool wrappers_lead_to(const struct kimg_elf *e, const struct targets *t, uint64_t vaddr,
 			     uint64_t limit_sec, uint64_t limit_j)
 {
 	for (uint64_t i = t->sec; i < e->shnum && i <= limit_sec; i++) {
-		struct kimg_elf_shdr h = kimg_host_elf_shdr(e, i);
+		struct kimg_elf_shdr h = kimg_elf_shdr(e, i);
 		if (!is_wrapper_section(e, &h))
 			continue;
 		for (uint64_t j = 0; j < h.size / WRAPPER_SIZE && (i < limit_sec || j < limit_j); j++) {
@@ -122,7 +121,7 @@ static bool wrappers_lead_to(const struct kimg_host_elf *e, const struct targets
 	return false;
 }
 
-static bool targets_has(const struct kimg_host_elf *e, const struct targets *t, uint64_t vaddr, uint64_t limit_sec,
+static bool targets_has(const struct kimg_elf *e, const struct targets *t, uint64_t vaddr, uint64_t limit_sec,
 			uint64_t limit_j)
 {
 	if (t->n == 0 || vaddr < t->lo || vaddr > t->hi)
@@ -138,7 +137,7 @@ static bool targets_has(const struct kimg_host_elf *e, const struct targets *t, 
 /* §2: wrappers matter only when they point outside the two fatbin
  * sections (those are walked whole). In .o files data is 0 and the target
  * is a relocation: ignored, since the sections themselves are walked. */
-static void walk_wrappers(struct kimg_walk *w, const struct kimg_host_elf *e, uint64_t i,
+static void walk_wrappers(struct kimg_walk *w, const struct kimg_elf *e, uint64_t i,
 			  const struct kimg_elf_shdr *h, struct targets *seen)
 {
 	enum kimg_module_origin unused;
@@ -170,32 +169,32 @@ static void walk_wrappers(struct kimg_walk *w, const struct kimg_host_elf *e, ui
 				       (unsigned long long)data);
 			continue;
 		}
-		t = kimg_host_elf_shdr(e, sec);
-		if (is_fatbin_section(kimg_host_elf_name(e, &t), &unused) || !kimg_host_elf_has_data(e, &t))
+		t = kimg_elf_shdr(e, sec);
+		if (is_fatbin_section(kimg_elf_section_name(e, &t), &unused) || !kimg_elf_has_data(e, &t))
 			continue;
 		/* One address, one section, one file offset: an equal address is
 		 * the same container, already yielded (or already reported). */
 		if (targets_has(e, seen, data, i, j))
 			continue;
 		targets_add(seen, data, i);
-		tspan = kimg_span_sub(&e->in, t.offset, t.size);
+		tspan = kimg_elf_section_bytes(e, &t);
 		if (kimg_fatbin_open(tspan, off - t.offset, &fb, &fe) < 0) {
 			kimg_walk_take(w, &fe, t.offset);
 			continue;
 		}
-		kimg_walk_emit(w, KIMG_INPUT_FATBIN, KIMG_ORIGIN_WRAPPER, fb.bytes, off, kimg_host_elf_name(e, &t));
+		kimg_walk_emit(w, KIMG_INPUT_FATBIN, KIMG_ORIGIN_WRAPPER, fb.bytes, off, kimg_elf_section_name(e, &t));
 	}
 }
 
 /* §1, §9: blobs for cuModuleLoadData may sit in any loaded data section.
  * Only SHF_ALLOC, non-executable PROGBITS sections are searched, and only
  * strictly valid containers count. */
-static bool scan_candidate(const struct kimg_host_elf *e, const struct kimg_elf_shdr *h)
+static bool scan_candidate(const struct kimg_elf *e, const struct kimg_elf_shdr *h)
 {
-	const char *name = kimg_host_elf_name(e, h);
+	const char *name = kimg_elf_section_name(e, h);
 	enum kimg_module_origin unused;
 	return h->type == KIMG_SHT_PROGBITS && (h->flags & KIMG_SHF_ALLOC) && !(h->flags & KIMG_SHF_EXECINSTR) &&
-	       !is_fatbin_section(name, &unused) && strcmp(name, ".nvFatBinSegment") != 0 && kimg_host_elf_has_data(e, h);
+	       !is_fatbin_section(name, &unused) && strcmp(name, ".nvFatBinSegment") != 0 && kimg_elf_has_data(e, h);
 }
 
 /* Offset of the next container magic (50 ed 55 ba) in `sec` at or after
@@ -224,10 +223,10 @@ static uint64_t find_magic(struct kimg_span sec, uint64_t from)
 	return sec.size;
 }
 
-static void scan_section(struct kimg_walk *w, const struct kimg_host_elf *e, uint64_t i,
+static void scan_section(struct kimg_walk *w, const struct kimg_elf *e, uint64_t i,
 			 const struct kimg_elf_shdr *h, const struct targets *seen)
 {
-	struct kimg_span sec = kimg_span_sub(&e->in, h->offset, h->size);
+	struct kimg_span sec = kimg_elf_section_bytes(e, h);
 	uint64_t pos = 0;
 
 	while (pos < sec.size && !w->stop) {
@@ -258,13 +257,13 @@ static void scan_section(struct kimg_walk *w, const struct kimg_host_elf *e, uin
 		    elf_vaddr_to_offset(e, h->addr + at, &s, &o) && s == i)
 			continue;
 		kimg_walk_emit(w, KIMG_INPUT_FATBIN, KIMG_ORIGIN_SCAN, kimg_span_sub(&sec, at, size), h->offset + at,
-			       kimg_host_elf_name(e, h));
+			       kimg_elf_section_name(e, h));
 	}
 }
 
 int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in)
 {
-	struct kimg_host_elf e;
+	struct kimg_elf e;
 	struct targets seen;
 	int rc = elf_open(w, in, &e);
 	if (rc < 0)
@@ -272,27 +271,27 @@ int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in)
 	seen.n = seen.lo = seen.hi = seen.sec = 0;
 
 	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
-		struct kimg_elf_shdr h = kimg_host_elf_shdr(&e, i);
+		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		enum kimg_module_origin origin;
-		if (!is_fatbin_section(kimg_host_elf_name(&e, &h), &origin) || h.type == KIMG_SHT_NOBITS)
+		if (!is_fatbin_section(kimg_elf_section_name(&e, &h), &origin) || h.type == KIMG_SHT_NOBITS)
 			continue;
-		if (!kimg_host_elf_has_data(&e, &h)) {
-			kimg_walk_fail(w, -KIMG_ETRUNC, e.shoff + i * KIMG_ELF_SHDR_SIZE, "host ELF: section %s [%llu, +%llu) past the end",
-				       kimg_host_elf_name(&e, &h), (unsigned long long)h.offset, (unsigned long long)h.size);
+		if (!kimg_elf_has_data(&e, &h)) {
+			kimg_walk_fail(w, -KIMG_ETRUNC, kimg_elf_shdr_offset(&e, i), "host ELF: section %s [%llu, +%llu) past the end",
+				       kimg_elf_section_name(&e, &h), (unsigned long long)h.offset, (unsigned long long)h.size);
 			continue;
 		}
-		kimg_walk_containers(w, kimg_span_sub(&in, h.offset, h.size), h.offset, origin,
-				     kimg_host_elf_name(&e, &h), false);
+		kimg_walk_containers(w, kimg_elf_section_bytes(&e, &h), h.offset, origin,
+				     kimg_elf_section_name(&e, &h), false);
 	}
 	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
-		struct kimg_elf_shdr h = kimg_host_elf_shdr(&e, i);
+		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		if (is_wrapper_section(&e, &h))
 			walk_wrappers(w, &e, i, &h, &seen);
 	}
 	if (!(w->flags & KIMG_INPUT_SCAN_DATA))
 		return 0;
 	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
-		struct kimg_elf_shdr h = kimg_host_elf_shdr(&e, i);
+		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		if (scan_candidate(&e, &h))
 			scan_section(w, &e, i, &h, &seen);
 	}

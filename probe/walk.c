@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "glibc_pins.h"
-#include "elf_host.h"
+#include "elf64.h"
 #include "fatbin.h"
 #include "file.h"
 #include "probe.h"
@@ -211,7 +211,7 @@ static bool member_want(void *ctx, const char *name, struct kimg_span head)
 {
 	(void)ctx;
 	uint32_t magic;
-	if (starts_with(head, "\177ELF", 4))
+	if (kimg_elf_has_magic(head))
 		return !kimg_elf_is_foreign(head); /* 32-bit, big-endian: no device code kimg can read */
 	if (starts_with(head, "!<arch>\n", 8))
 		return true;
