@@ -1,5 +1,5 @@
 /* libFuzzer target for core/elf_symbols.c (and the shared section reader,
- * core/elf_host.c): look up an address taken from the input, then check
+ * core/elf64.c): look up an address taken from the input, then check
  * the answer's contract (elf_symbols.h): the name is a C string inside the
  * input, the symbol covers the address, a second lookup at the start of a
  * .symtab answer finds a symbol starting there, and every failure carries

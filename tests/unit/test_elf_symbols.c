@@ -303,7 +303,7 @@ START_TEST(not_elf_and_bad_headers)
 	s.b[0] = 0x7e;
 	expect_error(&s, s.size, -KIMG_EFORMAT, 0, "host ELF: not an ELF file");
 	s.b[0] = 0x7f;
-	/* section table cut: the shared reader's error (elf_host.c) */
+	/* section table cut: the shared reader's error (elf64.c) */
 	char what[120];
 	snprintf(what, sizeof what, "host ELF: 7 section headers pass the end");
 	expect_error(&s, s.size - 1, -KIMG_ETRUNC, s.shoff, what);
