@@ -40,10 +40,14 @@ static void check(struct kimg_span s, uint64_t vaddr, int depth)
 	if (sym.size ? sym.offset >= sym.size : sym.offset != 0)
 		abort();
 	/* from .symtab, the symbol starting last wins, so at its own start it
-	 * wins again (a .dynsym answer may lose there to a .symtab symbol) */
+	 * wins again (a .dynsym answer may lose there to a .symtab symbol).
+	 * Or that start is also covered by another symbol whose name lies
+	 * outside the string table, which is -KIMG_EFORMAT (names are checked
+	 * only for covering symbols): found by this target on the base code. */
 	if (depth == 0 && !sym.dynamic) {
 		struct kimg_elf_symbol again;
-		if (kimg_elf_symbol_find(s, sym.value, &again, NULL) != 0 || again.value != sym.value)
+		int rc2 = kimg_elf_symbol_find(s, sym.value, &again, NULL);
+		if (rc2 == 0 ? again.value != sym.value : rc2 != -KIMG_EFORMAT)
 			abort();
 		check(s, sym.value + (sym.size ? sym.size - 1 : 0), 1);
 	}
