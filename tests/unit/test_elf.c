@@ -472,7 +472,7 @@ START_TEST(fixtures_match_readelf)
 		for (uint64_t cut = 0; cut < s.size; cut += cut < 64 ? 1 : 997) {
 			struct kimg_span part = kimg_span_make(s.data, cut);
 			int rc = kimg_elf_open(part, &e, &err);
-			if (cut < e.shoff + 64 * count && cut < shoff + 64 * count)
+			if (cut < shoff + 64 * count)
 				ck_assert_msg(rc == -KIMG_ETRUNC, "%s cut at %" PRIu64 ": %d", files[i], cut, rc);
 		}
 		fixture_free(s);
