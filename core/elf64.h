@@ -46,6 +46,7 @@
 /* e_type, e_machine */
 #define KIMG_ET_REL 1
 #define KIMG_ET_EXEC 2
+#define KIMG_ET_DYN 3
 #define KIMG_EM_CUDA 190u
 
 /* file offsets of the ELF64 header fields (where errors point) */
