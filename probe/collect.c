@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "module_images.h"
-#include "elf_host.h"
+#include "elf64.h"
 #include "probe.h"
 
 static char *dup_or_null(const char *s)
@@ -272,11 +272,12 @@ static void collect_thin(struct probe_file *pf, struct collect_ctx *c)
 	free(t.dir);
 }
 
-/* ELF e_type of a linked file: ET_EXEC (2) or ET_DYN (3). */
+/* A linked file: ELF e_type ET_EXEC or ET_DYN. */
 static bool is_linked_elf(const struct probe_file *pf)
 {
-	uint16_t type = 0;
-	return pf->kind == KIMG_INPUT_HOST_ELF && kimg_span_u16(&pf->bytes, 16, &type) && (type == 2 || type == 3);
+	struct kimg_elf_ehdr eh;
+	return pf->kind == KIMG_INPUT_HOST_ELF && kimg_elf_ehdr_read(&pf->bytes, &eh) &&
+	       (eh.type == KIMG_ET_EXEC || eh.type == KIMG_ET_DYN);
 }
 
 /* In a linked executable or shared object, __nv_relfatbin holds the
