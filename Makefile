@@ -147,7 +147,9 @@ unit: $(UNIT_BIN)
 test: all fixtures unit shim-tests
 	BUILD=$(BUILD) tests/run.sh
 
-# Fake driver/runtime, shim test programs, TSan libkimg (shim-tests target).
+# The stand-in driver, runtime and NVML, built once for every test; the
+# shim test programs and the TSan libkimg (shim-tests target).
+include tests/fake_cuda/fake.mk
 include tests/shim/shim.mk
 
 # libFuzzer targets: each links the core sources directly with clang's sanitizers,

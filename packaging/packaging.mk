@@ -64,7 +64,7 @@ $(BUILD)/libkimg.map: shim/libkimg.map
 # ThreadSanitizer one, without libkimg itself: what make test-aarch64 and
 # scripts/ci/old-glibc.sh run the tests/shim scripts with.
 .PHONY: shim-test-programs
-shim-test-programs: $(FAKE_CUDA) $(FAKE_CUDART) $(filter-out %/threads,$(SHIM_TEST_PROGS))
+shim-test-programs: $(FAKE_STANDINS) $(filter-out %/threads,$(SHIM_TEST_PROGS))
 
 # make test builds both packages for tests/scripts/{wheel,deb}.sh.
 test: wheel deb

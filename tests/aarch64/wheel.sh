@@ -6,7 +6,7 @@
 # that platform (--platform, --target, --no-index), and the installed
 # kimg-probe (under qemu) lists a fixture and the installed libkimg.so,
 # preloaded into the stand-in driver's program, reports its 209.
-. "$(dirname "$0")/../scripts/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
 WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl
 need "$WHEEL" "make ARCH=aarch64 wheel" || { finish; exit; }

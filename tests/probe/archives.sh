@@ -4,8 +4,8 @@
 # numpy .npz, not data zips), archives inside archives (bounded depth), the
 # empty zip, the inflation limits, and one line for archives a missing
 # library kept from being read.
-. "$(dirname "$0")/lib.bash"
-command -v zstd >/dev/null || { bad "zstd (the command) missing: scripts/setup-debian.sh installs it"; finish; exit; }
+. "$(dirname "$0")/../lib.bash" probe
+command -v zstd >/dev/null || { fail "zstd (the command) missing: scripts/setup-debian.sh installs it"; finish; exit; }
 
 # A site-packages-like tree: code next to numpy .npz data and a web-files zip.
 mkdir -p "$TMP/site/pkg" "$TMP/site/data"
@@ -33,7 +33,7 @@ expect_json "tree: only the .so and the egg's .so are files; no .npz, no webfile
 	'sorted(f["path"].split("/site/")[1] for f in d["files"]) == ["old.egg!/old/_ext.so", "pkg/libdispatch.so"] and d["summary"]["errors"] == 0'
 expect_json "tree: libdispatch.so on 9.0: 1 runs, 1 dispatched (sm_100a), 0 fail" \
 	'[(t["runs"], t["dispatched"], t["fails"], t["dispatched_targets"]) for f in d["files"] if f["path"].endswith("libdispatch.so") for t in f["per_target"]] == [(1, 1, 0, ["sm_100a"])]'
-[ ! -s "$TMP/err" ] && ok "tree: nothing on stderr (no archive errors)" || bad "tree: stderr not empty: $(head -c 300 "$TMP/err")"
+[ ! -s "$TMP/err" ] && ok "tree: nothing on stderr (no archive errors)" || fail "tree: stderr not empty: $(head -c 300 "$TMP/err")"
 rm "$TMP/site/old.egg"
 run "$PROBE" check --sm 9.0 "$TMP/site"
 expect_rc 0 "tree of code and .npz data passes on 9.0"
@@ -90,7 +90,7 @@ run "$PROBE" scan "$TMP/bomb.whl"
 expect_rc 2 "64 MiB of zeros in a wheel: refused by ratio"
 expect_grep "ratio limit message" "$TMP/err" "more than 200 times (limit)"
 KIMG_ZIP_MAX_RATIO=100000 run "$PROBE" scan "$TMP/bomb.whl"
-if grep -q "(limit)" "$TMP/err"; then bad "KIMG_ZIP_MAX_RATIO=100000 still refused: $(cat "$TMP/err")"; else ok "KIMG_ZIP_MAX_RATIO raises the ratio limit (member inflated, then judged as ELF)"; fi
+if grep -q "(limit)" "$TMP/err"; then fail "KIMG_ZIP_MAX_RATIO=100000 still refused: $(cat "$TMP/err")"; else ok "KIMG_ZIP_MAX_RATIO raises the ratio limit (member inflated, then judged as ELF)"; fi
 python3 - "$FX/libtwo.so" "$TMP/pkg.whl" <<'PY'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
@@ -125,5 +125,5 @@ expect_grep "the readable input still listed" "$TMP/out" "1 file, 1 module, 9 im
 KIMG_ZIP_MAX_MEMBER=100K run "$PROBE" scan "$TMP/conda/pkg-1.0-0.tar.bz2"
 expect_rc 2 "tar member above KIMG_ZIP_MAX_MEMBER"
 expect_grep "tar members share the limit" "$TMP/err" "member larger than the limit (102400 bytes)"
-[ "$(grep -c 'kimg-probe:' "$TMP/err")" -eq 1 ] && ok "exactly one stderr line" || bad "more than one stderr line: $(cat "$TMP/err")"
+[ "$(grep -c 'kimg-probe:' "$TMP/err")" -eq 1 ] && ok "exactly one stderr line" || fail "more than one stderr line: $(cat "$TMP/err")"
 finish

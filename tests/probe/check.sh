@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kimg-probe check: verdicts, fixes and exit codes on the nvcc-built
 # fixtures (docs/rules.md sections 1-3, 8; docs/format.md section 2).
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 # The module holding kernels is the last one; the first is nvcc 13's link stub.
 # sm80_exe on 9.0: S1, 209, the exact nvcc fix (docs/rules.md section 8).
@@ -61,7 +61,7 @@ expect_rc 1 "check sm80_exe on 9.0 (text)"
 expect_grep "text verdict line" "$TMP/out" "CANNOT RUN: cubin for another major version [S1] -> error 209 (CUDA_ERROR_NO_BINARY_FOR_GPU)"
 expect_grep "text fix line" "$TMP/out" "fix: nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 expect_grep "text CMake line quoted (a ; list)" "$TMP/out" 'CMAKE_CUDA_ARCHITECTURES="80-real;90"  TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX"'
-[ "$(grep -c "PyTorch:" "$TMP/out")" -eq 0 ] && ok "no PyTorch wheel line for a module that is not PyTorch's" || bad "wheel line for sm80_exe"
+[ "$(grep -c "PyTorch:" "$TMP/out")" -eq 0 ] && ok "no PyTorch wheel line for a module that is not PyTorch's" || fail "wheel line for sm80_exe"
 expect_grep "text fix: toolkit line" "$TMP/out" "toolkit: CUDA 11.8 or newer"
 expect_grep "text stub line" "$TMP/out" "device-link stub (cubins without kernels): not checked"
 

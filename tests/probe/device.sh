@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kimg-probe device: without a driver, one clear line and exit 2; with the
 # fake driver of tests/fake_cuda (when built), the facts it reports.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 # No driver: an empty library path (libcuda.so.1 is not in the system
 # cache on the build machine; where it is, the case cannot be made).
@@ -12,23 +12,16 @@ else
 	LD_LIBRARY_PATH="$TMP/empty-lib" run "$PROBE" device
 	expect_rc 2 "device without a driver"
 	expect_grep "no-driver message" "$TMP/err" "kimg-probe: cannot load libcuda.so.1: no NVIDIA driver installed or visible"
-	if [ ! -s "$TMP/out" ]; then ok "nothing on stdout without a driver"; else bad "stdout: $(cat "$TMP/out")"; fi
+	if [ ! -s "$TMP/out" ]; then ok "nothing on stdout without a driver"; else fail "stdout: $(cat "$TMP/out")"; fi
 	LD_LIBRARY_PATH="$TMP/empty-lib" run "$PROBE" check --sm native "$FX/sm80_exe"
 	expect_rc 2 "check --sm native without a driver"
 	expect_grep "native names the driver problem" "$TMP/err" "--sm native: cannot load libcuda.so.1"
 fi
 
 # The fake driver of tests/fake_cuda (its own image reader, no kimg code),
-# built here the way tests/shim builds it. Its source is part of the tree:
-# failing to build it is a failure, never a skip.
-fake=""
-mkdir -p "$TMP/fake"
-if ${CC:-gcc} -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$TMP/fake/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
-	2>"$TMP/fake/build.log"; then
-	fake=$TMP/fake
-else
-	bad "fake driver does not build: $(head -c 300 "$TMP/fake/build.log")"
-fi
+# built by make (tests/fake_cuda/fake.mk): missing, it is a failure.
+fake=$FAKE
+fake_standin "$fake/libcuda.so.1"
 if [ -n "$fake" ]; then
 	FAKE_CUDA_SM=87 FAKE_CUDA_COUNT=2 FAKE_CUDA_DRIVER=12040 FAKE_CUDA_TEGRA=1 FAKE_CUDA_NAME="Orin (fake)" \
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json

@@ -4,7 +4,7 @@
 # Oracles: a real libcudart.so.13 of the toolkit (its soname says 13; NVIDIA's
 # minor-version table says 13.x needs >= 580), package records written
 # here, and the stand-in driver and NVML of tests/fake_cuda.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 # ---- 1. the toolkit's real CUDA runtime against a driver one major older ----
 # The fixtures are built with this toolkit (CUDA 13: libcudart.so.13; a 12.9 toolkit: .so.12), so its
@@ -13,11 +13,11 @@ nvcc_bin=$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc_bin")")")
 cudart=$(ls "$cuda_root"/lib64/libcudart.so.[0-9]* "$cuda_root"/targets/*/lib/libcudart.so.[0-9]* 2>/dev/null | head -n 1)
 if [ -z "$cudart" ]; then
-	bad "no libcudart.so.N next to $nvcc_bin (the toolkit the fixtures are built with)"
+	fail "no libcudart.so.N next to $nvcc_bin (the toolkit the fixtures are built with)"
 else
 	N=$(basename "$cudart" | sed 's/^libcudart\.so\.\([0-9]*\).*/\1/')
 	case $N in 13) old=12.2 floor=580 ;; 12) old=11.8 floor=525.60.13 ;; *) old="" ;; esac
-	[ -n "$old" ] || bad "toolkit runtime $cudart: CUDA $N is outside this test's table"
+	[ -n "$old" ] || fail "toolkit runtime $cudart: CUDA $N is outside this test's table"
 	mkdir -p "$TMP/rt"
 	cp -L "$cudart" "$TMP/rt/libcudart.so.$N"
 	run "$PROBE" check --sm 9.0 --driver "$old" --json "$TMP/rt"
@@ -80,7 +80,7 @@ names = [r[0] for r in rows]
 # failing packages (both) first, by name, then files without a package record
 sys.exit(0 if names[:2] == ["bar", "foo"] and rows[2][0] == "(no" else 1)
 PY
-then ok "text groups by package: bar, foo, then the unrecorded file"; else bad "by-package table order: $(sed -n '/by package/,$p' "$TMP/out")"; fi
+then ok "text groups by package: bar, foo, then the unrecorded file"; else fail "by-package table order: $(sed -n '/by package/,$p' "$TMP/out")"; fi
 expect_grep "text: advice for the package" "$TMP/out" "fix for foo: rebuild foo for sm_90"
 # dpkg: a stand-in dpkg directory naming the absolute path
 mkdir -p "$TMP/dpkg/info"
@@ -99,15 +99,10 @@ expect_grep "PyTorch extension advice for flash_attn: TORCH_CUDA_ARCH_LIST" "$TM
 	'fix for flash_attn: reinstall flash_attn built for sm_90: TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX"'
 
 # ---- the stand-in driver and NVML ----
-fake=$TMP/fake
-mkdir -p "$fake"
-if ! ${CC:-gcc} -std=c11 -D_GNU_SOURCE -shared -fPIC -Icore -o "$fake/libcuda.so.1" tests/fake_cuda/fake_cuda.c \
-	"$BUILD/libkimgcore.a" 2>"$TMP/build.log" ||
-	! ${CC:-gcc} -std=c11 -shared -fPIC -o "$fake/libnvidia-ml.so.1" tests/fake_cuda/fake_nvml.c 2>>"$TMP/build.log"; then
-	bad "stand-in driver / NVML do not build: $(head -c 300 "$TMP/build.log")"
-	finish
-	exit
-fi
+# built by make (tests/fake_cuda/fake.mk), the NVML in a folder of its own
+fake_standin "$FAKE/libcuda.so.1"
+fake_standin "$FAKE_NVML/libnvidia-ml.so.1"
+fake=$FAKE:$FAKE_NVML
 # prefix assignments stay exported while the function (run) runs
 h200() { FAKE_CUDA_SM=90 FAKE_CUDA_NAME="NVIDIA H200" FAKE_CUDA_DRIVER=13000 LD_LIBRARY_PATH="$fake" "$@"; }
 
@@ -190,7 +185,7 @@ expect_grep "doctor text: the summary line" "$TMP/out" "FAIL: 3 packages, 3 cann
 esc_dir="$TMP/esc/x$(printf '\033')[31m"
 mkdir -p "$esc_dir" && cp "$FX/sm80_exe" "$esc_dir/lib.so"
 run "$PROBE" doctor --sm 9.0 "$TMP/esc"
-if grep -q "$(printf '\033')" "$TMP/out"; then bad "doctor text: an ESC from a path reached the terminal"; else
+if grep -q "$(printf '\033')" "$TMP/out"; then fail "doctor text: an ESC from a path reached the terminal"; else
 	expect_grep "doctor text: the ESC in a path shown as \\x1b" "$TMP/out" 'x\x1b[31m/lib.so'; fi
 # the Python environment of an interpreter: a stand-in python3 printing what the real one would
 mkdir -p "$TMP/bin"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kimg-probe on bad input: one "kimg-probe: PATH: problem" line per input on
 # stderr, the scan goes on, exit 2 at the end; never a crash or a hang.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 head -c 5000 "$FX/libtwo.so" >"$TMP/truncated.so"       # section headers past the end
 head -c 700 "$FX/multi.fatbin" >"$TMP/truncated.fatbin" # fatSize passes the end
@@ -18,7 +18,7 @@ expect_grep "truncated fatbin" "$TMP/err" "kimg-probe: $TMP/truncated.fatbin: fa
 expect_grep "garbage file" "$TMP/err" "kimg-probe: $TMP/garbage.txt: not an ELF file, static archive, fatbin, cubin or PTX"
 expect_grep "random bytes" "$TMP/err" "kimg-probe: $TMP/random.bin: not an ELF file"
 expect_grep "empty file" "$TMP/err" "kimg-probe: $TMP/empty: empty file"
-if [ "$(grep -c '^kimg-probe: ' "$TMP/err")" -eq 6 ]; then ok "exactly one stderr line per bad input"; else bad "stderr lines: $(cat "$TMP/err")"; fi
+if [ "$(grep -c '^kimg-probe: ' "$TMP/err")" -eq 6 ]; then ok "exactly one stderr line per bad input"; else fail "stderr lines: $(cat "$TMP/err")"; fi
 expect_grep "the good input after the bad ones is still scanned" "$TMP/out" "6 files, 1 module, 9 images: 6 sass, 3 ptx; 6 errors"
 
 run timeout 20 "$PROBE" scan --json "$TMP/missing" "$TMP/truncated.so" "$FX/multi.fatbin"
@@ -36,7 +36,7 @@ PY
 head -c 2000 "$TMP/full.whl" >"$TMP/cut.whl"
 run timeout 20 "$PROBE" scan "$TMP/cut.whl"
 expect_rc 2 "truncated wheel"
-if [ "$(grep -c "cut.whl" "$TMP/err")" -eq 1 ]; then ok "truncated wheel: one error line"; else bad "truncated wheel stderr: $(cat "$TMP/err")"; fi
+if [ "$(grep -c "cut.whl" "$TMP/err")" -eq 1 ]; then ok "truncated wheel: one error line"; else fail "truncated wheel stderr: $(cat "$TMP/err")"; fi
 
 # Devices and FIFOs never hang: /dev/zero is refused, a FIFO without a writer reads as empty.
 run timeout 20 "$PROBE" scan /dev/zero
@@ -63,7 +63,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	expect_grep "unreadable directory reported" "$TMP/err" "kimg-probe: $TMP/tree/locked: Permission denied"
 fi
 expect_grep "rest of the tree scanned" "$TMP/out" "1 file, 1 module, 9 images"
-if grep -q "pipe" "$TMP/err" "$TMP/out"; then bad "FIFO inside a tree was touched"; else ok "FIFO inside a tree skipped"; fi
+if grep -q "pipe" "$TMP/err" "$TMP/out"; then fail "FIFO inside a tree was touched"; else ok "FIFO inside a tree skipped"; fi
 
 # Output that cannot be written (issue 12 item 4): exit 2 with a message,
 # in every output mode, not a silently cut document with exit 0.
@@ -82,7 +82,7 @@ if [ -w /dev/full ]; then
 	rc=$?
 	expect_rc 2 "--help > /dev/full"
 else
-	bad "/dev/full missing: the write-error cases cannot run"
+	fail "/dev/full missing: the write-error cases cannot run"
 fi
 
 # Usage errors.

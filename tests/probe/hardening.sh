@@ -2,7 +2,7 @@
 # kimg-probe against inputs a hostile or unlucky user gives it (issue 12):
 # 32-bit ELF files in trees, GNU thin archives, sparse and huge-ratio
 # inputs, control bytes in names, files that shrink while they are read.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 # elf32 FILE: a 32-bit x86 ELF header, as valgrind's x86 objects start
 # (class 1, little-endian, ET_DYN, EM_386); `file` is the oracle.
@@ -22,11 +22,11 @@ elf32 "$TMP/x86.o"
 ( cd "$TMP" && ar rc "$TMP/lib32/libvex-x86-linux.a" x86.o )
 cp "$FX/multi.fatbin" "$TMP/lib32/"
 if file "$TMP/lib32/vgpreload-x86-linux.so" | grep -q "ELF 32-bit LSB"; then
-	ok "the crafted file is a 32-bit ELF for file(1)"; else bad "crafted 32-bit ELF: $(file "$TMP/lib32/vgpreload-x86-linux.so")"; fi
+	ok "the crafted file is a 32-bit ELF for file(1)"; else fail "crafted 32-bit ELF: $(file "$TMP/lib32/vgpreload-x86-linux.so")"; fi
 run "$PROBE" scan "$TMP/lib32"
 expect_rc 0 "scan of a tree with 32-bit ELF files and archives of them"
 expect_grep "the fatbin and the (device-code-free) archive, no error" "$TMP/out" "2 files, 1 module, 9 images: 6 sass, 3 ptx; 0 errors"
-if [ -s "$TMP/err" ]; then bad "32-bit files reported in a walk: $(cat "$TMP/err")"; else ok "nothing on stderr for 32-bit files in a walk"; fi
+if [ -s "$TMP/err" ]; then fail "32-bit files reported in a walk: $(cat "$TMP/err")"; else ok "nothing on stderr for 32-bit files in a walk"; fi
 run "$PROBE" scan "$TMP/lib32/vgpreload-x86-linux.so"
 expect_rc 2 "scan of a 32-bit ELF named alone"
 expect_grep "32-bit ELF named alone: a clear error" "$TMP/err" \
@@ -38,7 +38,7 @@ expect_rc 2 "check of a 32-bit ELF named alone"
 mkdir -p "$TMP/thin/obj" "$TMP/thin/lib"
 cp "$FX/tu_a.o" "$FX/tu_b.o" "$TMP/thin/obj/"
 ( cd "$TMP/thin" && ar rcT lib/libthin.a obj/tu_a.o obj/tu_b.o )
-if head -c 8 "$TMP/thin/lib/libthin.a" | grep -q '!<thin>'; then ok "ar rcT made a thin archive"; else bad "ar rcT: no thin archive"; fi
+if head -c 8 "$TMP/thin/lib/libthin.a" | grep -q '!<thin>'; then ok "ar rcT made a thin archive"; else fail "ar rcT: no thin archive"; fi
 run "$PROBE" scan --json "$TMP/thin/lib/libthin.a" "$FX/libtwo.a"
 expect_rc 0 "scan of a thin archive"
 # Oracle: the regular archive of the same two objects (libtwo.a) and ar t.
@@ -91,7 +91,7 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
 PY
 run "$PROBE" scan "$TMP/names"
 if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/out" "$TMP/err"; then
-	bad "a control byte reached the output: $(od -c "$TMP/out" "$TMP/err" | grep -m3 '033')"
+	fail "a control byte reached the output: $(od -c "$TMP/out" "$TMP/err" | grep -m3 '033')"
 else ok "no control byte from a name reaches stdout or stderr"; fi
 expect_grep "file name escaped in the text output" "$TMP/out" \
 	"$TMP/names/a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.fatbin: fatbin, 1 module"
@@ -99,10 +99,10 @@ expect_grep "archive member name escaped" "$TMP/out" "of member a\\x1b[2Jb\\nc\\
 expect_grep "broken file: one escaped problem line" "$TMP/err" \
 	"kimg-probe: $TMP/names/bad-a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.fatbin: "
 if [ "$(grep -c '^kimg-probe: ' "$TMP/err")" -eq "$(wc -l <"$TMP/err")" ]; then
-	ok "every stderr line is a whole problem line"; else bad "stderr lines split: $(cat "$TMP/err")"; fi
+	ok "every stderr line is a whole problem line"; else fail "stderr lines split: $(cat "$TMP/err")"; fi
 run "$PROBE" check --sm 8.0 "$TMP/names"
 if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/out" "$TMP/err"; then
-	bad "check: a control byte reached the output"; else ok "check: no control byte from a name reaches the output"; fi
+	fail "check: a control byte reached the output"; else ok "check: no control byte from a name reaches the output"; fi
 expect_grep "check: file name escaped" "$TMP/out" "$TMP/names/a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.fatbin: 1 module"
 if [ -n "${CI:-}" ] || ldconfig -p 2>/dev/null | grep -q 'libarchive\.so\.13 '; then
 	expect_grep "zip member name escaped" "$TMP/out" "pkg.whl!/lib/a\\x1b[2Jb\\nc.cubin: 1 module"
@@ -113,7 +113,7 @@ fi
 # libkimg.so's text report escapes the same way (report/text_escape.c): a
 # module file whose name holds ESC and a newline, loaded through the fake
 # driver (tests/fake_cuda) by drv_dl (make shim-tests).
-LIB=$BUILD/libkimg.so FAKE=$BUILD/fake_cuda DRV=$BUILD/shim-tests/drv_dl
+LIB=$BUILD/libkimg.so DRV=$BUILD/shim-tests/drv_dl
 if [ -e "$LIB" ] && [ -e "$FAKE/libcuda.so.1" ] && [ -e "$DRV" ]; then
 	cp "$FX/sm80.cubin" "$TMP/names/$evil.cubin"
 	env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 "$DRV" dlsym path "$TMP/names/$evil.cubin" \
@@ -121,12 +121,12 @@ if [ -e "$LIB" ] && [ -e "$FAKE/libcuda.so.1" ] && [ -e "$DRV" ]; then
 	expect_grep "shim text report: module path escaped" "$TMP/shim.err" \
 		"kimg:   module: $TMP/names/a\\x1b[2Jb\\nc\\xc2\\x9bd\\xffe.cubin"
 	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$TMP/shim.err"; then
-		bad "shim text report: a control byte reached stderr"; else ok "shim text report: no control byte from a name"; fi
+		fail "shim text report: a control byte reached stderr"; else ok "shim text report: no control byte from a name"; fi
 	if grep -v '^kimg:' "$TMP/shim.err" | grep -q .; then
-		bad "shim text report: a line not starting with kimg: (a name split it): $(grep -v '^kimg:' "$TMP/shim.err" | head -2)"
+		fail "shim text report: a line not starting with kimg: (a name split it): $(grep -v '^kimg:' "$TMP/shim.err" | head -2)"
 	else ok "shim text report: every line starts with kimg:"; fi
 else
-	bad "$LIB, $FAKE/libcuda.so.1 or $DRV missing (make all shim-tests)"
+	fail "$LIB, $FAKE/libcuda.so.1 or $DRV missing (make all shim-tests)"
 fi
 
 # ---- item 3: a file that shrinks while it is read: an error, not SIGBUS ----
@@ -171,9 +171,9 @@ PY
 	SHRINK_PATH="$TMP/shrink/pkg.whl" SHRINK_TO=30000 LD_PRELOAD="$TMP/shrink/shrink.so" \
 		run "$PROBE" scan "$TMP/shrink/pkg.whl"
 	if [ "$rc" -eq 2 ] && grep -qF "kimg-probe: $TMP/shrink/pkg.whl" "$TMP/err"; then
-		ok "wheel cut while read: exit 2, the wheel named"; else bad "wheel cut while read: exit $rc: $(head -c 300 "$TMP/err")"; fi
+		ok "wheel cut while read: exit 2, the wheel named"; else fail "wheel cut while read: exit $rc: $(head -c 300 "$TMP/err")"; fi
 else
-	bad "shrink_on_map.c does not build: $(head -c 300 "$TMP/shrink/build.log")"
+	fail "shrink_on_map.c does not build: $(head -c 300 "$TMP/shrink/build.log")"
 fi
 
 # ---- item 10: inputs that cost far more than their size ----
@@ -196,7 +196,7 @@ PY
 	)
 	if [ "$rc" != 124 ] && [ "$maxrss" -le "$limit_mb" ]; then
 		ok "${*:2}: ${wall} s, ${maxrss} MiB (limits ${limit_s} s, ${limit_mb} MiB)"
-	else bad "${*:2}: exit $rc, ${wall} s, ${maxrss} MiB (limits ${limit_s} s, ${limit_mb} MiB)"; fi
+	else fail "${*:2}: exit $rc, ${wall} s, ${maxrss} MiB (limits ${limit_s} s, ${limit_mb} MiB)"; fi
 }
 
 # Sparse files: a fatbin, then a hole to 4 GiB / 1 TiB; two fatbins with a
@@ -213,7 +213,7 @@ print("yes" if os.lseek(fd, 0, os.SEEK_HOLE) < os.fstat(fd).st_size else "no")
 PY
 )
 if [ "$holes" != yes ]; then
-	bad "the file system of $TMP reports no holes (SEEK_HOLE): the sparse cases cannot run (set TMPDIR elsewhere)"
+	fail "the file system of $TMP reports no holes (SEEK_HOLE): the sparse cases cannot run (set TMPDIR elsewhere)"
 else
 	measure 10 64 "$PROBE" scan "$TMP/sparse/4g.fatbin"
 	expect_grep "4 GiB sparse: the one container, no error" "$TMP/out" "1 file, 1 module, 9 images: 6 sass, 3 ptx; 0 errors"
@@ -226,7 +226,7 @@ else
 		expect_json "1 TiB sparse: the one container" "d['summary']['modules'] == 1 and d['summary']['errors'] == 0 and d['files'][0]['size'] == 1 << 40"
 		measure 10 64 "$PROBE" check --sm 9.0 "$TMP/sparse/1t.fatbin"
 	else
-		bad "truncate -s 1T failed on this file system"
+		fail "truncate -s 1T failed on this file system"
 	fi
 	measure 10 64 "$PROBE" scan --json "$TMP/sparse/middle.fatbin"
 	expect_json "hole between two containers: both found, the second at 2 GiB" \
@@ -250,7 +250,7 @@ KIMG_PAYLOAD_LIMIT=64K run "$PROBE" scan --kernels "$FX/compress_size.fatbin"
 expect_grep "KIMG_PAYLOAD_LIMIT=64K: the 80640-byte PTX is over it" "$TMP/out" \
 	"declared size 80640 over the 65536-byte limit (\$KIMG_PAYLOAD_LIMIT)"
 KIMG_PAYLOAD_LIMIT=1M run "$PROBE" scan --kernels "$FX/compress_size.fatbin"
-if grep -q "unreadable" "$TMP/out"; then bad "KIMG_PAYLOAD_LIMIT=1M refused a payload: $(grep unreadable "$TMP/out")"; else ok "KIMG_PAYLOAD_LIMIT=1M: every payload read"; fi
+if grep -q "unreadable" "$TMP/out"; then fail "KIMG_PAYLOAD_LIMIT=1M refused a payload: $(grep unreadable "$TMP/out")"; else ok "KIMG_PAYLOAD_LIMIT=1M: every payload read"; fi
 KIMG_PAYLOAD_LIMIT=lots run "$PROBE" scan "$FX/multi.fatbin"
 expect_rc 2 "KIMG_PAYLOAD_LIMIT=lots"
 expect_grep "bad KIMG_PAYLOAD_LIMIT named" "$TMP/err" "KIMG_PAYLOAD_LIMIT='lots': expected a size in bytes"

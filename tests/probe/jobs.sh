@@ -6,7 +6,7 @@
 # a file cut while a worker reads it is an error of that file alone; bad
 # -j / KIMG_JOBS values are usage errors. The oracle is -j 1, the walk
 # without threads (the code path of kimg before threads).
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 # ---- a tree of many copies, with problems in it ----
 tree=$TMP/tree
@@ -30,7 +30,7 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
 PY
 printf 'garbage' >"$TMP/garbage.bin"
 n_files=$(find "$tree" \( -type f -o -type l \) | wc -l)
-[ "$n_files" -gt 400 ] && ok "tree of many copies: $n_files files" || bad "tree too small: $n_files files"
+[ "$n_files" -gt 400 ] && ok "tree of many copies: $n_files files" || fail "tree too small: $n_files files"
 
 # same_runs WHAT ARGS...: -j 1 is the oracle; -j 2, -j 4, -j 7 and KIMG_JOBS=3 must match it.
 same_runs() {
@@ -52,7 +52,7 @@ same_runs() {
 	KIMG_READAHEAD=none "$PROBE" "$@" -j 3 >"$TMP/oN" 2>"$TMP/eN"
 	cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" || diff="$diff KIMG_READAHEAD=none"
 	if [ -z "$diff" ]; then ok "$what: -j 2/4/7, KIMG_JOBS=3, KIMG_READAHEAD=kernel/none identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)"
-	else bad "$what: differs from -j 1:$diff"; fi
+	else fail "$what: differs from -j 1:$diff"; fi
 }
 
 for tgt in "$FX" "$tree $TMP/garbage.bin $TMP/missing $FX/sm80.cubin"; do
@@ -99,11 +99,11 @@ if gcc -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c 
 			grep -qx "exit 2" "$TMP/shrink/o4"; then
 			ok "$how: a file cut while a worker reads it: its error alone, output as -j 1"
 		else
-			bad "$how: cut file under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/e4")"
+			fail "$how: cut file under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/e4")"
 		fi
 	done
 else
-	bad "cannot build tests/probe/src/shrink_on_map.c: $(head -c 300 "$TMP/shrink/build.log")"
+	fail "cannot build tests/probe/src/shrink_on_map.c: $(head -c 300 "$TMP/shrink/build.log")"
 fi
 
 # ---- packages: the by-package table and CUDA libraries, as -j 1 ----
@@ -153,7 +153,7 @@ if gcc -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl
 			run "$PROBE" $how -j 4 "$TMP/ar/victim.a" "$FX/sm120.cubin"
 		expect_rc 2 "$how: archive cut under its helpers"
 		expect_grep "$how: the archive named" "$TMP/err" "kimg-probe: $TMP/ar/victim.a: file changed while it was read"
-		[ "$(stat -c %s "$TMP/ar/victim.a")" -eq 4096 ] && ok "$how: the cut happened" || bad "$how: the file was not cut"
+		[ "$(stat -c %s "$TMP/ar/victim.a")" -eq 4096 ] && ok "$how: the cut happened" || fail "$how: the file was not cut"
 		case $how in
 		*--json*) expect_json "$how: JSON valid, the archive an error, the next file read" \
 			"d['files'][0]['error'] == 'file changed while it was read' and d['files'][-1]['path'].endswith('sm120.cubin') and d['files'][-1]['error'] is None" ;;
@@ -161,7 +161,7 @@ if gcc -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl
 		esac
 	done
 else
-	bad "cannot build tests/probe/src/shrink_on_thread.c: $(head -c 300 "$TMP/ar/build.log")"
+	fail "cannot build tests/probe/src/shrink_on_thread.c: $(head -c 300 "$TMP/ar/build.log")"
 fi
 
 # ---- bad thread counts ----

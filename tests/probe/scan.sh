@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kimg-probe scan: exact module and image lists of the nvcc-built fixtures
 # (docs/format.md section 12), archives, directories, wheels, kernel names.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 
 # docs/format.md section 12: the 9 entries of container B, in file order.
 run "$PROBE" scan --json "$FX/multi.fatbin"

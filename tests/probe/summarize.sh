@@ -8,12 +8,12 @@
 # reports, 1 with reports, 2 on usage or I/O errors.
 # Real ranks: the fake driver (tests/fake_cuda, no GPU) and drv_dl from
 # make shim-tests; other hosts: report files written by hand.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash" probe
 LIB=$BUILD/libkimg.so
-FAKE=$BUILD/fake_cuda
 DRV=$BUILD/shim-tests/drv_dl
-for f in "$LIB" "$FAKE/libcuda.so.1" "$DRV" "$FX/sm80.cubin"; do
-	[ -e "$f" ] || { echo "FAIL - $f missing (make BUILD=$BUILD all shim-tests fixtures)"; exit 1; }
+fake_standin "$FAKE/libcuda.so.1"
+for f in "$LIB" "$DRV" "$FX/sm80.cubin"; do
+	require "$f" "make BUILD=$BUILD all shim-tests fixtures"
 done
 host=$(uname -n)
 logs=$TMP/logs
@@ -34,9 +34,9 @@ for r in 0 1 2 3; do
 done
 rank SLURM_PROCID=7 SLURM_LOCALID=3 SLURM_NTASKS=8 -- dlsym path "$FX/sm80.cubin"
 n=$(ls "$logs" | wc -l)
-if [ "$n" -eq 5 ]; then ok "%h-%r: one log per rank (5 files)"; else bad "%h-%r: one log per rank: $n files: $(ls "$logs")"; fi
+if [ "$n" -eq 5 ]; then ok "%h-%r: one log per rank (5 files)"; else fail "%h-%r: one log per rank: $n files: $(ls "$logs")"; fi
 for r in 0 1 2 3 7; do
-	if [ -s "$logs/kimg-$host-$r.log" ]; then ok "log of rank $r is kimg-$host-$r.log"; else bad "log of rank $r is kimg-$host-$r.log"; fi
+	if [ -s "$logs/kimg-$host-$r.log" ]; then ok "log of rank $r is kimg-$host-$r.log"; else fail "log of rank $r is kimg-$host-$r.log"; fi
 done
 
 # each report carries its process
@@ -95,9 +95,9 @@ expect_rc 2 "summarize (text) with reports and an unreadable one"
 expect_grep "text: the unreadable report is said, not hidden" "$TMP/out" "1 report could not be read: failures not shown above (exit 2)"
 expect_grep "text: header row" "$TMP/out" "module"
 if grep -E "^1 +[^ ]*/sm80\.cubin@0x0 +209 CUDA_ERROR_NO_BINARY_FOR_GPU +6 +.* +0-4,7 +.*Fake GPU \(SM 9\.0\)" "$TMP/out" >/dev/null; then
-	ok "text: row 1 module@offset, error, count, ranks 0-4,7, GPUs"; else bad "text: row 1: $(cat "$TMP/out")"; fi
+	ok "text: row 1 module@offset, error, count, ranks 0-4,7, GPUs"; else fail "text: row 1: $(cat "$TMP/out")"; fi
 if grep -E "^2 +.*218 CUDA_ERROR_INVALID_PTX +1 +node9 +5 " "$TMP/out" >/dev/null; then
-	ok "text: row 2 (218 on node9, rank 5)"; else bad "text: row 2: $(cat "$TMP/out")"; fi
+	ok "text: row 2 (218 on node9, rank 5)"; else fail "text: row 2: $(cat "$TMP/out")"; fi
 expect_grep "text: fix of row 1" "$TMP/out" "fix 1: "
 expect_grep "text: summary line" "$TMP/out" "7 reports in 2 groups from 6 files on 2 hosts; 3 lines skipped"
 
@@ -129,7 +129,7 @@ odd=$TMP/$(printf 'odd-\355\240\200-\300\257-\364\220\200\200').cubin
 cp "$FX/sm80.cubin" "$odd"
 rank RANK=0 -- dlsym path "$odd"
 if python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1], encoding="utf-8", errors="strict")]' "$logs/kimg-$host-0.log"; then
-	ok "report naming a non-UTF-8 path is strict UTF-8 JSON"; else bad "report naming a non-UTF-8 path: $(head -c 300 "$logs/kimg-$host-0.log" | od -c | head -5)"; fi
+	ok "report naming a non-UTF-8 path is strict UTF-8 JSON"; else fail "report naming a non-UTF-8 path: $(head -c 300 "$logs/kimg-$host-0.log" | od -c | head -5)"; fi
 run "$PROBE" summarize --json "$logs/kimg-$host-0.log"
 expect_rc 1 "summarize reads the report of the non-UTF-8 path"
 expect_json "its module file keeps every byte, escaped" \

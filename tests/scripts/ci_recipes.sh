@@ -2,7 +2,7 @@
 # docs/ci.md recipes, run through the very scripts the recipes call
 # (scripts/ci/kimg-gate.sh, scripts/ci/kimg-gpu-test.sh) on nvcc-built
 # fixtures: the wheel/build-output gate and the GPU test job.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_ON_ERROR KIMG_PROBE KIMG_RUN GITHUB_ACTIONS KIMG_GATE_SM KIMG_LOG_DIR
 GATE=$ROOT/scripts/ci/kimg-gate.sh
 GPUTEST=$ROOT/scripts/ci/kimg-gpu-test.sh
@@ -138,21 +138,17 @@ if [ -n "$gpu_sm" ] && [[ $gpu_sm != 8.* ]] && need "$BUILD_DIR/libkimg.so" "lib
 	expect_eq "e2e (real GPU, SM $gpu_sm): sm80_exe under the GPU job -> exit 86" 86 "$rc"
 	e2e_check "e2e (real GPU)" "$TMP/e2e-gpu" sm80_exe "$gpu_sm"
 fi
+# the stand-in driver and drv_dl, built by make (tests/fake_cuda/fake.mk, tests/shim/shim.mk)
 if need "$BUILD_DIR/libkimg.so" "libkimg.so: make BUILD=$BUILD" &&
-	need "$ROOT/tests/fake_cuda/fake_cuda.c" "fake driver source (hooks helper)" &&
-	need "$ROOT/tests/shim/progs/drv.c" "driver-API test program (hooks helper)" && need "$FIX/sm80.cubin" "fixtures"; then
-	mkdir -p "$TMP/fake"
-	if gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$TMP/fake/libcuda.so.1" \
-		"$ROOT/tests/fake_cuda/fake_cuda.c" 2>"$TMP/fake.err" &&
-		gcc -std=c11 -D_GNU_SOURCE -I"$ROOT/tests/shim/progs" -o "$TMP/drv" "$ROOT/tests/shim/progs/drv.c" -ldl 2>>"$TMP/fake.err"; then
-		(cd "$TMP" && LD_LIBRARY_PATH=$TMP/fake FAKE_CUDA_SM=90 KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER \
-			"$GPUTEST" --log-dir e2e-fake --exit-code 86 -- "$TMP/drv" dlsym lib "$FIX/sm80.cubin" axpy >"$TMP/e2e.out" 2>&1); rc=$?
-		expect_eq "e2e (fake driver, SM 9.0): sm80.cubin loaded under the GPU job -> exit 86" 86 "$rc"
-		[ "$rc" -eq 86 ] || tail -n 20 "$TMP/e2e.out"
-		# module.file is null: drv passes the bytes from its heap, no file behind them.
-		e2e_check "e2e (fake driver)" "$TMP/e2e-fake" - 9.0
-	else
-		fail "e2e: cannot build the fake driver or drv.c" "$(tail -n 5 "$TMP/fake.err")"
-	fi
+	need "$FAKE/libcuda.so.1" "the stand-in driver: make BUILD=$BUILD shim-tests" &&
+	need "$BUILD_DIR/shim-tests/drv_dl" "the driver-API test program: make BUILD=$BUILD shim-tests" &&
+	need "$FIX/sm80.cubin" "fixtures"; then
+	(cd "$TMP" && LD_LIBRARY_PATH=$FAKE FAKE_CUDA_SM=90 KIMG_LIB=$BUILD_DIR/libkimg.so KIMG_RUN=$LAUNCHER \
+		"$GPUTEST" --log-dir e2e-fake --exit-code 86 -- "$BUILD_DIR/shim-tests/drv_dl" dlsym lib "$FIX/sm80.cubin" axpy \
+		>"$TMP/e2e.out" 2>&1); rc=$?
+	expect_eq "e2e (fake driver, SM 9.0): sm80.cubin loaded under the GPU job -> exit 86" 86 "$rc"
+	[ "$rc" -eq 86 ] || tail -n 20 "$TMP/e2e.out"
+	# module.file is null: drv passes the bytes from its heap, no file behind them.
+	e2e_check "e2e (fake driver)" "$TMP/e2e-fake" - 9.0
 fi
 finish

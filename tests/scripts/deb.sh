@@ -3,7 +3,7 @@
 # dpkg install into a private root (--instdir, --admindir): the files land
 # under /usr with their modes, the installed kimg-run finds the installed
 # library, the installed kimg-probe runs; dpkg --purge removes every file.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 unset KIMG_LIB
 version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
 DEB=$ROOT/dist/kimg_$version-1_amd64.deb

@@ -10,7 +10,7 @@
 # citations, scripts/dev/apply-citations.sh) is exempt from the first check:
 # it names the old documents on purpose. The patterns below are written so
 # that this file does not match them itself.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 cd "$ROOT"
 
 files=()

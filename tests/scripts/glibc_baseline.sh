@@ -9,7 +9,7 @@
 # by probe/crt/libc_start.c (crt1.o of glibc >= 2.34 would need
 # __libc_start_main@GLIBC_2.34), its dl* and stat calls by sys/. That
 # replacement start-up must still run the constructors once each, in order.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 command -v objdump >/dev/null || { fail "objdump missing (binutils): cannot check symbol versions"; finish; exit; }
 
 # newer_than_217 VERSION: true when GLIBC_x.y[.z] is newer than 2.17.

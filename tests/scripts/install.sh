@@ -2,7 +2,7 @@
 # make install PREFIX=/usr DESTDIR=$tmp: the layout (bin, lib, man1, man7),
 # that the installed kimg-run finds the installed library and the installed
 # kimg-probe runs, and that make uninstall removes every file again.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 unset KIMG_LIB
 DEST=$TMP/dest
 P=$DEST/usr

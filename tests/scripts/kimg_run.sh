@@ -3,7 +3,7 @@
 # mapping, untouched arguments, exit status, error messages and --help.
 # Uses a stand-in libkimg.so (an empty shared object) in a copied tree, so it
 # tests the launcher alone; the real library is exercised in install.sh.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 # Start from a clean slate: the outer environment must not steer the launcher.
 unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_FALLBACK KIMG_AUDIT KIMG_ON_ERROR KIMG_VERBOSE
 

@@ -6,18 +6,13 @@
 # file of shim/hook/ includes a header of shim/diag/ and the reverse, no
 # include or call circle between the files of a layer (tests/scripts/
 # cycles.py), and each check itself catches a planted violation.
-set -u
-BUILD=${BUILD:-build}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+. "$(dirname "$0")/../lib.bash"
 cd "$ROOT"
-n_ok=0 n_fail=0
-ok() { n_ok=$((n_ok + 1)); echo "ok   $*"; }
-fail() { n_fail=$((n_fail + 1)); echo "FAIL $*"; }
 
 DIAG=$BUILD/libkimgdiag.a
 CORE=$BUILD/libkimgcore.a SYS=$BUILD/libkimgsys.a REPORT=$BUILD/libkimgreport.a
 for f in "$DIAG" "$CORE" "$SYS" "$REPORT"; do
-	[ -f "$f" ] || { echo "FAIL $f missing (make BUILD=$BUILD all)"; exit 1; }
+	require "$f" "make BUILD=$BUILD all"
 done
 
 # The up-calls: every kimg_driver_real / kimg_real_* function shim/diag.h declares.
@@ -46,7 +41,7 @@ if [ -z "$bad" ]; then ok "shim/diag names of the hooks layer only the up-calls 
 else fail "shim/diag names hooks-layer symbols beyond shim/diag.h: $(echo $bad)"; fi
 
 # the check catches a planted violation (an object calling dlsym and a hook table slot)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP
 cat >"$tmp/bad.c" <<'C'
 #include <dlfcn.h>
 extern void *kimg_hook_real[];
@@ -113,5 +108,4 @@ else fail "planted call circle not caught as expected (got: $planted)"; fi
 if grep -qE '#include "(audit|fallback)\.h"' shim/diag/diagnose.c; then fail "diagnose.c includes audit.h or fallback.h"
 else ok "diagnose.c includes neither audit.h nor fallback.h (the counters are stats.c)"; fi
 
-echo "$n_ok passed, $n_fail failed"
-[ "$n_fail" -eq 0 ]
+finish

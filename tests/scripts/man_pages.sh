@@ -3,7 +3,7 @@
 # what the tools actually do: every option in kimg-run --help, every
 # subcommand and option in kimg-probe --help, every variable shim/diag/options.c
 # reads, and the JSON keys of the report.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 MAN=$ROOT/docs/man
 if ! command -v groff >/dev/null; then
 	fail "groff not installed (apt-get install groff-base): cannot check the man pages"

@@ -3,7 +3,7 @@
 # scripts/setup-debian.sh installs is named in the README's set-up
 # paragraph, every command .ci/run runs besides fuzzing is the README's test
 # command, and fresh-root.sh finds the README's two commands.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 setup=$ROOT/scripts/setup-debian.sh readme=$ROOT/README.md
 need "$setup" "set-up script" && need "$readme" "README" || { finish; exit; }
 

@@ -5,7 +5,7 @@
 # kimg-probe lists a fixture, its kimg-run preloads the package's libkimg.so
 # (the stand-in driver then gets a report), python -m kimg finds the library,
 # and pip uninstall removes every file again.
-. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/../lib.bash"
 unset KIMG_LIB
 version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
 WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
@@ -97,8 +97,8 @@ expect_eq "python -m kimg CMD runs kimg-run: the lib preloaded, the status kept"
 expect_match "kimg-run --version through the wheel" "^kimg-run $version\$" "$("$V/bin/kimg-run" --version 2>&1)"
 expect_match "python -m kimg --help shows --libpath and kimg-run's help" 'libpath.*Usage: kimg-run' "$("$V/bin/python" -m kimg --help 2>&1 | tr '\n' ' ')"
 # The library really loads and reports: the stand-in driver refuses an sm_80 cubin on 9.0.
-FAKE=$BUILD_DIR/fake_cuda
-if need "$BUILD_DIR/shim-tests/drv_dl" "make shim-tests" && need "$FIX/sm80.cubin" "make fixtures"; then
+if need "$BUILD_DIR/shim-tests/drv_dl" "make shim-tests" && need "$FAKE/libcuda.so.1" "make shim-tests" &&
+	need "$FIX/sm80.cubin" "make fixtures"; then
 	got=$(LD_LIBRARY_PATH=$FAKE "$V/bin/kimg-run" --json --log "$TMP/r.jsonl" "$BUILD_DIR/shim-tests/drv_dl" dlsym load "$FIX/sm80.cubin" 2>&1)
 	expect_match "under the installed kimg-run the program still gets its 209" '^cuModuleLoadData: 209$' "$got"
 	expect_eq "the installed libkimg.so wrote one report: 209, sm_80 image, device 9.0" "209 sm_80 9.0" \

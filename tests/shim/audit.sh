@@ -4,7 +4,7 @@
 # kernel runs; each one that cannot run gets one report (audit mark, fix),
 # the exit summary counts them, and KIMG_ON_ERROR=exit:N stops the process
 # at that load (a CI job fails at start-up). Modules that run: no output.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 DRV=$PROGS/drv_dl
 
 # ---- a library that cannot run (S1: sm_80 SASS on 9.0) ----
@@ -51,21 +51,15 @@ check "runtime with a private driver table: reported at __cudaRegisterFatBinary,
 # ---- a runtime that versions its symbols, as the real libcudart.so.13 ----
 # (references bind only to __cudaRegisterFatBinary@libcudart.so.13; [V] on
 # the H200 an unversioned export never saw PyTorch extensions register)
-mkdir -p "$TMP/v13"
-echo 'libcudart.so.13 { global: *; };' >"$TMP/v13/cudart.map"
-if gcc -std=gnu11 -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script="$TMP/v13/cudart.map" \
-	-o "$TMP/v13/libcudart.so.13" tests/fake_cuda/fake_cudart.c -ldl -lpthread &&
-	ln -sf libcudart.so.13 "$TMP/v13/libcudart.so" &&
-	gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -o "$TMP/v13/rt" tests/shim/progs/rt.c -L"$TMP/v13" -lcudart -ldl; then
-	run rtv13 KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$TMP/v13:$FAKE" -- "$TMP/v13/rt" \
+# (make fake-cudart-versioned: tests/fake_cuda/fake.mk)
+if need "$FAKE/v13/libcudart.so.13" "make fake-cudart-versioned" && need "$PROGS/rt_v13" "make fake-cudart-versioned"; then
+	run rtv13 KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$FAKE/v13:$FAKE" -- "$PROGS/rt_v13" \
 		"$FIX/sm80.fatbin" axpy
 	check "versioned runtime: the program's __cudaRegisterFatBinary@libcudart.so.13 reaches libkimg, exit 3" \
 		eval '[ "$(cat "$TMP/rtv13.rc")" = 3 ] && report rtv13 "R[0][\"call\"] == \"__cudaRegisterFatBinary\""'
-	run rtv13ok FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$TMP/v13:$FAKE" -- "$TMP/v13/rt" "$FIX/multi.fatbin" axpy
+	run rtv13ok FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$FAKE/v13:$FAKE" -- "$PROGS/rt_v13" "$FIX/multi.fatbin" axpy
 	check "versioned runtime: registration forwarded to that runtime (dlvsym), program runs" \
 		has rtv13ok "cudaLaunchKernel: 0"
-else
-	fail "build a versioned fake libcudart.so.13"
 fi
 
 # ---- with the fallback: one report says both ----

@@ -4,7 +4,7 @@
 # Tegra (docs/rules.md S2 must not apply), a CUDA 12 (ELF ABI V1) cubin keeps
 # its sm_90a mark in e_flags 0x800, and another interposer's
 # dlsym(RTLD_NEXT, "cuModuleLoadData") reaches the driver, not itself.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 
 # GB10: the driver says integrated; kimg's device must not be Tegra, so the
 # sm_80 cubin fails for the major (S1), not for the Tegra line (S2).

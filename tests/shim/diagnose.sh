@@ -4,51 +4,44 @@
 # %p), one report per (module, error) with kernels and modules counted in
 # the summary, silence for 500 when an image fits (cuda_errors.h), the
 # KIMG_ON_ERROR actions, KIMG_SKIP, and a bad option value warning.
-set -u
-BUILD=${BUILD:-build}
-FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
-case $BUILD in /*) LIB=$BUILD/libkimg.so ;; *) LIB=$PWD/$BUILD/libkimg.so ;; esac
-out=$BUILD/tests/diagnose
+. "$(dirname "$0")/../lib.bash" shim
+out=$TMP/diagnose
 mkdir -p "$out"
-fail=0 checks=0
-check() { checks=$((checks + 1)); if eval "$2"; then echo "PASS $1"; else echo "FAIL $1"; fail=1; fi; }
-for need in "$LIB" "$FIX/sm80.cubin" "$FIX/multi.fatbin"; do
-	[ -e "$need" ] || { echo "FAIL missing $need (make BUILD=$BUILD all fixtures)"; exit 1; }
+for f in "$FIX/sm80.cubin" "$FIX/multi.fatbin" "$PROGS/diagnose_prog"; do
+	require "$f" "make BUILD=$BUILD fixtures shim-tests"
 done
-gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$out/libcuda.so.1" tests/fake_cuda/fake_cuda.c || exit 1
-gcc -std=c11 -D_GNU_SOURCE -O1 -g -o "$out/diagnose_prog" tests/shim/diagnose_prog.c -ldl || exit 1
-gcc -std=c11 -D_GNU_SOURCE -Itests/shim/progs -o "$out/drv" tests/shim/progs/drv.c -ldl || exit 1
-run() { env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" "$@"; }
-prog=$out/diagnose_prog
+# the program under kimg with the fake driver (SM 9.0), its output captured by the caller
+under_kimg() { env LD_LIBRARY_PATH="$FAKE" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" "$@"; }
+prog=$PROGS/diagnose_prog drv=$PROGS/drv_dl
 
 # ---- text report on stderr ----
-o=$(run KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+o=$(under_kimg KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 echo "$o" | sed 's/^/  /'
 check "text: header names call, code, name, meaning" \
-	'echo "$o" | grep -qx "kimg: cuLibraryGetKernel returned 209 CUDA_ERROR_NO_BINARY_FOR_GPU (.*)"'
-check "text: device line from the driver" 'echo "$o" | grep -qx "kimg:   device: Fake GPU (device 0), SM 9.0, driver 13.0, max PTX ISA 9.0"'
-check "text: kernel named" 'echo "$o" | grep -qx "kimg:   kernel: axpy"'
-check "text: module loaded by cuLibraryLoadData" 'echo "$o" | grep -qx "kimg:   module: (in memory, file unknown) (cuLibraryLoadData)"'
-check "text: image row with S1 verdict" 'echo "$o" | grep -qE "^kimg:     0   sass  sm_80 .* no: .* \[S1\]$"'
-check "text: fix for nvcc names sm_90" 'echo "$o" | grep -qE "^kimg: +nvcc: .*code=sm_90"'
-check "text: host stack reaches main of the program" 'echo "$o" | grep -qE "^kimg:     #[0-9]+ +main\+0x[0-9a-f]+ \(diagnose_prog\+"'
-check "text: first frame is the program, not libkimg" 'echo "$o" | grep -A1 "^kimg:   stack:" | tail -1 | grep -q "(diagnose_prog+"'
-check "dedupe: one report for 3 failures of one module" '[ "$(echo "$o" | grep -c "returned 209")" -eq 1 ]'
-check "summary: distinct kernels, one module" 'echo "$o" | grep -qx "kimg: 2 kernels in 1 module failed to load (see above)"'
+	eval 'echo "$o" | grep -qx "kimg: cuLibraryGetKernel returned 209 CUDA_ERROR_NO_BINARY_FOR_GPU (.*)"'
+check "text: device line from the driver" eval 'echo "$o" | grep -qx "kimg:   device: Fake GPU (device 0), SM 9.0, driver 13.0, max PTX ISA 9.0"'
+check "text: kernel named" eval 'echo "$o" | grep -qx "kimg:   kernel: axpy"'
+check "text: module loaded by cuLibraryLoadData" eval 'echo "$o" | grep -qx "kimg:   module: (in memory, file unknown) (cuLibraryLoadData)"'
+check "text: image row with S1 verdict" eval 'echo "$o" | grep -qE "^kimg:     0   sass  sm_80 .* no: .* \[S1\]$"'
+check "text: fix for nvcc names sm_90" eval 'echo "$o" | grep -qE "^kimg: +nvcc: .*code=sm_90"'
+check "text: host stack reaches main of the program" eval 'echo "$o" | grep -qE "^kimg:     #[0-9]+ +main\+0x[0-9a-f]+ \(diagnose_prog\+"'
+check "text: first frame is the program, not libkimg" eval 'echo "$o" | grep -A1 "^kimg:   stack:" | tail -1 | grep -q "(diagnose_prog+"'
+check "dedupe: one report for 3 failures of one module" eval '[ "$(echo "$o" | grep -c "returned 209")" -eq 1 ]'
+check "summary: distinct kernels, one module" eval 'echo "$o" | grep -qx "kimg: 2 kernels in 1 module failed to load (see above)"'
 
 # ---- two modules ----
-o=$(run KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/null)
-check "dedupe: a second module gets its own report" '[ "$(echo "$o" | grep -c "returned 209")" -eq 2 ]'
-check "summary: 3 kernels in 2 modules" 'echo "$o" | grep -qx "kimg: 3 kernels in 2 modules failed to load (see above)"'
+o=$(under_kimg KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+check "dedupe: a second module gets its own report" eval '[ "$(echo "$o" | grep -c "returned 209")" -eq 2 ]'
+check "summary: 3 kernels in 2 modules" eval 'echo "$o" | grep -qx "kimg: 3 kernels in 2 modules failed to load (see above)"'
 
 # ---- JSON Lines log with %p ----
 rm -f "$out"/k-*.log
-o=$(run KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+o=$(under_kimg KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 logs=$(ls "$out"/k-*.log 2>/dev/null)
-check "json: log file named by %p" '[ "$(echo "$logs" | wc -l)" -eq 1 ] && echo "$logs" | grep -qE "/k-[0-9]+\.log$"'
+check "json: log file named by %p" eval '[ "$(echo "$logs" | wc -l)" -eq 1 ] && echo "$logs" | grep -qE "/k-[0-9]+\.log$"'
 check "json: banner and summary go to stderr, not into the log" \
-	'echo "$o" | grep -q "^kimg 0" && echo "$o" | grep -q "failed to load" && ! grep -qv "^{" $logs'
-check "json: one report, keys as documented" "python3 - $logs <<'PY'
+	eval 'echo "$o" | grep -q "^kimg 0" && echo "$o" | grep -q "failed to load" && ! grep -qv "^{" $logs'
+check "json: one report, keys as documented" eval "python3 - $logs <<'PY'
 import json, sys
 reps = [json.loads(l) for l in open(sys.argv[1])]
 assert len(reps) == 1, reps
@@ -64,37 +57,35 @@ PY"
 
 
 # ---- driver-API loads: by path, PTX too new for the device, PTX ISA too new ----
-o=$(run KIMG_LOG= "$out/drv" dlsym path "$FIX/sm80.cubin" axpy 2>&1)
+o=$(under_kimg KIMG_LOG= "$drv" dlsym path "$FIX/sm80.cubin" axpy 2>&1)
 check "path load: module is the file, offset 0, loaded by cuModuleLoad" \
-	'echo "$o" | grep -qx "kimg:   module: $FIX/sm80.cubin @ 0x0 (cuModuleLoad)"'
-o=$(run KIMG_LOG= "$out/drv" dlsym load "$FIX/compute100.ptx" axpy 2>&1)
+	eval 'echo "$o" | grep -qx "kimg:   module: $FIX/sm80.cubin @ 0x0 (cuModuleLoad)"'
+o=$(under_kimg KIMG_LOG= "$drv" dlsym load "$FIX/compute100.ptx" axpy 2>&1)
 check "218: compute_100 PTX on 9.0 is explained by P3" \
-	'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 218 " && echo "$o" | grep -qE "^kimg:   why: .*\[P3\]$"'
+	eval 'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 218 " && echo "$o" | grep -qE "^kimg:   why: .*\[P3\]$"'
 sed 's/^\.version 9\.0$/.version 9.9/' "$FIX/compute80.ptx" >"$out/isa99.ptx"
-o=$(run KIMG_LOG= "$out/drv" dlsym load "$out/isa99.ptx" axpy 2>&1)
+o=$(under_kimg KIMG_LOG= "$drv" dlsym load "$out/isa99.ptx" axpy 2>&1)
 check "222: PTX ISA 9.9 on a 13.0 driver is explained by P4" \
-	'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 222 " && echo "$o" | grep -qE "^kimg:     0   ptx   compute_80    9.9 .*\[P4\]$"'
+	eval 'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 222 " && echo "$o" | grep -qE "^kimg:     0   ptx   compute_80    9.9 .*\[P4\]$"'
 
 # ---- 500 with a fitting image: silent ----
-o=$(run KIMG_LOG= "$prog" "$FIX/multi.fatbin" 2>&1)
-check "500 on a module with a fitting image: no report" '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -q "(axpy): 500\|(other): 500"'
+o=$(under_kimg KIMG_LOG= "$prog" "$FIX/multi.fatbin" 2>&1)
+check "500 on a module with a fitting image: no report" eval '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -q "(axpy): 500\|(other): 500"'
 
 # ---- KIMG_ON_ERROR ----
-o=$(run KIMG_LOG= KIMG_ON_ERROR=exit:86 "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+o=$(under_kimg KIMG_LOG= KIMG_ON_ERROR=exit:86 "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
 check "on_error exit:86: status 86 after the report and summary" \
-	'[ $rc -eq 86 ] && echo "$o" | grep -q "returned 209" && echo "$o" | grep -q "failed to load" && ! echo "$o" | grep -q "(other)"'
-o=$(run KIMG_LOG= KIMG_ON_ERROR=abort "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
-check "on_error abort: SIGABRT (134)" '[ $rc -eq 134 ] && echo "$o" | grep -q "returned 209"'
-o=$(run KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+	eval '[ $rc -eq 86 ] && echo "$o" | grep -q "returned 209" && echo "$o" | grep -q "failed to load" && ! echo "$o" | grep -q "(other)"'
+o=$(under_kimg KIMG_LOG= KIMG_ON_ERROR=abort "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+check "on_error abort: SIGABRT (134)" eval '[ $rc -eq 134 ] && echo "$o" | grep -q "returned 209"'
+o=$(under_kimg KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
 check "on_error continue (default): the program goes on, error unchanged" \
-	'[ $rc -eq 0 ] && echo "$o" | grep -qx "cuLibraryGetKernel(other): 209"'
+	eval '[ $rc -eq 0 ] && echo "$o" | grep -qx "cuLibraryGetKernel(other): 209"'
 
 # ---- KIMG_SKIP and bad values ----
-o=$(run KIMG_LOG= KIMG_SKIP=diagnose_prog "$prog" "$FIX/sm80.cubin" 2>&1)
-check "KIMG_SKIP=diagnose_prog: silent, error unchanged" '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -qx "cuLibraryGetKernel(axpy): 209"'
-o=$(run KIMG_LOG= KIMG_FORMAT=xml "$prog" "$FIX/sm80.cubin" 2>&1)
+o=$(under_kimg KIMG_LOG= KIMG_SKIP=diagnose_prog "$prog" "$FIX/sm80.cubin" 2>&1)
+check "KIMG_SKIP=diagnose_prog: silent, error unchanged" eval '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -qx "cuLibraryGetKernel(axpy): 209"'
+o=$(under_kimg KIMG_LOG= KIMG_FORMAT=xml "$prog" "$FIX/sm80.cubin" 2>&1)
 check "bad KIMG_FORMAT: one warning naming it, text report still written" \
-	'[ "$(echo "$o" | grep -c "^kimg: warning: KIMG_FORMAT=xml")" -eq 1 ] && echo "$o" | grep -q "^kimg: cuLibraryGetKernel returned 209"'
-echo "$checks checks ran"
-[ "$checks" -gt 0 ] || { echo "FAIL no check ran"; fail=1; }
-exit $fail
+	eval '[ "$(echo "$o" | grep -c "^kimg: warning: KIMG_FORMAT=xml")" -eq 1 ] && echo "$o" | grep -q "^kimg: cuLibraryGetKernel returned 209"'
+finish

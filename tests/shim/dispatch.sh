@@ -8,7 +8,7 @@
 # KIMG_VERBOSE=1 shows one line per file at exit. Modules of files with no
 # code for the device, and plain code for other GPUs outside the libraries
 # known to select per GPU, are reported at once as before.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 MAIN=$PROGS/disp_main
 lib() { # lib NAME CONTAINER_A CONTAINER_B
 	${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$2\"" -DCONT_B="\"$3\"" -o "$TMP/$1" tests/shim/progs/disp.c -ldl ||

@@ -7,7 +7,7 @@
 # FAKE_CUDA_INIT_ERROR) gets one report each, the program its code
 # unchanged; a shared runtime whose cudaRuntimeGetVersion says 13.0 likewise. A driver of the
 # runtime's major, or newer, gets no report.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 
 run old FAKE_CUDA_SM=80 FAKE_CUDA_DRIVER=12020 -- "$PROGS/drv_dl" gpa load "$FIX/sm80.cubin"
 check "runtime 13.0 on driver 12.2: exactly one report" report old 'len(R) == 1'

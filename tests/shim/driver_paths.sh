@@ -6,7 +6,7 @@
 # wrappers, sees the driver's original error code, and kimg's JSON report
 # names the call, kernel, images, device, verdict and fix.
 # The fake driver decides with kimg's rules on a device given by FAKE_CUDA_SM.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 HOOKED="cuModuleLoad cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary cuModuleGetFunction
 cuLibraryLoadData cuLibraryLoadFromFile cuLibraryGetKernel cuLibraryGetModule cuKernelGetFunction
 cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel"

@@ -9,7 +9,7 @@
 # those; hook_runtime.c). The hooks layer requires no glibc symbol version
 # newer than the base one. The pass-through dlsym is a tail jump, so glibc
 # sees the caller's return address.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 # The base glibc version and the tail jump are the library's architecture's
 # (its ELF header, not the host: the aarch64 build runs here under qemu).
 case $(readelf -h "$LIB" | awk '/Machine:/ {print $2}') in

@@ -6,7 +6,7 @@
 # for a newer target 218, PTX ISA above the driver 222, JIT disabled 223,
 # no JIT library 221, garbage 200). This pins the oracle the other shim
 # tests compare kimg with; it never consults kimg's code.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 printf 'garbage bytes, not device code\n' >"$TMP/garbage.bin"
 # load SM FILE [VAR=VALUE...]: the driver's cuModuleLoadData result
 load() {

@@ -8,7 +8,7 @@
 # (driver-API loads, runtime-registered fatbins), the rejection passing the
 # original error through, SASS-only modules reported as not rescuable with
 # the fix, force-ptx and its glob, every fallback reported (JSON and text).
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 DRV=$PROGS/drv_dl
 dump() { cat "$TMP/$1.dump" 2>/dev/null; }
 ran() { grep -qxF -- "$2" "$TMP/$1.dump" || { echo "   (dump of $1:)"; dump "$1" | sed 's/^/   | /'; false; }; }

@@ -5,7 +5,7 @@
 # cannot be opened, a malformed KIMG_FALLBACK glob. The oracle is the
 # program's own behaviour without kimg (exit status) and the files and
 # lines the scripts can see, never libkimg's own account.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 CUBIN=$FIX/sm80.cubin
 [ -e "$CUBIN" ] || { echo "FAIL - $CUBIN missing (make fixtures)"; exit 1; }
 [ -x "$PROGS/fork" ] || { echo "FAIL - $PROGS/fork missing (make shim-tests)"; exit 1; }

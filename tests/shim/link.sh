@@ -7,7 +7,7 @@
 # reached by symbol (the _v2 names cuda.h uses), dlsym (both names) and
 # cuGetProcAddress. A link that works prints nothing. cuModuleLoadDataEx
 # with JIT options brings its error log along.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 sed 's/^\.version .*/.version 9.9/' "$FIX/compute80.ptx" >"$TMP/isa99.ptx"
 grep -q '^\.version 9\.9$' "$TMP/isa99.ptx" || fail "make an ISA 9.9 PTX from compute80.ptx"
 

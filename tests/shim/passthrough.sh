@@ -3,7 +3,7 @@
 # no libcuda, behaves exactly as without it (same stdout, stderr, exit
 # status), and other interposers that look up symbols with
 # dlsym(RTLD_NEXT, ...) keep working (docs/loading.md section 7.1).
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 
 # no libcuda anywhere: LD_LIBRARY_PATH does not name the fake driver
 plain() { env -u LD_PRELOAD LD_LIBRARY_PATH=/nonexistent "$@"; }

@@ -8,7 +8,7 @@
 # held (the C API path) and with another thread running Python meanwhile
 # (no deadlock: kimg never takes the GIL). python3 needs its headers
 # (python3-dev, installed by scripts/setup-debian.sh).
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 SCRIPT=$PWD/tests/shim/python/fail_load.py
 tested=0
 for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3; do

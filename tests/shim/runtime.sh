@@ -6,7 +6,7 @@
 # driver calls bypass libkimg entirely, so only the runtime hooks
 # (registration records, cudaFuncGetAttributes / cudaLaunchKernel failures)
 # can produce the report.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 
 run good -- "$PROGS/rt" "$FIX/multi.fatbin" axpy
 check "9.0 device: registration, attributes, launch succeed" has good "cudaLaunchKernel: 0"
@@ -52,23 +52,18 @@ check "... and for a runtime version that is not loaded: 35, not the other runti
 # of that version ([V] on the H200: plain exports never saw a program linked
 # against the real runtime), so each hook is also exported per libcudart
 # node (hook_runtime.c). One fake runtime per node, versioned by a version
-# script; FAKE_CUDART_PRIVATE=1 keeps the driver hooks out, so every report
-# below comes from a runtime hook.
+# script, and rt.c linked against it (make fake-cudart-versioned,
+# tests/fake_cuda/fake.mk); FAKE_CUDART_PRIVATE=1 keeps the driver hooks
+# out, so every report below comes from a runtime hook.
 for node in 13 12 11.0; do
-	d=$TMP/v$node
-	mkdir -p "$d"
-	echo "libcudart.so.$node { global: *; };" >"$d/cudart.map"
-	if ! { gcc -std=gnu11 -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcudart.so.$node \
-		-Wl,--version-script="$d/cudart.map" -o "$d/libcudart.so.$node" tests/fake_cuda/fake_cudart.c -ldl -lpthread &&
-		ln -sf "libcudart.so.$node" "$d/libcudart.so" &&
-		gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -o "$d/rt" tests/shim/progs/rt.c -L"$d" -lcudart -ldl; }; then
-		fail "build a fake libcudart.so.$node with versioned symbols"
+	d=$FAKE/v$node rt=$PROGS/rt_v$node
+	if ! { need "$d/libcudart.so.$node" "make fake-cudart-versioned" && need "$rt" "make fake-cudart-versioned"; }; then
 		continue
 	fi
 	check "v$node: the program references cudaLaunchKernel, cudaFuncGetAttributes, __cudaRegisterFunction @libcudart.so.$node" \
-		eval '[ "$(readelf --dyn-syms -W "$d/rt" | grep -cE " (cudaLaunchKernel|cudaFuncGetAttributes|__cudaRegisterFunction)@libcudart\.so\.$node( |$)")" = 3 ]'
+		eval '[ "$(readelf --dyn-syms -W "$rt" | grep -cE " (cudaLaunchKernel|cudaFuncGetAttributes|__cudaRegisterFunction)@libcudart\.so\.$node( |$)")" = 3 ]'
 
-	run "v${node}launch" FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$d/rt" \
+	run "v${node}launch" FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$rt" \
 		"$FIX/multi.fatbin" axpy launch-first
 	check "v$node: launch returns the runtime's 209 unchanged" has "v${node}launch" "cudaLaunchKernel: 209"
 	check "v$node: one report, from cudaLaunchKernel@libcudart.so.$node, kernel axpy from __cudaRegisterFunction@, module from __cudaRegisterFatBinary@" \
@@ -76,7 +71,7 @@ for node in 13 12 11.0; do
 			and R[0]["kernel"]["name"] == "axpy" and R[0]["module"]["origin"] == "__cudaRegisterFatBinary"
 			and "sm_80" in archs(R[0]) and R[0]["device"]["sm"] == "7.5" and R[0]["verdict"]["outcome"] == "cannot_run"'
 
-	run "v${node}attr" FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$d/rt" "$FIX/multi.fatbin" axpy
+	run "v${node}attr" FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$rt" "$FIX/multi.fatbin" axpy
 	check "v$node: cudaFuncGetAttributes@libcudart.so.$node reports first, kernel axpy" \
 		report "v${node}attr" 'len(R) == 1 and R[0]["call"] == "cudaFuncGetAttributes" and R[0]["kernel"]["name"] == "axpy"'
 	check "v$node: cudaGetDriverEntryPoint@libcudart.so.$node wraps the hooked name, passes others" \
@@ -85,7 +80,7 @@ for node in 13 12 11.0; do
 	check "v$node: cudaGetDriverEntryPointByVersion@libcudart.so.$node hands out the wrapped _v2" \
 		has "v${node}attr" "via it, cuLaunchKernel flag 2: 0 status 0 owner libkimg"
 
-	run "v${node}ok" FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$d/rt" "$FIX/multi.fatbin" axpy
+	run "v${node}ok" FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$rt" "$FIX/multi.fatbin" axpy
 	check "v$node, 9.0 device: every call forwarded to that runtime, no report" \
 		eval 'has "v${node}ok" "cudaFuncGetAttributes: 0" && has "v${node}ok" "cudaLaunchKernel: 0" &&
 			has "v${node}ok" "cudaGetFuncBySymbol: 0" && [ "$(cat "$TMP/v${node}ok.rc")" = 0 ] && report "v${node}ok" "R == []"'
@@ -96,8 +91,9 @@ done
 # libcudart.so.13) loaded RTLD_LOCAL, as Python loads extensions: its
 # references find libkimg's global exports first, but RTLD_NEXT from libkimg
 # does not see its runtime; the wrapper finds it by soname instead.
-d=$TMP/v13
-cat >"$d/loader.c" <<'C'
+d=$FAKE/v13 x=$TMP/local
+mkdir -p "$x"
+cat >"$x/loader.c" <<'C'
 #include <dlfcn.h>
 #include <stdio.h>
 int main(int argc, char **argv)
@@ -111,9 +107,10 @@ int main(int argc, char **argv)
 	return rt_main(argc - 1, argv + 1);
 }
 C
-if gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -fPIC -shared -Dmain=rt_main -o "$d/ext.so" tests/shim/progs/rt.c \
-	-L"$d" -lcudart -ldl -Wl,-rpath,"$d" && gcc -std=gnu11 -o "$d/loader" "$d/loader.c" -ldl; then
-	run local FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$d/loader" "$d/ext.so" \
+if need "$d/libcudart.so.13" "make fake-cudart-versioned" &&
+	gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -fPIC -shared -Dmain=rt_main -o "$x/ext.so" tests/shim/progs/rt.c \
+	-L"$d" -lcudart -ldl -Wl,-rpath,"$d" && gcc -std=gnu11 -o "$x/loader" "$x/loader.c" -ldl; then
+	run local FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$x/loader" "$x/ext.so" \
 		"$FIX/multi.fatbin" axpy launch-first
 	check "RTLD_LOCAL extension: registration and launch reach its runtime (209 from the launch, not 35)" \
 		eval 'has local "registered: yes" && has local "cudaLaunchKernel: 209"'
@@ -121,7 +118,7 @@ if gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -fPIC -shared -Dmain=rt_main 
 		report local 'len(R) == 1 and R[0]["call"] == "cudaLaunchKernel" and R[0]["kernel"]["name"] == "axpy"'
 	# The same extension finding an unversioned libcudart.so.13 first
 	# ($FAKE's): glibc binds its versioned references to it, so must we.
-	run localplain FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$FAKE" -- "$d/loader" "$d/ext.so" \
+	run localplain FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$FAKE" -- "$x/loader" "$x/ext.so" \
 		"$FIX/multi.fatbin" axpy launch-first
 	check "RTLD_LOCAL extension over an unversioned runtime: forwarded by plain name, 209 and the report" \
 		eval 'has localplain "registered: yes" && has localplain "cudaLaunchKernel: 209" &&

@@ -12,7 +12,7 @@
 # - the report holds no argument or environment value planted by the test.
 # Root is needed for chown and chroot: CI runs as root, so there a
 # non-root run is a failure; elsewhere it skips those parts, saying so.
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 CUBIN=$FIX/sm80.cubin
 for f in "$CUBIN" "$PROGS/secure"; do
 	[ -e "$f" ] || { echo "FAIL - $f missing (make fixtures shim-tests)"; exit 1; }
@@ -90,43 +90,43 @@ PY
 
 # ---- setuid inside a throw-away root ----
 if needs_root "setuid program under /etc/ld.so.preload (AT_SECURE)"; then
-	ROOT=$BUILD/tests/secure-root
-	rm -rf "$ROOT"
-	mkdir -p "$ROOT/etc" "$ROOT/usr/bin" "$ROOT/usr/lib" "$ROOT/data" "$ROOT/tmp"
-	chmod 1777 "$ROOT/tmp"
+	SROOT=$BUILD/tests/secure-root
+	rm -rf "$SROOT"
+	mkdir -p "$SROOT/etc" "$SROOT/usr/bin" "$SROOT/usr/lib" "$SROOT/data" "$SROOT/tmp"
+	chmod 1777 "$SROOT/tmp"
 	# what the loader needs: the interpreter and every library ldd names
 	# for the program, libkimg.so and the stand-in libcuda
 	libs=$(ldd "$PROGS/secure" "$LIB" "$FAKE/libcuda.so.1" |
 		awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}' | sort -u)
-	for l in $libs; do mkdir -p "$ROOT$(dirname "$l")"; cp -L "$l" "$ROOT$l"; done
+	for l in $libs; do mkdir -p "$SROOT$(dirname "$l")"; cp -L "$l" "$SROOT$l"; done
 	libdir=$(dirname "$(ldd "$PROGS/secure" | awk '$1 == "libc.so.6" {print $3}')")
 	# no LD_LIBRARY_PATH in secure mode: the driver sits in a system directory
-	cp -L "$FAKE/libcuda.so.1" "$ROOT$libdir/libcuda.so.1"
-	cp -L "$LIB" "$ROOT/usr/lib/libkimg.so"
-	cp "$CUBIN" "$ROOT/data/sm80.cubin"
-	echo /usr/lib/libkimg.so >"$ROOT/etc/ld.so.preload"
-	cp "$PROGS/secure" "$ROOT/usr/bin/secure"
-	cp "$PROGS/secure" "$ROOT/usr/bin/plain"
-	chown "$NOBODY" "$ROOT/usr/bin/secure" "$ROOT/usr/bin/plain"
-	chmod 4755 "$ROOT/usr/bin/secure"
+	cp -L "$FAKE/libcuda.so.1" "$SROOT$libdir/libcuda.so.1"
+	cp -L "$LIB" "$SROOT/usr/lib/libkimg.so"
+	cp "$CUBIN" "$SROOT/data/sm80.cubin"
+	echo /usr/lib/libkimg.so >"$SROOT/etc/ld.so.preload"
+	cp "$PROGS/secure" "$SROOT/usr/bin/secure"
+	cp "$PROGS/secure" "$SROOT/usr/bin/plain"
+	chown "$NOBODY" "$SROOT/usr/bin/secure" "$SROOT/usr/bin/plain"
+	chmod 4755 "$SROOT/usr/bin/secure"
 	# log files the program (euid nobody) can write
-	for f in setuid.log control.log; do : >"$ROOT/tmp/$f"; chown "$NOBODY" "$ROOT/tmp/$f"; chmod 0644 "$ROOT/tmp/$f"; done
-	touch -d '2001-01-01 00:00' "$ROOT/tmp/setuid.log"
-	before=$(stat -c '%s %Y %a %u' "$ROOT/tmp/setuid.log")
+	for f in setuid.log control.log; do : >"$SROOT/tmp/$f"; chown "$NOBODY" "$SROOT/tmp/$f"; chmod 0644 "$SROOT/tmp/$f"; done
+	touch -d '2001-01-01 00:00' "$SROOT/tmp/setuid.log"
+	before=$(stat -c '%s %Y %a %u' "$SROOT/tmp/setuid.log")
 	CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
 
 	# control: the same program without the setuid bit, run as nobody
 	env -i PATH=/usr/bin KIMG_LOG=/tmp/control.log KIMG_FORMAT=json \
-		"$CHROOT" --userspec=$NOBODY:$NOBODY "$ROOT" /usr/bin/plain /data/sm80.cubin axpy \
+		"$CHROOT" --userspec=$NOBODY:$NOBODY "$SROOT" /usr/bin/plain /data/sm80.cubin axpy \
 		>"$TMP/control.out" 2>"$TMP/control.err"
 	echo $? >"$TMP/control.rc"
 	check "control (no setuid): not secure" grep -qx "secure: 0" "$TMP/control.out"
 	check "control: kimg, preloaded by /etc/ld.so.preload, writes the report to KIMG_LOG" \
-		grep -q '"code": *209' "$ROOT/tmp/control.log"
-	[ -s "$ROOT/tmp/control.log" ] || sed 's/^/   | /' "$TMP/control.out" "$TMP/control.err" | head -20
+		grep -q '"code": *209' "$SROOT/tmp/control.log"
+	[ -s "$SROOT/tmp/control.log" ] || sed 's/^/   | /' "$TMP/control.out" "$TMP/control.err" | head -20
 
 	env -i PATH=/usr/bin KIMG_LOG=/tmp/setuid.log KIMG_FORMAT=json KIMG_ON_ERROR=exit:77 KIMG_VERBOSE=1 \
-		KIMG_AUDIT=1 KIMG_FALLBACK=ptx "$CHROOT" "$ROOT" /usr/bin/secure /data/sm80.cubin axpy \
+		KIMG_AUDIT=1 KIMG_FALLBACK=ptx "$CHROOT" "$SROOT" /usr/bin/secure /data/sm80.cubin axpy \
 		>"$TMP/setuid.out" 2>"$TMP/setuid.err"
 	rc=$?
 	check "setuid program run by root: AT_SECURE is set, euid is $NOBODY" \
@@ -135,11 +135,11 @@ if needs_root "setuid program under /etc/ld.so.preload (AT_SECURE)"; then
 	check "... the program got the driver's 209 and exited 1 (KIMG_ON_ERROR=exit:77 ignored)" \
 		bash -c "grep -qx 'cuLibraryGetKernel: 209' '$TMP/setuid.out' && [ $rc = 1 ]"
 	check "... KIMG_LOG file untouched (size, mtime, mode, owner: $before)" \
-		test "$(stat -c '%s %Y %a %u' "$ROOT/tmp/setuid.log")" = "$before"
+		test "$(stat -c '%s %Y %a %u' "$SROOT/tmp/setuid.log")" = "$before"
 	check "... no other file written in the root's /tmp" \
-		test "$(ls "$ROOT/tmp" | sort | tr '\n' ' ')" = "control.log setuid.log "
+		test "$(ls "$SROOT/tmp" | sort | tr '\n' ' ')" = "control.log setuid.log "
 	check "... nothing from kimg on stderr (no banner, no report, no warning)" \
 		bash -c "! grep -q kimg '$TMP/setuid.err'"
-	rm -rf "$ROOT"
+	rm -rf "$SROOT"
 fi
 finish

@@ -1,40 +1,20 @@
-# Shim integration tests (included by the Makefile): a fake driver and a
-# fake shared runtime, test programs built with gcc against them (no nvcc,
-# no GPU), and a ThreadSanitizer build of libkimg for the threads test.
-# tests/shim/*.sh run them under LD_PRELOAD and check kimg's JSON report.
+# Shim integration tests (included by the Makefile): test programs built
+# with gcc against the stand-in driver and runtime of tests/fake_cuda/fake.mk
+# (no nvcc, no GPU), and a ThreadSanitizer build of libkimg for the threads
+# test. tests/shim/*.sh run them under LD_PRELOAD and check kimg's JSON report.
 #
-#   $(BUILD)/fake_cuda/libcuda.so.1     tests/fake_cuda/fake_cuda.c (its own image reader, no kimg code)
-#     (-Bsymbolic-functions: its cuGetProcAddress hands out its own functions, never
-#     libkimg's exports, as a driver with an internal table does)
-#   $(BUILD)/fake_cuda/libcudart.so.13  tests/fake_cuda/fake_cudart.c
-#   $(BUILD)/shim-tests/*               tests/shim/progs/*.c
+#   $(BUILD)/shim-tests/*               tests/shim/progs/*.c, tests/shim/diagnose_prog.c
 #   $(BUILD)/tsan/libkimg.so            every libkimg source with -fsanitize=thread
 
-FAKE_DIR := $(BUILD)/fake_cuda
-FAKE_CUDA := $(FAKE_DIR)/libcuda.so.1
-FAKE_CUDART := $(FAKE_DIR)/libcudart.so.13
 SHIM_TEST_DIR := $(BUILD)/shim-tests
 TSAN_SHIM := $(BUILD)/tsan/libkimg.so
-# Test code is not the product: default visibility, gnu11 for pthread_barrier.
-SHIM_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 
 SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct link_dl disp_main rt no_cuda \
-	hello libwrap_puts.so threads fork secure)
+	hello libwrap_puts.so threads fork secure diagnose_prog)
 SHIM_TEST_PROGS += $(SHIM_TEST_DIR)/next_cu
 
 .PHONY: shim-tests
-shim-tests: $(SHIM) $(FAKE_CUDA) $(FAKE_CUDART) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
-
-$(FAKE_CUDA): tests/fake_cuda/fake_cuda.c tests/fake_cuda/fake_image.h
-	@mkdir -p $(dir $@)
-	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions \
-		-o $@ $<
-	ln -sf libcuda.so.1 $(FAKE_DIR)/libcuda.so
-
-$(FAKE_CUDART): tests/fake_cuda/fake_cudart.c
-	@mkdir -p $(dir $@)
-	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
-	ln -sf libcudart.so.13 $(FAKE_DIR)/libcudart.so
+shim-tests: $(SHIM) $(FAKE_STANDINS) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
 
 SHIM_PROG_DEPS := tests/shim/progs/progutil.h
 
@@ -62,6 +42,10 @@ $(SHIM_TEST_DIR)/rt: tests/shim/progs/rt.c $(SHIM_PROG_DEPS) $(FAKE_CUDART)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -lcudart -ldl
 $(SHIM_TEST_DIR)/no_cuda: tests/shim/progs/no_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+# tests/shim/diagnose.sh: its text-report checks name this program's main.
+$(SHIM_TEST_DIR)/diagnose_prog: tests/shim/diagnose_prog.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
 $(SHIM_TEST_DIR)/hello: tests/shim/progs/hello.c

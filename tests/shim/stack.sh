@@ -9,61 +9,56 @@
 # stub libunwind.so.8 without its symbols hides the real one): a program
 # built without -rdynamic, PIE and not, failing through the fake driver,
 # must show its static function and main in the text stack.
-set -u
-BUILD=${BUILD:-build}
-out=$BUILD/tests/stack
+. "$(dirname "$0")/../lib.bash"
+out=$TMP/stack
 mkdir -p "$out"
-fail=0 checks=0 skipped=0
-check() { checks=$((checks + 1)); if eval "$2"; then echo "PASS $1"; else echo "FAIL $1"; fail=1; fi; }
-# A missing prerequisite: under CI=true (scripts/setup-debian.sh installs
-# libunwind8 and python3) a failure; elsewhere a skip of N checks, said.
-missing() {
-	if [ "${CI:-}" = true ]; then echo "FAIL prerequisite missing under CI: $1"; fail=1; else
-		echo "SKIP $1 ($2 checks not run)"; skipped=$((skipped + $2)); fi
-}
+# A missing prerequisite (missing WHAT WHY N): under CI=true
+# (scripts/setup-debian.sh installs libunwind8 and python3) a failure;
+# elsewhere a skip of its N checks, said.
 # fixed checks; one more per CPython the loop below finds
 EXPECTED_CHECKS=25
 CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
 
 CORE=$BUILD/libkimgcore.a DIAG=$BUILD/libkimgdiag.a
 for lib in "$CORE" "$DIAG"; do
-	[ -e "$lib" ] || { echo "FAIL missing $lib (make BUILD=$BUILD all)"; exit 1; }
+	require "$lib" "make BUILD=$BUILD all"
 done
 # The diagnosis layer as a library (stack.c maps files through locate.c,
 # which reaches the registry), with the stand-in for the hooks' up-calls.
 STACK_SRC="tests/unit/hook_standin.c $DIAG"
-gcc $CFLAGS -o "$out/stack_probe" tests/shim/stack_probe.c $STACK_SRC "$CORE" -ldl -lpthread || exit 1
+gcc $CFLAGS -o "$out/stack_probe" tests/shim/stack_probe.c $STACK_SRC "$CORE" -ldl -lpthread ||
+	{ fail "build the stack probe"; finish; }
 gcc $CFLAGS -shared -fPIC -DSTACK_PROBE_LIB -o "$out/libstack_probe.so" tests/shim/stack_probe.c $STACK_SRC \
-	"$CORE" -ldl -lpthread || exit 1
+	"$CORE" -ldl -lpthread || { fail "build the stack probe library"; finish; }
 
 # ---- host frames ----
 if [ -e /usr/lib/x86_64-linux-gnu/libunwind.so.8 ] || ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 '; then
 	o=$("$out/stack_probe" libunwind)
 	echo "$o" | sed 's/^/  /'
-	check "libunwind: chosen by auto" '"$out/stack_probe" auto | grep -q "^unwinder libunwind$"'
+	check "libunwind: chosen by auto" eval '"$out/stack_probe" auto | grep -q "^unwinder libunwind$"'
 	# innermost first: print_host, probe_inner, probe_middle, probe_outer, main
 	order=$(echo "$o" | grep -o -E '^frame (probe_inner|probe_middle|probe_outer|main)\+' | tr -d '+' | awk '{print $2}' | tr '\n' ' ')
-	check "libunwind: static functions named, innermost first" '[ "$order" = "probe_inner probe_middle probe_outer main " ]'
-	check "libunwind: frames name their object" 'echo "$o" | grep -q "^frame probe_inner+0x[0-9a-f]* (stack_probe+0x[0-9a-f]*)$"'
+	check "libunwind: static functions named, innermost first" eval '[ "$order" = "probe_inner probe_middle probe_outer main " ]'
+	check "libunwind: frames name their object" eval 'echo "$o" | grep -q "^frame probe_inner+0x[0-9a-f]* (stack_probe+0x[0-9a-f]*)$"'
 else
-	missing "libunwind.so.8 not installed (apt-get install libunwind8)" 3
+	missing "libunwind.so.8" "not installed (apt-get install libunwind8)" 3
 fi
 o=$("$out/stack_probe" backtrace)
 echo "$o" | sed 's/^/  /'
-check "backtrace(): at least 5 frames" '[ "$(echo "$o" | grep -c "^frame ")" -ge 5 ]'
-check "backtrace(): frames in the program" 'echo "$o" | grep -q "(stack_probe+0x"'
+check "backtrace(): at least 5 frames" eval '[ "$(echo "$o" | grep -c "^frame ")" -ge 5 ]'
+check "backtrace(): frames in the program" eval 'echo "$o" | grep -q "(stack_probe+0x"'
 order=$(echo "$o" | grep -o -E '^frame (probe_inner|probe_middle|probe_outer|main)\+' | tr -d '+' | awk '{print $2}' | tr '\n' ' ')
 check "backtrace(): static functions named from .symtab, innermost first" \
-	'[ "$order" = "probe_inner probe_middle probe_outer main " ]'
-check "no Python in a C program: 0 frames" 'echo "$o" | grep -q "^python frames 0$"'
+	eval '[ "$order" = "probe_inner probe_middle probe_outer main " ]'
+check "no Python in a C program: 0 frames" eval 'echo "$o" | grep -q "^python frames 0$"'
 
 # ---- demangling ----
 o=$("$out/stack_probe" demangle)
 echo "$o" | sed 's/^/  /'
-check "demangle: no __cxa_demangle loaded -> mangled only" 'echo "$o" | grep -q "^before: 0$"'
-check "demangle: after libstdc++ is loaded (RTLD_LOCAL, as by Python)" 'echo "$o" | grep -q "^after: 1 foo::bar(int)$"'
-check "demangle: plain C names are left alone" 'echo "$o" | grep -q "^plain: 0$"'
-check "demangle: output truncated and terminated" 'echo "$o" | grep -q "^truncated: 1 foo::$"'
+check "demangle: no __cxa_demangle loaded -> mangled only" eval 'echo "$o" | grep -q "^before: 0$"'
+check "demangle: after libstdc++ is loaded (RTLD_LOCAL, as by Python)" eval 'echo "$o" | grep -q "^after: 1 foo::bar(int)$"'
+check "demangle: plain C names are left alone" eval 'echo "$o" | grep -q "^plain: 0$"'
+check "demangle: output truncated and terminated" eval 'echo "$o" | grep -q "^truncated: 1 foo::$"'
 
 # ---- Python frames ----
 if command -v python3 >/dev/null; then
@@ -98,14 +93,14 @@ PY
 )
 	echo "$o" | sed 's/^/  /'
 	first3=$(echo "$o" | sed -n '2,4p' | cut -d: -f3 | tr '\n' ' ')
-	check "python: innermost first (level2 level1 <module>)" '[ "$first3" = "level2 level1 <module> " ]'
-	check "python: file and line of the call" 'echo "$o" | sed -n 2p | grep -q "^<stdin>:[0-9][0-9]*:level2$"'
-	check "python: GIL released -> the C API path reads nothing" 'echo "$o" | grep -q "^released 0$"'
-	check "host: skip_self leaves out the probe object" 'echo "$o" | grep "^host-first " | grep -vq "libstack_probe.so"'
+	check "python: innermost first (level2 level1 <module>)" eval '[ "$first3" = "level2 level1 <module> " ]'
+	check "python: file and line of the call" eval 'echo "$o" | sed -n 2p | grep -q "^<stdin>:[0-9][0-9]*:level2$"'
+	check "python: GIL released -> the C API path reads nothing" eval 'echo "$o" | grep -q "^released 0$"'
+	check "host: skip_self leaves out the probe object" eval 'echo "$o" | grep "^host-first " | grep -vq "libstack_probe.so"'
 	check "python $(python3 -c 'import platform; print(platform.python_version())'): GIL released -> frames read without it: nogil2:20, nogil1:23, <module>:24" \
-		'[ "$(echo "$o" | sed -n "/^nogil /,\$p" | sed -n 2,4p | tr "\n" " ")" = "<stdin>:20:nogil2 <stdin>:23:nogil1 <stdin>:24:<module> " ]'
+		eval '[ "$(echo "$o" | sed -n "/^nogil /,\$p" | sed -n 2,4p | tr "\n" " ")" = "<stdin>:20:nogil2 <stdin>:23:nogil1 <stdin>:24:<module> " ]'
 else
-	fail=1; echo "FAIL python3 not installed (scripts/setup-debian.sh installs it)"
+	fail "python3 not installed (scripts/setup-debian.sh installs it)"
 fi
 # every other CPython the machine has (the system one, pyenv): the layouts of 3.10 to 3.14
 for py in /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3; do
@@ -125,52 +120,53 @@ print(outer(), end="")
 PY
 )
 	check "python $v ($py): GIL released -> frames read without it (inner:5 outer <module>)" \
-		'[ "$(echo "$o" | sed -n 1,3p | tr "\n" " ")" = "<stdin>:5:inner <stdin>:8:outer <stdin>:9:<module> " ]' ||
+		eval '[ "$(echo "$o" | sed -n 1,3p | tr "\n" " ")" = "<stdin>:5:inner <stdin>:8:outer <stdin>:9:<module> " ]' ||
 		echo "$o" | sed 's/^/  /'
 done
 # ---- a CPython kimg does not know: said, not guessed ----
 for ver in 0x030f00f0:3.15 0x030900f0:3.9; do
 	hex=${ver%%:*} name=${ver#*:}
 	gcc $CFLAGS -rdynamic -DFAKE_PY_VERSION=$hex -o "$out/fake_python" tests/shim/fake_python.c $STACK_SRC "$CORE" -ldl -lpthread ||
-		{ echo "FAIL build fake_python"; fail=1; continue; }
+		{ fail "build fake_python"; continue; }
 	o=$("$out/fake_python")
 	check "python $name (GIL released): no frames, the note says the layout is unknown" \
-		'[ "$o" = "frames 0
+		eval '[ "$o" = "frames 0
 note CPython $name: frame layout unknown to kimg (it reads 3.10 to 3.14 without the GIL); no Python frames" ]'
 done
 # ---- libkimg.so without libunwind: names from .symtab ----
-FIX=${KIMG_FIXTURES:-$BUILD/fixtures}
-case $BUILD in /*) LIB=$BUILD/libkimg.so ;; *) LIB=$PWD/$BUILD/libkimg.so ;; esac
+LIB=$BUILD_DIR/libkimg.so
 if [ -e "$LIB" ] && [ -e "$FIX/sm80.cubin" ]; then
-	gcc -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$out/libcuda.so.1" tests/fake_cuda/fake_cuda.c || exit 1
+	fake_standin "$FAKE/libcuda.so.1"
 	echo 'void kimg_stub(void); void kimg_stub(void) {}' >"$out/nounwind.c"
-	gcc -shared -fPIC -Wl,-soname,libunwind.so.8 -o "$out/libunwind.so.8" "$out/nounwind.c" || exit 1
+	gcc -shared -fPIC -Wl,-soname,libunwind.so.8 -o "$out/libunwind.so.8" "$out/nounwind.c" ||
+		{ fail "build the stub libunwind.so.8"; finish; }
 	for kind in pie nopie; do
 		pie=; [ $kind = nopie ] && pie=-no-pie
 		prog=$out/static_$kind
-		gcc -std=c11 -D_GNU_SOURCE -O2 -g $pie -o "$prog" tests/shim/stack_static_prog.c -ldl || exit 1
+		gcc -std=c11 -D_GNU_SOURCE -O2 -g $pie -o "$prog" tests/shim/stack_static_prog.c -ldl ||
+			{ fail "build $prog"; finish; }
 		if nm -D "$prog" | grep -qE ' T (main|static_get_kernel)$'; then
-			echo "FAIL $kind: main is a dynamic symbol, the test would prove nothing"; fail=1
+			fail "$kind: main is a dynamic symbol, the test would prove nothing"
 		fi
-		o=$(env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1)
+		o=$(env LD_LIBRARY_PATH="$out:$FAKE" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1)
 		echo "$o" | grep -A4 "stack:" | sed 's/^/  /'
-		check "$kind: the call failed (209) and was reported" 'echo "$o" | grep -qx "rc 209"'
+		check "$kind: the call failed (209) and was reported" eval 'echo "$o" | grep -qx "rc 209"'
 		check "$kind: first frame is the static function, named from .symtab" \
-			'echo "$o" | grep -A1 "^kimg:   stack:" | tail -1 | grep -qE "^kimg:     #0 +static_get_kernel\+0x[0-9a-f]+ \(static_$kind\+0x[0-9a-f]+\)$"'
+			eval 'echo "$o" | grep -A1 "^kimg:   stack:" | tail -1 | grep -qE "^kimg:     #0 +static_get_kernel\+0x[0-9a-f]+ \(static_$kind\+0x[0-9a-f]+\)$"'
 		check "$kind: main named, next" \
-			'echo "$o" | grep -A2 "^kimg:   stack:" | tail -1 | grep -qE "^kimg:     #1 +main\+0x[0-9a-f]+ \(static_$kind\+0x[0-9a-f]+\)$"'
+			eval 'echo "$o" | grep -A2 "^kimg:   stack:" | tail -1 | grep -qE "^kimg:     #1 +main\+0x[0-9a-f]+ \(static_$kind\+0x[0-9a-f]+\)$"'
 	done
 	# the stripped program: nothing to name it with, frames stay "??"
 	strip -o "$out/static_stripped" "$out/static_pie"
-	o=$(env LD_LIBRARY_PATH="$out" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" KIMG_LOG= "$out/static_stripped" "$FIX/sm80.cubin" 2>&1)
+	o=$(env LD_LIBRARY_PATH="$out:$FAKE" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" KIMG_LOG= "$out/static_stripped" "$FIX/sm80.cubin" 2>&1)
 	check "stripped: frames stay ?? with their offset" \
-		'echo "$o" | grep -A2 "^kimg:   stack:" | tail -2 | grep -cE "^kimg:     #[01] +\?\? \(static_stripped\+0x[0-9a-f]+\)$" | grep -qx 2'
+		eval 'echo "$o" | grep -A2 "^kimg:   stack:" | tail -2 | grep -cE "^kimg:     #[01] +\?\? \(static_stripped\+0x[0-9a-f]+\)$" | grep -qx 2'
 else
 	# built by make itself: never a skip
-	echo "FAIL $LIB or $FIX/sm80.cubin missing (make BUILD=$BUILD all fixtures)"; fail=1
+	fail "$LIB or $FIX/sm80.cubin missing (make BUILD=$BUILD all fixtures)"
 fi
-echo "$checks checks ran, $skipped skipped (of $EXPECTED_CHECKS)"
-if [ $((checks + skipped)) -ne $EXPECTED_CHECKS ] && [ $fail -eq 0 ]; then
-	echo "FAIL ran $checks checks and skipped $skipped, expected $EXPECTED_CHECKS in all"; fail=1
+echo "$T_PASS checks passed, $T_SKIP skipped (of $EXPECTED_CHECKS)"
+if [ $((T_PASS + T_SKIP)) -ne $EXPECTED_CHECKS ] && [ $T_FAIL -eq 0 ]; then
+	fail "ran $T_PASS checks and skipped $T_SKIP, expected $EXPECTED_CHECKS in all"
 fi
-exit $fail
+finish

@@ -4,7 +4,7 @@
 # others launching 2000 times; ThreadSanitizer builds of the program and of
 # libkimg must report no race, and every thread must see the codes the
 # driver gave (docs/design.md section 8: atomic slots, lock-free hot path).
-. "$(dirname "$0")/shimlib.bash"
+. "$(dirname "$0")/../lib.bash" shim
 TSAN_LIB=$BUILD/tsan/libkimg.so
 [ -e "$TSAN_LIB" ] || { echo "FAIL - $TSAN_LIB missing (make shim-tests)"; exit 1; }
 LIB=$TSAN_LIB run tsan TSAN_OPTIONS="halt_on_error=0 exitcode=66 report_signal_unsafe=0" -- \
