@@ -115,12 +115,17 @@ libkimg_link = $(CC) $(CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl
 $(SHIM): $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
 	$(call libkimg_link,,$(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB))
 
+# The stand-in driver, runtime and NVML, built once for every test.
+include tests/fake_cuda/fake.mk
+
 # Unit tests: one Check program per module, linked with its layer and
 # those below only, so a call upwards fails to link. Core tests by default;
 # the lists name the others. The diagnosis layer's tests link it as a
 # library, with tests/unit/hook_standin.c in place of the hooks layer's
-# up-calls (shim/diag.h). fallback_plan and payload are core units whose
-# tests decompress through sys/codecs.c.
+# up-calls (shim/diag.h), or with tests/unit/driver_standin.c, which binds
+# them to the stand-in driver (tests/fake_cuda/fake.mk) for the tests that
+# need a device. fallback_plan and payload are core units whose tests
+# decompress through sys/codecs.c.
 unit_bin = $(addprefix $(BUILD)/tests/test_,$(1))
 UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib)
 UNIT_REPORT := $(call unit_bin,json report text_escape)
@@ -131,6 +136,11 @@ $(UNIT_REPORT): UNIT_LAYER_LIBS = $(REPORT_LIB) $(CORE_LIB)
 $(UNIT_DIAG): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG): UNIT_LAYER_LIBS = tests/unit/hook_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(UNIT_DIAG): tests/unit/hook_standin.c $(DIAG_LIB)
+UNIT_DIAG_DRIVER := $(call unit_bin,audit fallback diagnose)
+$(UNIT_DIAG_DRIVER): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) \
+	-L$(FAKE_DIR) -lcuda -Wl,-rpath,$(abspath $(FAKE_DIR))
+$(UNIT_DIAG_DRIVER): tests/unit/driver_standin.c tests/unit/driver_standin.h $(DIAG_LIB) $(FAKE_CUDA)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
@@ -147,9 +157,7 @@ unit: $(UNIT_BIN)
 test: all fixtures unit shim-tests
 	BUILD=$(BUILD) tests/run.sh
 
-# The stand-in driver, runtime and NVML, built once for every test; the
-# shim test programs and the TSan libkimg (shim-tests target).
-include tests/fake_cuda/fake.mk
+# The shim test programs and the TSan libkimg (shim-tests target).
 include tests/shim/shim.mk
 
 # libFuzzer targets: each links the core sources directly with clang's sanitizers,

@@ -125,6 +125,8 @@ struct audit_group {
 	enum kimg_reason reason;
 	const char *rule;
 	const void *first_image;  /* the representative, which the runtime may load again */
+	bool first_by_path;       /* ... or loaded from the group's file by path, as any later
+				   * path load of it is: the same module (one key, seen.c) */
 };
 
 static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -190,14 +192,19 @@ bool kimg_audit_check(const struct kimg_load_module *m, const struct kimg_device
 
 	pthread_mutex_lock(&audit_lock);
 	struct audit_group *g = file[0] ? group_of(file, &v) : NULL;
-	if (g && g->modules > 0 && m->image && m->image == g->first_image) {
-		/* the same module again (registration, then the runtime's own load) */
+	bool same_module = g && g->modules > 0 &&
+			   (m->image ? m->image == g->first_image : g->first_by_path && m->path);
+	if (same_module) {
+		/* the same module again (registration, then the runtime's own
+		 * load; a file loaded by path once more) */
 		pthread_mutex_unlock(&audit_lock);
 		kimg_stat_sub(KIMG_STAT_AUDIT_CANNOT_RUN, 1); /* counted once */
 		return true;
 	}
-	if (g && g->modules == 0)
+	if (g && g->modules == 0) {
 		g->first_image = m->image;
+		g->first_by_path = !m->image && m->path;
+	}
 	if (g && g->modules++ > 0) {
 		note_group(g);
 		/* under audit_lock, as the hold below: counts arrive in order */
