@@ -20,9 +20,7 @@ declare -A SKIP=(
 	[archives]="its inflation-limit cases need libtwo.so above 100 KiB (nvcc links cudart statically into the x86-64 one; the aarch64 one carries only the device code)"
 	[jobs]="asks for worker threads (-j 2/4/7), and the threaded walk spins under qemu-user 7.2 (not yet diagnosed; aarch64 defaults to one thread until it is)"
 	[threads]="needs a ThreadSanitizer libkimg and program; not cross-built"
-	[audit]="builds extra test programs with the host's gcc while it runs (x86-64: they cannot load the aarch64 libkimg)"
-	[diagnose]="builds its programs and driver with the host's gcc while it runs"
-	[runtime]="builds per-version stand-in runtimes with the host's gcc while it runs"
+	[runtime]="builds its RTLD_LOCAL extension and loader with the host's gcc while it runs, and reads the programs' symbol versions (in the view they are qemu stand-ins)"
 	[stack]="builds its programs with the host's gcc while it runs"
 	[python]="runs the host's python3 (an x86-64 process) under the library"
 	[security]="assembles a chroot with ldd's list and runs its program setuid there; the qemu stand-in and qemu are not in that root"
@@ -51,11 +49,12 @@ for p in "$B"/shim-tests/*; do
 	case $p in *.so) ln -s "$p" "$V/shim-tests/" ;; *) wrap "shim-tests/${p##*/}" ;; esac
 done
 ln -s "$B/libkimg.so" "$V/libkimg.so"
+# the cross-built stand-ins (tests/fake_cuda/fake.mk)
 ln -s "$B/fake_cuda" "$V/fake_cuda"
+ln -s "$B/fake_nvml" "$V/fake_nvml"
 ln -s "$B/fixtures" "$V/fixtures"
-ln -s "$B/libkimgcore.a" "$V/libkimgcore.a"
-# Helpers the probe tests build while they run (a stand-in driver, an
-# LD_PRELOAD library) must be aarch64 too: they take ${CC:-gcc}.
+# Helpers the tests build while they run (an LD_PRELOAD library, the
+# dispatch test's libraries) must be aarch64 too: they take ${CC:-gcc}.
 export CC=${CROSS:-aarch64-linux-gnu-}gcc
 export KIMG_QEMU_USER=$KIMG_QEMU
 echo "== aarch64 build in $B, under $("$KIMG_QEMU" --version | head -n1), C library from $QEMU_LD_PREFIX"

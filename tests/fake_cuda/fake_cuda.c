@@ -34,9 +34,8 @@
  * fake_cuda_last_call() names the last driver function entered on this
  * thread, so a test can tell cuLaunchKernel from cuLaunchKernel_ptsz.
  *
- * One file plus its header on purpose: other test scripts build it with a
- * single gcc command (tests/probe/device.sh, tests/shim/diagnose.sh,
- * tests/scripts/ci_recipes.sh). */
+ * Built once, by make (tests/fake_cuda/fake.mk: $(BUILD)/fake_cuda/libcuda.so.1);
+ * every test takes it from there. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

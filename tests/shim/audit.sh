@@ -81,9 +81,9 @@ check "text: the headline says it is an audit finding at the load" \
 # ---- grouping: one report per (file, cause) ----
 # a library registering two sm_80-only modules (tests/shim/progs/disp.c)
 MAIN=$PROGS/disp_main
-gcc -std=gnu11 -shared -fPIC -DCONT_A="\"$FIX/sm80.fatbin\"" -DCONT_B="\"$FIX/sm80.fatbin\"" -o "$TMP/libtwo80.so" \
+${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$FIX/sm80.fatbin\"" -DCONT_B="\"$FIX/sm80.fatbin\"" -o "$TMP/libtwo80.so" \
 	tests/shim/progs/disp.c -ldl || fail "build libtwo80.so"
-gcc -std=gnu11 -shared -fPIC -DCONT_A="\"$FIX/lineinfo.fatbin\"" -DCONT_B="\"$FIX/sm100f.fatbin\"" -o "$TMP/libdisp.so" \
+${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$FIX/lineinfo.fatbin\"" -DCONT_B="\"$FIX/sm100f.fatbin\"" -o "$TMP/libdisp.so" \
 	tests/shim/progs/disp.c -ldl || fail "build libdisp.so"
 run group KIMG_AUDIT=1 -- "$MAIN" "$TMP/libtwo80.so" probe
 check "two modules of one file, same cause: one report with the module count, the representative's images" \
