@@ -58,6 +58,9 @@ expect_no_match() {
 	if grep -Eq -- "$2" <<<"$3"; then fail "$1" "unexpected /$2/ in:" "$3"; else ok "$1"; fi
 }
 
+# file_mode PATH: its permission bits in octal, or "missing"
+file_mode() { stat -c %a "$1" 2>/dev/null || echo missing; }
+
 # ---- prerequisites and skips ----
 # need FILE WHY: a prerequisite built by someone else; missing = a failure
 # that says so (the test must not pass silently without having checked).
@@ -169,6 +172,10 @@ run_kimg() {
 		${envs[@]+"${envs[@]}"} "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	echo $? >"$TMP/$name.rc"
 }
+
+# under_kimg [VAR=VALUE...] CMD...: CMD under libkimg.so with the fake
+# driver, its output where the caller puts it
+under_kimg() { env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" "$@"; }
 
 # loaded NAME: the loader did not refuse libkimg in that run
 loaded() { ! grep -q "cannot be preloaded" "$TMP/$1.err"; }

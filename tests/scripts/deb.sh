@@ -27,9 +27,8 @@ dp() { dpkg --instdir="$R" --admindir="$A" --force-not-root --force-depends --lo
 out=$(dp -i "$DEB" 2>&1); rc=$?
 expect_eq "dpkg -i into a private root exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -5
-mode() { stat -c %a "$1" 2>/dev/null || echo missing; }
 expect_eq "installed modes: kimg-probe, kimg-run 755; libkimg.so, man pages 644" "755 755 644 644 644 644" \
-	"$(for f in usr/bin/kimg-probe usr/bin/kimg-run usr/lib/libkimg.so usr/share/man/man1/kimg-probe.1.gz usr/share/man/man1/kimg-run.1.gz usr/share/man/man7/libkimg.7.gz; do mode "$R/$f"; done | tr '\n' ' ' | sed 's/ $//')"
+	"$(for f in usr/bin/kimg-probe usr/bin/kimg-run usr/lib/libkimg.so usr/share/man/man1/kimg-probe.1.gz usr/share/man/man1/kimg-run.1.gz usr/share/man/man7/libkimg.7.gz; do file_mode "$R/$f"; done | tr '\n' ' ' | sed 's/ $//')"
 if zcat "$R/usr/share/man/man1/kimg-probe.1.gz" 2>/dev/null | cmp -s - "$ROOT/docs/man/kimg-probe.1"; then
 	ok "installed kimg-probe.1.gz is docs/man/kimg-probe.1"; else fail "installed kimg-probe.1.gz is docs/man/kimg-probe.1"; fi
 expect_eq "dpkg -L lists the package's files" "$FILES" \

@@ -11,12 +11,11 @@ out=$(make -C "$ROOT" --no-print-directory BUILD="$BUILD" PREFIX=/usr DESTDIR="$
 expect_eq "make install PREFIX=/usr DESTDIR=... exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 15
 
-mode() { stat -c %a "$1" 2>/dev/null || echo missing; }
 for f in bin/kimg-run bin/kimg-probe lib/libkimg.so; do
-	expect_eq "installs $f, mode 755" 755 "$(mode "$P/$f")"
+	expect_eq "installs $f, mode 755" 755 "$(file_mode "$P/$f")"
 done
 for f in share/man/man1/kimg-run.1 share/man/man1/kimg-probe.1 share/man/man7/libkimg.7; do
-	expect_eq "installs $f, mode 644" 644 "$(mode "$P/$f")"
+	expect_eq "installs $f, mode 644" 644 "$(file_mode "$P/$f")"
 	if [ -f "$P/$f" ] && cmp -s "$P/$f" "$ROOT/docs/man/${f##*/}"; then ok "$f is docs/man/${f##*/}"; else fail "$f is docs/man/${f##*/}"; fi
 done
 expect_eq "nothing else is installed" \

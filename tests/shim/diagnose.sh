@@ -10,12 +10,12 @@ mkdir -p "$out"
 for f in "$FIX/sm80.cubin" "$FIX/multi.fatbin" "$PROGS/diagnose_prog"; do
 	require "$f" "make BUILD=$BUILD fixtures shim-tests"
 done
-# the program under kimg with the fake driver (SM 9.0), its output captured by the caller
-under_kimg() { env LD_LIBRARY_PATH="$FAKE" FAKE_CUDA_SM=90 LD_PRELOAD="$LIB" "$@"; }
+# the program under kimg with the fake driver as SM 9.0, its output captured by the caller
+on_sm90() { under_kimg FAKE_CUDA_SM=90 "$@"; }
 prog=$PROGS/diagnose_prog drv=$PROGS/drv_dl
 
 # ---- text report on stderr ----
-o=$(under_kimg KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+o=$(on_sm90 KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 echo "$o" | sed 's/^/  /'
 check "text: header names call, code, name, meaning" \
 	eval 'echo "$o" | grep -qx "kimg: cuLibraryGetKernel returned 209 CUDA_ERROR_NO_BINARY_FOR_GPU (.*)"'
@@ -30,13 +30,13 @@ check "dedupe: one report for 3 failures of one module" eval '[ "$(echo "$o" | g
 check "summary: distinct kernels, one module" eval 'echo "$o" | grep -qx "kimg: 2 kernels in 1 module failed to load (see above)"'
 
 # ---- two modules ----
-o=$(under_kimg KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+o=$(on_sm90 KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 check "dedupe: a second module gets its own report" eval '[ "$(echo "$o" | grep -c "returned 209")" -eq 2 ]'
 check "summary: 3 kernels in 2 modules" eval 'echo "$o" | grep -qx "kimg: 3 kernels in 2 modules failed to load (see above)"'
 
 # ---- JSON Lines log with %p ----
 rm -f "$out"/k-*.log
-o=$(under_kimg KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
+o=$(on_sm90 KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 logs=$(ls "$out"/k-*.log 2>/dev/null)
 check "json: log file named by %p" eval '[ "$(echo "$logs" | wc -l)" -eq 1 ] && echo "$logs" | grep -qE "/k-[0-9]+\.log$"'
 check "json: banner and summary go to stderr, not into the log" \
@@ -57,35 +57,35 @@ PY"
 
 
 # ---- driver-API loads: by path, PTX too new for the device, PTX ISA too new ----
-o=$(under_kimg KIMG_LOG= "$drv" dlsym path "$FIX/sm80.cubin" axpy 2>&1)
+o=$(on_sm90 KIMG_LOG= "$drv" dlsym path "$FIX/sm80.cubin" axpy 2>&1)
 check "path load: module is the file, offset 0, loaded by cuModuleLoad" \
 	eval 'echo "$o" | grep -qx "kimg:   module: $FIX/sm80.cubin @ 0x0 (cuModuleLoad)"'
-o=$(under_kimg KIMG_LOG= "$drv" dlsym load "$FIX/compute100.ptx" axpy 2>&1)
+o=$(on_sm90 KIMG_LOG= "$drv" dlsym load "$FIX/compute100.ptx" axpy 2>&1)
 check "218: compute_100 PTX on 9.0 is explained by P3" \
 	eval 'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 218 " && echo "$o" | grep -qE "^kimg:   why: .*\[P3\]$"'
 sed 's/^\.version 9\.0$/.version 9.9/' "$FIX/compute80.ptx" >"$out/isa99.ptx"
-o=$(under_kimg KIMG_LOG= "$drv" dlsym load "$out/isa99.ptx" axpy 2>&1)
+o=$(on_sm90 KIMG_LOG= "$drv" dlsym load "$out/isa99.ptx" axpy 2>&1)
 check "222: PTX ISA 9.9 on a 13.0 driver is explained by P4" \
 	eval 'echo "$o" | grep -q "^kimg: cuModuleLoadData returned 222 " && echo "$o" | grep -qE "^kimg:     0   ptx   compute_80    9.9 .*\[P4\]$"'
 
 # ---- 500 with a fitting image: silent ----
-o=$(under_kimg KIMG_LOG= "$prog" "$FIX/multi.fatbin" 2>&1)
+o=$(on_sm90 KIMG_LOG= "$prog" "$FIX/multi.fatbin" 2>&1)
 check "500 on a module with a fitting image: no report" eval '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -q "(axpy): 500\|(other): 500"'
 
 # ---- KIMG_ON_ERROR ----
-o=$(under_kimg KIMG_LOG= KIMG_ON_ERROR=exit:86 "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+o=$(on_sm90 KIMG_LOG= KIMG_ON_ERROR=exit:86 "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
 check "on_error exit:86: status 86 after the report and summary" \
 	eval '[ $rc -eq 86 ] && echo "$o" | grep -q "returned 209" && echo "$o" | grep -q "failed to load" && ! echo "$o" | grep -q "(other)"'
-o=$(under_kimg KIMG_LOG= KIMG_ON_ERROR=abort "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+o=$(on_sm90 KIMG_LOG= KIMG_ON_ERROR=abort "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
 check "on_error abort: SIGABRT (134)" eval '[ $rc -eq 134 ] && echo "$o" | grep -q "returned 209"'
-o=$(under_kimg KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
+o=$(on_sm90 KIMG_LOG= "$prog" "$FIX/sm80.cubin" 2>&1); rc=$?
 check "on_error continue (default): the program goes on, error unchanged" \
 	eval '[ $rc -eq 0 ] && echo "$o" | grep -qx "cuLibraryGetKernel(other): 209"'
 
 # ---- KIMG_SKIP and bad values ----
-o=$(under_kimg KIMG_LOG= KIMG_SKIP=diagnose_prog "$prog" "$FIX/sm80.cubin" 2>&1)
+o=$(on_sm90 KIMG_LOG= KIMG_SKIP=diagnose_prog "$prog" "$FIX/sm80.cubin" 2>&1)
 check "KIMG_SKIP=diagnose_prog: silent, error unchanged" eval '! echo "$o" | grep -q "^kimg" && echo "$o" | grep -qx "cuLibraryGetKernel(axpy): 209"'
-o=$(under_kimg KIMG_LOG= KIMG_FORMAT=xml "$prog" "$FIX/sm80.cubin" 2>&1)
+o=$(on_sm90 KIMG_LOG= KIMG_FORMAT=xml "$prog" "$FIX/sm80.cubin" 2>&1)
 check "bad KIMG_FORMAT: one warning naming it, text report still written" \
 	eval '[ "$(echo "$o" | grep -c "^kimg: warning: KIMG_FORMAT=xml")" -eq 1 ] && echo "$o" | grep -q "^kimg: cuLibraryGetKernel returned 209"'
 finish

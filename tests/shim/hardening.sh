@@ -10,7 +10,6 @@ CUBIN=$FIX/sm80.cubin
 [ -e "$CUBIN" ] || { echo "FAIL - $CUBIN missing (make fixtures)"; exit 1; }
 [ -x "$PROGS/fork" ] || { echo "FAIL - $PROGS/fork missing (make shim-tests)"; exit 1; }
 plain() { env -u LD_PRELOAD LD_LIBRARY_PATH="$FAKE" "$@"; }
-kimg() { env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" "$@"; }
 count() { grep -c "returned 209" "$1"; }
 
 # ---- item 1: two copies in one process ----
@@ -53,7 +52,7 @@ wait
 check "KIMG_LOG a FIFO without reader: exit $b, the program's own ($a)" test "$a" = "$b"
 
 # ---- item 4: KIMG_LOG on a full file system ----
-kimg KIMG_LOG=/dev/full "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/full.err"
+under_kimg KIMG_LOG=/dev/full "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/full.err"
 check "full disk: one line naming the file and the reason" \
 	test "$(grep -c '^kimg: warning: cannot write KIMG_LOG file /dev/full: No space left on device; reporting to stderr from now on$' "$TMP/full.err")" = 1
 check "... the report itself reaches stderr, whole" grep -q "^kimg:   fix: " "$TMP/full.err"
@@ -61,7 +60,7 @@ check "... and the summary" grep -qx "kimg: 1 kernel in 1 module failed to load 
 
 # ---- item 6: fork ----
 rm -f "$TMP"/k-*.log
-kimg KIMG_FORMAT=json KIMG_LOG="$TMP/k-%p.log" "$PROGS/fork" "$CUBIN" axpy >"$TMP/fork.out" 2>"$TMP/fork.err"
+under_kimg KIMG_FORMAT=json KIMG_LOG="$TMP/k-%p.log" "$PROGS/fork" "$CUBIN" axpy >"$TMP/fork.out" 2>"$TMP/fork.err"
 check "fork program: both processes saw 209" test $? = 0
 ppid=$(sed -n 's/^parent: //p' "$TMP/fork.out")
 cpid=$(sed -n 's/^child: //p' "$TMP/fork.out")
@@ -80,7 +79,7 @@ check "fork: one summary per process that failed" test "$(grep -c 'failed to loa
 # fork before cuInit, as a real driver requires (tests/gpu/hardening_gpu.sh
 # runs this mode on the GPU): each process its own log and report
 rm -f "$TMP"/k-*.log
-kimg KIMG_FORMAT=json KIMG_LOG="$TMP/k-%p.log" "$PROGS/fork" "$CUBIN" axpy early >"$TMP/fork3.out" 2>/dev/null
+under_kimg KIMG_FORMAT=json KIMG_LOG="$TMP/k-%p.log" "$PROGS/fork" "$CUBIN" axpy early >"$TMP/fork3.out" 2>/dev/null
 check "fork before cuInit: both processes saw 209" test $? = 0
 check "fork before cuInit: two logs" test "$(ls "$TMP"/k-*.log | wc -l)" = 2
 for p in $(sed -n 's/^\(parent\|child\): //p' "$TMP/fork3.out"); do
@@ -88,7 +87,7 @@ for p in $(sed -n 's/^\(parent\|child\): //p' "$TMP/fork3.out"); do
 		test "$(grep -c "\"pid\":${p}[,}]" "$TMP/k-$p.log" 2>/dev/null)" = 1
 done
 # a child that fails in nothing prints no summary of its parent's failures
-kimg KIMG_LOG= "$PROGS/fork" "$CUBIN" axpy quiet >/dev/null 2>"$TMP/fork2.err"
+under_kimg KIMG_LOG= "$PROGS/fork" "$CUBIN" axpy quiet >/dev/null 2>"$TMP/fork2.err"
 check "fork: a child that failed in nothing repeats no summary of its parent's" \
 	test "$(grep -c 'failed to load' "$TMP/fork2.err")" = 1
 
@@ -114,7 +113,7 @@ for chunk in (4096, 1):
 shift
 exec "$@"
 SH
-kimg KIMG_FORMAT=json KIMG_LOG="$TMP/busy/k-%p.log" bash "$TMP/busy/start" "$TMP/busy" \
+under_kimg KIMG_FORMAT=json KIMG_LOG="$TMP/busy/k-%p.log" bash "$TMP/busy/start" "$TMP/busy" \
 	"$PROGS/fork" "$CUBIN" axpy busy >"$TMP/busy.out" 2>"$TMP/busy.err" &
 busy_pid=$!
 for _ in $(seq 100); do grep -q '^child: ' "$TMP/busy.out" && break; sleep 0.1; done
@@ -129,14 +128,14 @@ check "... its own log holds its report" grep -q '"code": *209' "$TMP/busy/k-$fo
 check "... and the program exits 0" test "$busy_rc" = 0
 
 # ---- item 15: KIMG_LOG that cannot be opened, a malformed glob ----
-kimg KIMG_LOG="$TMP" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/dir.err"
+under_kimg KIMG_LOG="$TMP" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/dir.err"
 check "KIMG_LOG a directory: path and reason" \
 	grep -qx "kimg: warning: cannot open KIMG_LOG file $TMP: Is a directory; reporting to stderr" "$TMP/dir.err"
 check "... the report on stderr" test "$(count "$TMP/dir.err")" = 1
-kimg KIMG_LOG="$TMP/no/such/dir/k.log" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/nodir.err"
+under_kimg KIMG_LOG="$TMP/no/such/dir/k.log" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/nodir.err"
 check "KIMG_LOG in a missing directory: path and reason" \
 	grep -qx "kimg: warning: cannot open KIMG_LOG file $TMP/no/such/dir/k.log: No such file or directory; reporting to stderr" "$TMP/nodir.err"
-kimg "KIMG_FALLBACK=force-ptx:[" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/glob.err"
+under_kimg "KIMG_FALLBACK=force-ptx:[" "$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/glob.err"
 check "KIMG_FALLBACK=force-ptx:[ is refused, saying why" \
 	grep -q "^kimg: warning: KIMG_FALLBACK=force-ptx:\[: GLOB has an unclosed '\['" "$TMP/glob.err"
 finish

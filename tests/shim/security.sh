@@ -17,7 +17,6 @@ CUBIN=$FIX/sm80.cubin
 for f in "$CUBIN" "$PROGS/secure"; do
 	[ -e "$f" ] || { echo "FAIL - $f missing (make fixtures shim-tests)"; exit 1; }
 done
-kimg() { env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" "$@"; }
 FAILS=("$PROGS/drv_dl" gpa lib "$CUBIN" axpy)
 NOBODY=65534
 is_root=0
@@ -32,41 +31,41 @@ needs_root() {
 
 # ---- the log file ----
 umask 022
-kimg KIMG_LOG="$TMP/new.log" "${FAILS[@]}" >/dev/null 2>"$TMP/new.err"
+under_kimg KIMG_LOG="$TMP/new.log" "${FAILS[@]}" >/dev/null 2>"$TMP/new.err"
 check "a new log file gets the report" grep -q "returned 209" "$TMP/new.log"
 check "... and has mode 0600 (umask 022)" test "$(stat -c %a "$TMP/new.log")" = 600
 check "... nothing said on stderr but the summary" test "$(grep -vc 'failed to load' "$TMP/new.err")" = 0
 echo "earlier line" >"$TMP/own.log"
-kimg KIMG_LOG="$TMP/own.log" "${FAILS[@]}" >/dev/null 2>&1
+under_kimg KIMG_LOG="$TMP/own.log" "${FAILS[@]}" >/dev/null 2>&1
 check "an existing file of this user is appended to" \
 	bash -c "head -1 '$TMP/own.log' | grep -qx 'earlier line' && grep -q 'returned 209' '$TMP/own.log'"
 
 printf 'precious\n' >"$TMP/victim"
 cp "$TMP/victim" "$TMP/victim.orig"
 ln -s "$TMP/victim" "$TMP/link.log"
-kimg KIMG_LOG="$TMP/link.log" "${FAILS[@]}" >/dev/null 2>"$TMP/link.err"
+under_kimg KIMG_LOG="$TMP/link.log" "${FAILS[@]}" >/dev/null 2>"$TMP/link.err"
 check "KIMG_LOG a symbolic link: its target is not written" cmp -s "$TMP/victim" "$TMP/victim.orig"
 check "... stderr says why, once" test "$(grep -c "^kimg: warning: KIMG_LOG file $TMP/link.log is not used: it is a symbolic link; reporting to stderr$" "$TMP/link.err")" = 1
 check "... and gets the report" grep -q "returned 209" "$TMP/link.err"
 ln -s "$TMP/nothing-here" "$TMP/dangling.log"
-kimg KIMG_LOG="$TMP/dangling.log" "${FAILS[@]}" >/dev/null 2>"$TMP/dangling.err"
+under_kimg KIMG_LOG="$TMP/dangling.log" "${FAILS[@]}" >/dev/null 2>"$TMP/dangling.err"
 check "a dangling symbolic link: its target is not created" test ! -e "$TMP/nothing-here"
 check "... said why" grep -q "dangling.log is not used: it is a symbolic link" "$TMP/dangling.err"
 
 cp "$TMP/victim" "$TMP/linked.log"
 ln "$TMP/linked.log" "$TMP/second-name"
-kimg KIMG_LOG="$TMP/linked.log" "${FAILS[@]}" >/dev/null 2>"$TMP/hard.err"
+under_kimg KIMG_LOG="$TMP/linked.log" "${FAILS[@]}" >/dev/null 2>"$TMP/hard.err"
 check "a file with another hard link is not written" cmp -s "$TMP/linked.log" "$TMP/victim.orig"
 check "... said why" grep -q "linked.log is not used: it has other hard links" "$TMP/hard.err"
 
-kimg KIMG_LOG=/dev/stderr "${FAILS[@]}" >/dev/null 2>"$TMP/stderr.err"
+under_kimg KIMG_LOG=/dev/stderr "${FAILS[@]}" >/dev/null 2>"$TMP/stderr.err"
 check "KIMG_LOG=/dev/stderr: the report on stderr, no warning" \
 	bash -c "grep -q 'returned 209' '$TMP/stderr.err' && ! grep -q warning '$TMP/stderr.err'"
 
 if needs_root "a file of another user"; then
 	cp "$TMP/victim" "$TMP/other.log"
 	chown "$NOBODY" "$TMP/other.log"
-	kimg KIMG_LOG="$TMP/other.log" "${FAILS[@]}" >/dev/null 2>"$TMP/other.err"
+	under_kimg KIMG_LOG="$TMP/other.log" "${FAILS[@]}" >/dev/null 2>"$TMP/other.err"
 	check "KIMG_LOG a file of another user (uid $NOBODY), writable by root: not written" \
 		cmp -s "$TMP/other.log" "$TMP/victim.orig"
 	check "... said why" grep -q "other.log is not used: it belongs to another user (uid $NOBODY); reporting to stderr" "$TMP/other.err"
@@ -76,7 +75,7 @@ fi
 ARG_SECRET=kimg-planted-argument-5f1c9e
 ENV_SECRET=kimg-planted-environment-b27d40
 for fmt in json text; do
-	kimg KIMG_FORMAT=$fmt KIMG_LOG="$TMP/secret.$fmt" KIMG_SECRET_NOT_AN_OPTION=$ENV_SECRET \
+	under_kimg KIMG_FORMAT=$fmt KIMG_LOG="$TMP/secret.$fmt" KIMG_SECRET_NOT_AN_OPTION=$ENV_SECRET \
 		API_TOKEN=$ENV_SECRET HOME="/home/$ENV_SECRET" "${FAILS[@]}" "$ARG_SECRET" >/dev/null 2>"$TMP/secret.$fmt.err"
 	check "$fmt report written (the check below is not vacuous)" grep -q "209" "$TMP/secret.$fmt"
 	check "$fmt report and stderr hold neither the planted argument nor the environment value" \
