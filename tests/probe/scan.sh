@@ -159,7 +159,7 @@ done >"$TMP/alone"
 if [ "$(cat "$TMP/alone")" = "$(printf 'long_comment.ptx ptx\nsub/blank_first ptx\nsub/renamed.dat cubin\npast_64k.txt unknown\nopen_comment.txt unknown')" ]; then
 	ok "prefilter: the same files named alone (whole read) have those kinds"
 else
-	bad "prefilter: files named alone: $(tr '\n' ';' <"$TMP/alone")"
+	fail "prefilter: files named alone: $(tr '\n' ';' <"$TMP/alone")"
 fi
 
 # Files named as Python, C/C++ source or docs are not opened in a walk
