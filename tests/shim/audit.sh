@@ -105,10 +105,11 @@ check "a module for other GPUs next to code for this one: counted as arch-dispat
 # (sys/nvml.c) for the first device of CUDA_VISIBLE_DEVICES, without
 # initialising CUDA. The stand-in NVML's SM (FAKE_NVML_SM) is the oracle:
 # the stand-in driver, which would say 9.0, is not on the path.
+# (the stand-in NVML built by make: tests/fake_cuda/fake.mk)
+fake_standin "$FAKE_NVML/libnvidia-ml.so.1"
 NV=$TMP/nvml
-mkdir -p "$NV" && cp "$FAKE"/libcudart.so* "$NV"/ &&
-	${CC:-gcc} -std=c11 -shared -fPIC -o "$NV/libnvidia-ml.so.1" tests/fake_cuda/fake_nvml.c ||
-	fail "cannot build the stand-in NVML"
+mkdir -p "$NV" && cp "$FAKE"/libcudart.so* "$FAKE_NVML/libnvidia-ml.so.1" "$NV"/ ||
+	fail "cannot gather the stand-in runtime and NVML in $NV"
 run nvml KIMG_AUDIT=1 FAKE_NVML_SM=120 LD_LIBRARY_PATH="$NV" -- "$PROGS/rt" "$FIX/sm80.fatbin" axpy
 check "no driver loaded: the device is NVML's first (SM 12.0, not Tegra), the module reported at its registration" \
 	report nvml 'len(R) == 1 and R[0]["call"] == "__cudaRegisterFatBinary" and R[0]["audit"] is True

@@ -86,7 +86,7 @@ START_TEST(module_that_runs_is_silent)
 	/* multi.fatbin has sm_80 SASS for 8.6 */
 	struct kimg_span multi = fixture_load("multi.fatbin");
 	ck_assert(!audit_memory(multi.data));
-	kimg_audit_flush();
+	kimg_report_flush_held();
 	char *log = diag_log_text();
 	ck_assert_str_eq(log, "");
 	free(log);
@@ -128,14 +128,14 @@ START_TEST(once_per_file_and_cause)
 	ck_assert_uint_eq(diag_reports(log), 1);
 	ck_assert_ptr_nonnull(strstr(log, "\"audit_modules\":3"));
 	free(log);
-	kimg_audit_flush();
+	kimg_report_flush_held();
 	log = diag_log_text();
 	ck_assert_uint_eq(diag_reports(log), 2);
 	ck_assert_uint_eq(count_of(log, "\"audit_modules\":1"), 1);
 	ck_assert_uint_eq(count_of(log, "\"verdict\":{\"outcome\":\"cannot_run\""), 2);
 	free(log);
 	/* flushed once: a second flush writes nothing more */
-	kimg_audit_flush();
+	kimg_report_flush_held();
 	log = diag_log_text();
 	ck_assert_uint_eq(diag_reports(log), 2);
 	free(log);
@@ -148,8 +148,8 @@ START_TEST(group_line_counts_the_modules)
 	diag_start(90, audit_text);
 	for (int i = 0; i < 3; i++)
 		ck_assert(audit_memory(module_in_program(i, "sm80.fatbin")));
-	kimg_audit_flush();
-	kimg_audit_group_lines();
+	kimg_report_flush_held();
+	kimg_report_summary();
 	char *log = diag_log_text();
 	char exe[512], want[1200];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -173,7 +173,7 @@ START_TEST(same_path_again_is_one_module)
 	const char *path = fixture_path("sm80.cubin");
 	for (int i = 0; i < 3; i++)
 		ck_assert(audit_path(path));
-	kimg_audit_flush();
+	kimg_report_flush_held();
 	char *log = diag_log_text();
 	ck_assert_uint_eq(diag_reports(log), 1);
 	ck_assert_ptr_nonnull(strstr(log, "\"audit_modules\":1"));
@@ -191,7 +191,7 @@ START_TEST(same_module_again_counted_once)
 	struct kimg_span fat = fixture_load("sm80.fatbin");
 	ck_assert(audit_memory(fat.data));
 	ck_assert(audit_memory(fat.data));
-	kimg_audit_flush();
+	kimg_report_flush_held();
 	char *log = diag_log_text();
 	ck_assert_uint_eq(diag_reports(log), 1);
 	free(log);
