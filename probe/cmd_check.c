@@ -50,7 +50,7 @@ static const char check_help[] =
 	"  --every-file   in directories, also open files named as Python, C/C++\n"
 	"                 source or docs (as 'scan --every-file')\n"
 	"  -j N           check N files at a time (--jobs=N; default $KIMG_JOBS,\n"
-	"                 else the cores, at most 8; 1 on aarch64); the output is the -j 1 output\n"
+	"                 else the cores, at most 8); the output is the -j 1 output\n"
 	"\n"
 	"A file's modules are judged together. A module that cannot run on a GPU\n"
 	"while other modules of the same file can is 'dispatched for other GPUs'\n"

@@ -45,7 +45,7 @@ static const char scan_help[] =
 	"              *.hh, *.hpp, *.hxx, *.cuh, *.inl, *.c, *.cc, *.cpp, *.cxx,\n"
 	"              *.rst, *.md, *.cmake), which are left unopened by default\n"
 	"  -j N        read N files at a time (--jobs=N; default $KIMG_JOBS, else\n"
-	"              the cores, at most 8; 1 on aarch64); the output is the -j 1\n"
+	"              the cores, at most 8); the output is the -j 1\n"
 	"              output\n"
 	"\n"
 	"Text output folds identical images of one module into one line with a\n"

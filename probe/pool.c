@@ -146,12 +146,6 @@ unsigned probe_jobs(unsigned asked)
 		return asked;
 	if (default_jobs)
 		return default_jobs;
-#if defined(__aarch64__)
-	/* One thread by default on aarch64 until the pool is verified there:
-	 * under qemu-user 7.2 its threaded walk spins without making progress
-	 * (not yet diagnosed; -j N still asks for threads). */
-	return 1;
-#endif
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		n = 1;

@@ -207,7 +207,7 @@ void probe_pool_submit(struct probe_pool *p, struct probe_pool_job *job);
 /* Finish every job in order, stop the threads, free p (NULL: nothing). */
 void probe_pool_end(struct probe_pool *p);
 /* main: $KIMG_JOBS. probe_jobs: `asked` (-j N) if set, else $KIMG_JOBS,
- * else the online cores up to PROBE_JOBS_DEFAULT_MAX (1 on aarch64). */
+ * else the online cores up to PROBE_JOBS_DEFAULT_MAX. */
 void probe_set_default_jobs(unsigned n);
 unsigned probe_jobs(unsigned asked);
 

@@ -7,6 +7,7 @@
  *                    disagree
  *   FAKE_CUDA_NAME   the name (default "Fake GPU")
  *   FAKE_NVML_FAIL   1: nvmlInit_v2 fails (NVML_ERROR_DRIVER_NOT_LOADED, 9)
+ *   FAKE_NVML_MIG    1: every GPU is in MIG mode (current and pending)
  * UUIDs are those of fake_cuda.c's cuDeviceGetUuid: a0a1a2a3-a4a5-a6a7-
  * a8a9-aaabacadae<index>. */
 #include <stdio.h>
@@ -79,7 +80,7 @@ int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor)
 API int nvmlDeviceGetMigMode(void *h, unsigned *current, unsigned *pending);
 int nvmlDeviceGetMigMode(void *h, unsigned *current, unsigned *pending)
 {
-	*current = *pending = 0;
+	*current = *pending = (unsigned)env_int("FAKE_NVML_MIG", NULL, 0);
 	return 0;
 }
 

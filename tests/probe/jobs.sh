@@ -11,7 +11,7 @@
 # ---- a tree of many copies, with problems in it ----
 tree=$TMP/tree
 mkdir -p "$tree"
-small=$(find "$(cd "$FX" && pwd)" -maxdepth 1 -type f -size -400k | sort)
+small=$(find "$(cd "$FX" && pwd -P)" -maxdepth 1 -type f -size -400k | sort)
 for i in $(seq -w 0 39); do
 	mkdir -p "$tree/d$i/sub"
 	for f in $small; do
@@ -84,7 +84,7 @@ expect_json "many copies: paths sorted as the walk lists them" \
 
 # ---- a file cut while a worker reads it ----
 mkdir -p "$TMP/shrink"
-if gcc -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
+if ${CC:-gcc} -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
 	cp "$FX/multi_exe" "$TMP/shrink/victim"
 	for how in "scan" "check --json --sm 9.0"; do
 		for j in 1 4; do
@@ -145,7 +145,7 @@ same_runs "many-module archive: check --json" check --json --sm 12.0,9.0 "$TMP/a
 # helper starts (thread 6 under -j 4: the package-index thread and 4
 # workers first; no tree listers, the inputs are files): the helpers meet
 # the change, and the archive ends as "file changed", the next file is read.
-if gcc -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
+if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
 	for how in "check --sm 12.0" "check --json --sm 12.0"; do
 		cp "$TMP/ar/many.a" "$TMP/ar/victim.a"
 		# shellcheck disable=SC2086

@@ -147,10 +147,8 @@ printf '\177ELF' >"$pre/elf_magic_only"
 mkfifo "$pre/fifo"
 ln -s "$(cd "$FX" && pwd)/sm100f.cubin" "$pre/link_to_cubin"
 ln -s "$(cd "$FX" && pwd)" "$pre/link_to_dir"
-# workers (directories listed on them), but one under qemu-user, where the
-# threaded walk spins (tests/aarch64/run.sh leaves jobs.sh out for it)
+# workers (directories listed on them)
 j2=2 j3=3
-[ -z "${KIMG_QEMU_USER:-}" ] || j2=1 j3=1
 run "$PROBE" scan --json -j $j2 "$pre"
 expect_json "prefilter: found in a walk exactly the inputs a whole read finds (PTX behind 6 KB of comment and 5 KB of blank lines, a renamed cubin, a linked cubin; 4 bytes of ELF magic as an error; not PTX past 64 KiB, an open comment, an empty file, a FIFO, a linked directory)" \
 	'[f["path"].split("/prefilter/")[1] for f in d["files"]] == ["elf_magic_only", "link_to_cubin", "long_comment.ptx", "sub/blank_first", "sub/renamed.dat"] and

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# check --sm native: the GPUs from NVML without cuInit where that is the
+# CUDA driver's answer, else from the driver (sys/driver_query.h:
+# kimg_native_devices). The oracle is the stand-ins' configured facts, and
+# which path ran is told by a cuInit made to fail (FAKE_CUDA_INIT_ERROR):
+# the NVML path never calls it, the driver path reports it.
+. "$(dirname "$0")/../lib.bash" probe
+
+fake_standin "$FAKE/libcuda.so.1"
+fake_standin "$FAKE_NVML/libnvidia-ml.so.1"
+both="$FAKE:$FAKE_NVML"
+h200="FAKE_CUDA_SM=90 FAKE_CUDA_DRIVER=13000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME=NVIDIA_H200"
+targets='[(t["sm"], t["device"], t["index"], t["driver_cuda_version"]) for t in d["targets"]]'
+
+for n in 1 2; do
+	# shellcheck disable=SC2086
+	env $h200 FAKE_CUDA_COUNT=$n LD_LIBRARY_PATH="$both" "$PROBE" check --sm native --json "$FX/sm80_exe" >"$TMP/auto" 2>"$TMP/auto.err"
+	rc_auto=$?
+	# shellcheck disable=SC2086
+	env $h200 FAKE_CUDA_COUNT=$n KIMG_NATIVE=cuda LD_LIBRARY_PATH="$both" "$PROBE" check --sm native --json "$FX/sm80_exe" >"$TMP/cuda" 2>"$TMP/cuda.err"
+	rc_cuda=$?
+	if [ "$rc_auto" = 1 ] && [ "$rc_cuda" = 1 ] && cmp -s "$TMP/auto" "$TMP/cuda" && cmp -s "$TMP/auto.err" "$TMP/cuda.err"; then
+		ok "$n uniform GPU(s): NVML's answer is the driver's, byte for byte (exit 1: sm80_exe cannot run on 9.0)"
+	else
+		fail "$n uniform GPU(s): auto (exit $rc_auto) and KIMG_NATIVE=cuda (exit $rc_cuda) differ" "$(diff "$TMP/auto" "$TMP/cuda" | head -5)"
+	fi
+	cp "$TMP/auto" "$TMP/out"
+	expect_json "$n uniform GPU(s): each stand-in H200 with the driver library's CUDA version" \
+		"$targets == [('9.0', 'NVIDIA_H200', i, '13.0') for i in range($n)]"
+done
+
+# cuInit fails: NVML answers without it; asking the driver reports it.
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH="$both" run env $h200 FAKE_CUDA_INIT_ERROR=999 "$PROBE" check --sm native --json "$FX/sm80_exe"
+expect_rc 1 "cuInit failing: the NVML path does not call it"
+expect_json "cuInit failing: targets from NVML" "$targets == [('9.0', 'NVIDIA_H200', 0, '13.0')]"
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH="$both" run env $h200 FAKE_CUDA_INIT_ERROR=999 KIMG_NATIVE=cuda "$PROBE" check --sm native "$FX/sm80_exe"
+expect_rc 2 "KIMG_NATIVE=cuda: the driver is asked"
+expect_grep "KIMG_NATIVE=cuda: cuInit's failure named" "$TMP/err" "--sm native: cuInit failed"
+
+# Where NVML's answer could differ from CUDA's, the driver answers (and
+# its cuInit failure shows that it was asked).
+for case in "CUDA_VISIBLE_DEVICES=0:CUDA_VISIBLE_DEVICES set (CUDA's numbering)" \
+	"FAKE_NVML_SM=87 FAKE_CUDA_SM=87:a Tegra compute capability (only the driver knows integrated)" \
+	"FAKE_NVML_MIG=1:a GPU in MIG mode (CUDA sees its instances)" \
+	"FAKE_NVML_FAIL=1:NVML failing"; do
+	envs=${case%%:*} what=${case#*:}
+	# shellcheck disable=SC2086
+	LD_LIBRARY_PATH="$both" run env $h200 $envs FAKE_CUDA_INIT_ERROR=999 "$PROBE" check --sm native "$FX/sm80_exe"
+	expect_rc 2 "$what: the driver is asked"
+	expect_grep "$what: cuInit's failure named" "$TMP/err" "--sm native: cuInit failed"
+done
+# No NVML at all: the driver answers.
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH="$FAKE" run env $h200 FAKE_CUDA_COUNT=1 "$PROBE" check --sm native --json "$FX/sm80_exe"
+expect_json "no NVML: the driver's answer" "$targets == [('9.0', 'NVIDIA_H200', 0, '13.0')]"
+
+LD_LIBRARY_PATH="$both" run env KIMG_NATIVE=nvml "$PROBE" check --sm native "$FX/sm80_exe"
+expect_rc 2 "KIMG_NATIVE=nvml refused"
+expect_grep "KIMG_NATIVE: the message" "$TMP/err" "kimg-probe: KIMG_NATIVE='nvml': expected 'cuda' (ask the CUDA driver) or 'auto'"
+
+finish
