@@ -391,9 +391,8 @@ void probe_set_kernel_readahead(bool on)
  * (kind: kimg_input_classify's): archives it opens, device code, host
  * ELF files of this machine's shape. A file named on the command line is
  * read whatever it holds. */
-static bool walk_reads(const char *path, struct kimg_span head, enum kimg_input_kind kind)
+static bool walk_reads(const char *path, struct kimg_span head, enum archive_kind ak, enum kimg_input_kind kind)
 {
-	enum archive_kind ak = archive_kind_of(head);
 	if (ak != ARCHIVE_NONE)
 		return open_in_walk(path, ak);
 	return kind != KIMG_INPUT_UNKNOWN && !kimg_elf_is_foreign(head);
@@ -406,7 +405,7 @@ static void walk_mapped(void *ctx)
 	const struct probe_walker *w = fw->ws->w;
 	enum archive_kind ak = archive_kind_of(fw->bytes);
 	enum kimg_input_kind kind = kimg_input_classify(fw->bytes);
-	if (!fw->explicit_path && !walk_reads(fw->path, fw->bytes, kind))
+	if (!fw->explicit_path && !walk_reads(fw->path, fw->bytes, ak, kind))
 		return;
 	if (ak != ARCHIVE_NONE) {
 		/* Archives are inflated member by member: they read front to back. */
@@ -476,7 +475,8 @@ static bool want_file(void *ctx, int dirfd, const char *name, const char *path)
 		if (!whole && have < want)
 			continue;
 		if (kimg_input_classify_head(kimg_span_make(head, have), whole, &kind)) {
-			wanted = walk_reads(path, kimg_span_make(head, have), kind);
+			struct kimg_span h = kimg_span_make(head, have);
+			wanted = walk_reads(path, h, archive_kind_of(h), kind);
 			break;
 		}
 		want = KIMG_INPUT_HEAD_MAX; /* text behind a long comment: up to 64 KiB decide */

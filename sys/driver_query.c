@@ -104,6 +104,13 @@ static bool env_on(const char *name)
 	return v && v[0] && strcmp(v, "0") != 0;
 }
 
+/* What this process's environment tells the driver about PTX JIT. */
+static void set_jit_env(struct kimg_device *d)
+{
+	d->force_ptx_jit = env_on("CUDA_FORCE_PTX_JIT") || env_on("CUDA_FORCE_JIT");
+	d->disable_ptx_jit = env_on("CUDA_DISABLE_PTX_JIT") || env_on("CUDA_DISABLE_JIT");
+}
+
 static int cu_failed(struct kimg_error *err, int code, const char *call, int rc)
 {
 	const char *name = kimg_cuda_error_name(rc);
@@ -151,8 +158,7 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 			info->integrated[i] = integrated;
 		d->driver_version = info->cuda_version;
 		d->ordinal = i;
-		d->force_ptx_jit = env_on("CUDA_FORCE_PTX_JIT") || env_on("CUDA_FORCE_JIT");
-		d->disable_ptx_jit = env_on("CUDA_DISABLE_PTX_JIT") || env_on("CUDA_DISABLE_JIT");
+		set_jit_env(d);
 	}
 	return (int)n;
 }
@@ -166,8 +172,7 @@ int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, s
 	    (n = kimg_nvml_uniform_gpus(devs, cap)) > 0) {
 		for (int i = 0; i < n; i++) {
 			devs[i].driver_version = version;
-			devs[i].force_ptx_jit = env_on("CUDA_FORCE_PTX_JIT") || env_on("CUDA_FORCE_JIT");
-			devs[i].disable_ptx_jit = env_on("CUDA_DISABLE_PTX_JIT") || env_on("CUDA_DISABLE_JIT");
+			set_jit_env(&devs[i]);
 		}
 		return n;
 	}

@@ -147,9 +147,8 @@ printf '\177ELF' >"$pre/elf_magic_only"
 mkfifo "$pre/fifo"
 ln -s "$(cd "$FX" && pwd)/sm100f.cubin" "$pre/link_to_cubin"
 ln -s "$(cd "$FX" && pwd)" "$pre/link_to_dir"
-# workers (directories listed on them)
-j2=2 j3=3
-run "$PROBE" scan --json -j $j2 "$pre"
+# Two workers: the directories are listed on them.
+run "$PROBE" scan --json -j 2 "$pre"
 expect_json "prefilter: found in a walk exactly the inputs a whole read finds (PTX behind 6 KB of comment and 5 KB of blank lines, a renamed cubin, a linked cubin; 4 bytes of ELF magic as an error; not PTX past 64 KiB, an open comment, an empty file, a FIFO, a linked directory)" \
 	'[f["path"].split("/prefilter/")[1] for f in d["files"]] == ["elf_magic_only", "link_to_cubin", "long_comment.ptx", "sub/blank_first", "sub/renamed.dat"] and
 	 d["files"][0]["error"].startswith("host ELF: 4 bytes") and
@@ -174,7 +173,7 @@ cp "$FX/sm80.cubin" "$src/k.cubin.txt"
 run "$PROBE" scan --json "$src"
 expect_json "named as source: a walk opens only the file whose name does not say source or docs" \
 	'[f["path"].rsplit("/", 1)[1] for f in d["files"]] == ["k.cubin.txt"]'
-run "$PROBE" scan --json --every-file -j $j3 "$src"
+run "$PROBE" scan --json --every-file -j 3 "$src"
 expect_json "named as source: --every-file opens all nine" \
 	'sorted(f["path"].rsplit("/", 1)[1] for f in d["files"]) == sorted(["k.py", "k.pyc", "k.h", "k.cuh", "k.cpp", "README.md", "notes.rst", "x.cmake", "k.cubin.txt"]) and all(f["kind"] == "cubin" for f in d["files"])'
 run "$PROBE" check --json --sm 8.0 "$src/k.py"
