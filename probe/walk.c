@@ -21,6 +21,7 @@
 #include "fatbin.h"
 #include "file.h"
 #include "probe.h"
+#include "source_names.h"
 #include "tar.h"
 #include "zip.h"
 
@@ -417,43 +418,22 @@ static void walk_mapped(void *ctx)
 	}
 }
 
-/* Names that say a file is Python, C/C++ source or documentation: most of
- * a Python environment (on the H200's, 62,000 of 69,000 files). A file so
- * named cannot also be a loadable input: Python, C and reStructuredText
- * cannot begin with ELF, archive or fatbin magic or with a PTX directive.
- * A walk leaves them unopened (a cold walk pays a disk read or two for
- * every file it opens) unless --every-file is given; named on the command
- * line, any file is read. */
-static const char *const source_suffixes[] = {
-	".py", ".pyc", ".pyi", ".pyx", ".pxd", ".pxi",                           /* Python */
-	".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".c", ".cc", ".cpp", ".cxx", /* C, C++ */
-	".rst", ".md", ".cmake",                                                   /* docs, build */
-};
-
-static bool named_as_source(const char *name)
-{
-	size_t len = strlen(name);
-	for (size_t i = 0; i < sizeof source_suffixes / sizeof source_suffixes[0]; i++) {
-		size_t sl = strlen(source_suffixes[i]);
-		if (len > sl && memcmp(name + len - sl, source_suffixes[i], sl) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* First bytes read of a file found in a tree: most files are not read at
  * all (Python sources, data), and this much decides nearly all of them. */
 #define HEAD_FIRST_READ 4096u
 
 /* probe_tree_visitor.want_file: read the file's head (a page, not the
  * kernel's readahead window) and decide as walk_mapped would. A file that
- * cannot be opened or read is wanted: walk_file_now's open says why. */
+ * cannot be opened or read is wanted: walk_file_now's open says why. Files
+ * named as source are not opened (source_names.h: a cold walk pays a disk
+ * read or two for every file it opens) unless --every-file is given; named
+ * on the command line, any file is read. */
 static bool want_file(void *ctx, int dirfd, const char *name, const char *path)
 {
 	const struct walk_state *ws = ctx;
 	if (ws->w->skip_file && ws->w->skip_file(ws->w->ctx, path))
 		return false;
-	if (!(ws->w->out && ws->w->out->every_file) && named_as_source(name))
+	if (!(ws->w->out && ws->w->out->every_file) && kimg_name_is_source(name, strlen(name)))
 		return false;
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)

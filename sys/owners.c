@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,11 +14,16 @@
 
 #include "packages.h"
 #include "file.h"
+#include "source_names.h"
 
 #define PATH_CAP 4096
 /* A conda-meta record over this size is not read (the largest real ones,
  * cudatoolkit's, are a few MB). */
 #define CONDA_META_MAX (64u << 20)
+/* Records are read(), not mapped, below this size (the largest RECORD of
+ * the H200's site-packages, torch's, is 1.3 MB): in a process whose other
+ * threads are busy, each munmap costs every one of them a TLB flush. */
+#define RECORD_READ_BELOW (16u << 20)
 
 struct entry {
 	const char *path;  /* normalised absolute path, in the arena */
@@ -34,9 +40,23 @@ struct arena_block {
 	char data[];
 };
 
+/* Lookups ask for files with device code and for CUDA libraries. Source
+ * files, documentation, headers and /etc (rarely_asked) are most lines of
+ * every record, so at first they are not indexed. The first lookup of
+ * such a path reads every record read so far again, for those paths alone
+ * and in the order first read, so the first owner still wins; from then
+ * on, records are indexed whole. */
+enum index_scope {
+	INDEX_LIKELY,  /* all but the rarely asked paths */
+	INDEX_REST,    /* the rarely asked paths alone (the second reading) */
+	INDEX_ALL,
+};
+
 struct kimg_owners {
 	struct kimg_pkg **pkgs; /* each row allocated once: lookups hand out stable pointers */
+	const char **bases;     /* per row: the directory its entries are relative to (arena) */
 	size_t n_pkgs, cap_pkgs;
+	enum index_scope scope;
 	struct entry *table;  /* open addressing, power-of-two size */
 	size_t n_entries, cap_table;
 	struct arena_block *arena;
@@ -135,12 +155,26 @@ static int table_reserve(struct kimg_owners *o, size_t more)
 	return nc == o->cap_table ? 0 : table_resize(o, nc);
 }
 
+/* Documentation, headers and configuration, and the file names of Python,
+ * C/C++ sources and docs (source_names.h): files with device code and
+ * CUDA libraries, which is all that lookups ask for, are seldom there. */
+static bool rarely_asked(const char *path, size_t len)
+{
+	static const char *const dirs[] = { "/usr/share/", "/usr/include/", "/etc/", "/usr/lib/python3/dist-packages/__pycache__/" };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return true;
+	return kimg_name_is_source(path, len);
+}
+
 /* First owner wins: a file named by two records keeps the first reader's. */
 static void table_put(struct kimg_owners *o, const char *path, uint32_t pkg)
 {
+	size_t len = strlen(path);
+	if (o->scope != INDEX_ALL && rarely_asked(path, len) != (o->scope == INDEX_REST))
+		return;
 	if (table_reserve(o, 1) < 0)
 		return;
-	size_t len = strlen(path);
 	uint64_t h = hash_str(path, len);
 	size_t k = h & (o->cap_table - 1);
 	while (o->table[k].path) {
@@ -171,7 +205,8 @@ static const struct kimg_pkg *table_get(const struct kimg_owners *o, const char 
 	return NULL;
 }
 
-static int add_pkg(struct kimg_owners *o, const struct kimg_pkg *p)
+/* A new row, its entries relative to base. Returns its index, or -1. */
+static int add_pkg(struct kimg_owners *o, const struct kimg_pkg *p, const char *base)
 {
 	if (o->n_pkgs == o->cap_pkgs) {
 		size_t nc = o->cap_pkgs ? o->cap_pkgs * 2 : 32;
@@ -179,12 +214,24 @@ static int add_pkg(struct kimg_owners *o, const struct kimg_pkg *p)
 		if (!v)
 			return -1;
 		o->pkgs = v;
+		const char **b = realloc(o->bases, nc * sizeof *b);
+		if (!b)
+			return -1;
+		o->bases = b;
 		o->cap_pkgs = nc;
 	}
-	if (!(o->pkgs[o->n_pkgs] = malloc(sizeof *p)))
+	const char *base_copy = arena_copy(o, base, strlen(base));
+	if (!base_copy || !(o->pkgs[o->n_pkgs] = malloc(sizeof *p)))
 		return -1;
 	*o->pkgs[o->n_pkgs] = *p;
+	o->bases[o->n_pkgs] = base_copy;
 	return (int)o->n_pkgs++;
+}
+
+/* The row added last, taken back (its record could not be read). */
+static void drop_last_pkg(struct kimg_owners *o)
+{
+	free(o->pkgs[--o->n_pkgs]);
 }
 
 int kimg_path_normalize(const char *path, char *out, unsigned long size)
@@ -227,18 +274,25 @@ int kimg_path_normalize(const char *path, char *out, unsigned long size)
 	return 0;
 }
 
+/* The first line of a small file (INSTALLER: "pip"), trailing space cut. */
 static void read_small(const char *path, char *out, size_t size)
 {
-	FILE *f = fopen(path, "re");
 	out[0] = '\0';
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
 		return;
-	if (fgets(out, (int)size, f)) {
-		size_t l = strlen(out);
-		while (l > 0 && (out[l - 1] == '\n' || out[l - 1] == '\r' || out[l - 1] == ' '))
-			out[--l] = '\0';
-	}
-	fclose(f);
+	ssize_t n;
+	do
+		n = read(fd, out, size - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	size_t l = strlen(out);
+	while (l > 0 && (out[l - 1] == '\r' || out[l - 1] == ' '))
+		out[--l] = '\0';
 }
 
 /* A relative path with nothing to normalise: no empty, "." or ".."
@@ -279,6 +333,31 @@ static void put_relative(struct kimg_owners *o, const char *base, const char *re
 		table_put(o, norm, pkg);
 }
 
+/* A dist-info RECORD (CSV) or an egg-info installed-files.txt (a path a
+ * line) into the index. -1 when it cannot be read. */
+static int index_record(struct kimg_owners *o, uint32_t idx)
+{
+	const struct kimg_pkg *p = o->pkgs[idx];
+	bool egg = strcmp(p->source, "egg-info") == 0;
+	struct kimg_file f;
+	if (kimg_file_open_small_read(p->record, &f, RECORD_READ_BELOW, NULL) < 0)
+		return -1;
+	char rel[PATH_CAP];
+	uint64_t pos = 0;
+	int rc;
+	while ((rc = egg ? kimg_list_next(f.bytes, &pos, rel, sizeof rel)
+			 : kimg_record_next(f.bytes, &pos, rel, sizeof rel)) != 0) {
+		/* A source file's name stays its last component through
+		 * normalising: table_put would leave it out too. */
+		if (rc == 1 && !(o->scope == INDEX_LIKELY && kimg_name_is_source(rel, strlen(rel))))
+			put_relative(o, o->bases[idx], rel, idx);
+		else if (rc == -KIMG_EFORMAT)
+			break;
+	}
+	kimg_file_close(&f);
+	return 0;
+}
+
 static void read_dist_info(struct kimg_owners *o, const char *dir, const char *entry)
 {
 	struct kimg_pkg p;
@@ -295,28 +374,9 @@ static void read_dist_info(struct kimg_owners *o, const char *dir, const char *e
 	if (join(path, sizeof path, info, egg ? "installed-files.txt" : "RECORD") < 0)
 		return;
 	copy_str(p.record, sizeof p.record, path);
-	struct kimg_file f;
-	if (kimg_file_open(path, &f, NULL) < 0)
-		return;
-	int idx = add_pkg(o, &p);
-	/* A RECORD line is rarely under 40 bytes: one resize per record (out
-	 * of memory here, table_put still tries one entry at a time). */
-	if (idx >= 0)
-		(void)table_reserve(o, (size_t)(f.bytes.size / 40));
-	if (idx >= 0) {
-		char rel[PATH_CAP];
-		const char *base = egg ? info : dir;
-		uint64_t pos = 0;
-		int rc;
-		while ((rc = egg ? kimg_list_next(f.bytes, &pos, rel, sizeof rel)
-				 : kimg_record_next(f.bytes, &pos, rel, sizeof rel)) != 0) {
-			if (rc == 1)
-				put_relative(o, base, rel, (uint32_t)idx);
-			else if (rc == -KIMG_EFORMAT)
-				break;
-		}
-	}
-	kimg_file_close(&f);
+	int idx = add_pkg(o, &p, egg ? info : dir);
+	if (idx >= 0 && index_record(o, (uint32_t)idx) < 0)
+		drop_last_pkg(o);
 }
 
 struct conda_ctx {
@@ -329,6 +389,26 @@ static int conda_file(void *ctx, const char *path)
 {
 	struct conda_ctx *c = ctx;
 	put_relative(c->o, c->prefix, path, c->pkg);
+	return 0;
+}
+
+/* A conda-meta JSON record into the index, and into name and version the
+ * package it names. -1 when it cannot be read. */
+static int index_conda(struct kimg_owners *o, uint32_t idx, char *name, size_t name_size, char *version,
+		       size_t version_size)
+{
+	struct kimg_file f;
+	if (kimg_file_open_small_read(o->pkgs[idx]->record, &f, RECORD_READ_BELOW, NULL) < 0)
+		return -1;
+	size_t arena_size = (size_t)f.bytes.size * 4 + 4096;
+	void *arena = f.bytes.size <= CONDA_META_MAX ? malloc(arena_size) : NULL;
+	if (arena) {
+		struct conda_ctx c = { o, o->bases[idx], idx };
+		(void)kimg_conda_meta_parse(f.bytes, arena, arena_size, name, name_size, version, version_size,
+					    conda_file, &c, NULL);
+		free(arena);
+	}
+	kimg_file_close(&f);
 	return 0;
 }
 
@@ -346,31 +426,21 @@ static void read_conda_meta(struct kimg_owners *o, const char *prefix)
 		if (l <= 5 || strcmp(de->d_name + l - 5, ".json") != 0)
 			continue;
 		char path[PATH_CAP];
-		struct kimg_file f;
 		if (join(path, sizeof path, dir, de->d_name) < 0)
 			continue;
-		if (kimg_file_open(path, &f, NULL) < 0)
+		struct kimg_pkg p;
+		memset(&p, 0, sizeof p);
+		p.source = "conda-meta";
+		snprintf(p.installer, sizeof p.installer, "conda");
+		copy_str(p.record, sizeof p.record, path);
+		/* the row exists before its files point at it; the parser
+		 * names the package before it hands out any file */
+		int idx = add_pkg(o, &p, prefix);
+		if (idx < 0)
 			continue;
-		size_t arena_size = (size_t)f.bytes.size * 4 + 4096;
-		void *arena = f.bytes.size <= CONDA_META_MAX ? malloc(arena_size) : NULL;
-		if (arena) {
-			struct kimg_pkg p;
-			memset(&p, 0, sizeof p);
-			p.source = "conda-meta";
-			snprintf(p.installer, sizeof p.installer, "conda");
-			copy_str(p.record, sizeof p.record, path);
-			/* the row exists before its files point at it; the parser
-			 * names the package before it hands out any file */
-			int idx = add_pkg(o, &p);
-			if (idx >= 0) {
-				struct conda_ctx c = { o, prefix, (uint32_t)idx };
-				struct kimg_pkg *row = o->pkgs[idx];
-				(void)kimg_conda_meta_parse(f.bytes, arena, arena_size, row->name, sizeof row->name,
-							    row->version, sizeof row->version, conda_file, &c, NULL);
-			}
-			free(arena);
-		}
-		kimg_file_close(&f);
+		struct kimg_pkg *row = o->pkgs[idx];
+		if (index_conda(o, (uint32_t)idx, row->name, sizeof row->name, row->version, sizeof row->version) < 0)
+			drop_last_pkg(o);
 	}
 	closedir(d);
 }
@@ -451,17 +521,21 @@ static int status_version(void *ctx, const char *package, const char *version)
 	return 0;
 }
 
-/* Most of what dpkg lists is documentation, headers and configuration:
- * not indexed (half the lines, and the lookups only ask for files with
- * device code). */
-static bool never_device_code(const char *path)
+/* A dpkg file list (absolute paths, a line each) into the index. -1 when
+ * it cannot be read. */
+static int index_dpkg_list(struct kimg_owners *o, uint32_t idx)
 {
-	static const char *const dirs[] = { "/usr/share/", "/usr/include/", "/etc/", "/usr/lib/python3/dist-packages/__pycache__/" };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
-			return true;
-	size_t l = strlen(path);
-	return (l > 3 && strcmp(path + l - 3, ".py") == 0) || (l > 4 && strcmp(path + l - 4, ".pyc") == 0);
+	struct kimg_file f;
+	if (kimg_file_open_small_read(o->pkgs[idx]->record, &f, RECORD_READ_BELOW, NULL) < 0)
+		return -1;
+	char line[PATH_CAP];
+	uint64_t pos = 0;
+	int rc;
+	while ((rc = kimg_list_next(f.bytes, &pos, line, sizeof line)) != 0)
+		if (rc == 1 && line[0] == '/')
+			table_put(o, line, idx);
+	kimg_file_close(&f);
+	return 0;
 }
 
 static void read_dpkg(struct kimg_owners *o)
@@ -488,17 +562,9 @@ static void read_dpkg(struct kimg_owners *o)
 		if (join(path, sizeof path, dir, de->d_name) < 0)
 			continue;
 		copy_str(p.record, sizeof p.record, path);
-		struct kimg_file f;
-		if (kimg_file_open(path, &f, NULL) < 0)
-			continue;
-		int idx = add_pkg(o, &p);
-		char line[PATH_CAP];
-		uint64_t pos = 0;
-		int rc;
-		while (idx >= 0 && (rc = kimg_list_next(f.bytes, &pos, line, sizeof line)) != 0)
-			if (rc == 1 && line[0] == '/' && !never_device_code(line))
-				table_put(o, line, (uint32_t)idx);
-		kimg_file_close(&f);
+		int idx = add_pkg(o, &p, "");
+		if (idx >= 0 && index_dpkg_list(o, (uint32_t)idx) < 0)
+			drop_last_pkg(o);
 	}
 	closedir(d);
 	char status[PATH_CAP];
@@ -508,6 +574,24 @@ static void read_dpkg(struct kimg_owners *o)
 		kimg_dpkg_status_each(f.bytes, status_version, &c);
 		kimg_file_close(&f);
 	}
+}
+
+/* The rarely asked paths of every record read so far, row by row in the
+ * order first read (enum index_scope); then records are indexed whole. */
+static void index_rest(struct kimg_owners *o)
+{
+	o->scope = INDEX_REST;
+	for (size_t i = 0; i < o->n_pkgs; i++) {
+		const char *source = o->pkgs[i]->source;
+		char name[sizeof o->pkgs[i]->name], version[sizeof o->pkgs[i]->version];
+		if (strcmp(source, "dpkg") == 0)
+			(void)index_dpkg_list(o, (uint32_t)i);
+		else if (strcmp(source, "conda-meta") == 0)
+			(void)index_conda(o, (uint32_t)i, name, sizeof name, version, sizeof version);
+		else
+			(void)index_record(o, (uint32_t)i);
+	}
+	o->scope = INDEX_ALL;
 }
 
 struct kimg_owners *kimg_owners_new(const char *dpkg_dir)
@@ -537,6 +621,7 @@ void kimg_owners_free(struct kimg_owners *o)
 	for (size_t i = 0; i < o->n_pkgs; i++)
 		free(o->pkgs[i]);
 	free(o->pkgs);
+	free(o->bases);
 	free(o->dpkg_dir);
 	free(o);
 }
@@ -604,6 +689,8 @@ const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *pat
 	char norm[PATH_CAP], dir[PATH_CAP];
 	if (kimg_path_normalize(path, norm, sizeof norm) < 0)
 		return NULL;
+	if (o->scope == INDEX_LIKELY && rarely_asked(norm, strlen(norm)))
+		index_rest(o);
 	const struct kimg_pkg *p = table_get(o, norm);
 	if (p && p->source && strcmp(p->source, "dpkg") != 0)
 		return p;

@@ -6,9 +6,11 @@
  * it holds conda-meta/, that environment's records (conda). Files no
  * Python or conda record names are looked up in dpkg's file lists
  * (<dpkg dir>/info/<package>.list, read once, on the first such lookup; versions
- * from <dpkg dir>/status; documentation, headers, /etc and Python sources
- * are not indexed). Paths are compared after making them absolute
- * and removing "." / ".." / "//" lexically: symbolic links are not
+ * from <dpkg dir>/status). Paths lookups seldom ask for (source files,
+ * documentation, headers, /etc) are indexed on the first lookup of one:
+ * the answers are those of an index of every path. Paths are compared
+ * after making them absolute and removing "." / ".." / "//" lexically:
+ * symbolic links are not
  * resolved, so a file reached through a link to its directory is not
  * found. A wheel member ("dist/foo-1.0-py3-none-any.whl!/foo/_C.so") is
  * owned by the wheel named by its file name. */
