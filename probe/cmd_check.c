@@ -223,9 +223,17 @@ static void text_fix(FILE *f, const struct kimg_fix *fix)
 
 struct verdict_row {
 	struct kimg_module_judgement j;  /* verdict, fate and file-level rule */
-	struct kimg_fix fix;
-	bool have_fix;
+	struct kimg_fix *fix;            /* failing rows only (2 KB each: cuBLASLt has
+	                                    2,782 modules that nearly all run); NULL: none */
 };
+
+static void free_fixes(struct verdict_row *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++) {
+		free(rows[i].fix);
+		rows[i].fix = NULL;
+	}
+}
 
 /* Per file and target: how many modules run, are dispatched, fail. */
 struct file_tally {
@@ -293,8 +301,8 @@ static void json_module(struct check_state *s, const struct probe_module *m, con
 		kimg_json_kv_string(j, "file_rule", mj->rule);
 		kimg_json_kv_string(j, "library", mj->library);
 		kimg_json_key(j, "fix");
-		if (rows[t].have_fix && !stub)
-			json_fix(j, &rows[t].fix);
+		if (rows[t].fix && !stub)
+			json_fix(j, rows[t].fix);
 		else
 			kimg_json_null(j);
 		kimg_json_end_object(j);
@@ -323,8 +331,8 @@ static void text_failure(struct check_state *s, const char *label, const struct 
 	if (v->expected_error)
 		fprintf(s->out.f, " -> error %d%s%s%s", v->expected_error, ename ? " (" : "", ename ? ename : "", ename ? ")" : "");
 	fputc('\n', s->out.f);
-	if (row->have_fix)
-		text_fix(s->out.f, &row->fix);
+	if (row->fix)
+		text_fix(s->out.f, row->fix);
 }
 
 static void text_module(struct check_state *s, size_t index, const struct probe_module *m,
@@ -389,21 +397,28 @@ static bool judge_file(struct check_state *s, const struct probe_file *pf, const
 		fm[i].role = m->link_input ? KIMG_ROLE_LINK_INPUT
 			     : (stub[i] || m->n_imgs == 0) ? KIMG_ROLE_SKIP : KIMG_ROLE_LOADED;
 	}
+	bool ok = true;
+	free_fixes(rows, pf->n_mods * (size_t)s->n_targets);
 	for (int t = 0; t < s->n_targets; t++) {
 		const struct kimg_device *dev = &s->targets[t].dev;
 		kimg_rules_judge_file(pf->path, fm, pf->n_mods, dev, s->strict ? KIMG_FILE_STRICT : 0, out);
 		for (size_t i = 0; i < pf->n_mods; i++) {
 			struct verdict_row *r = &rows[i * (size_t)s->n_targets + (size_t)t];
-			memset(r, 0, sizeof *r);
 			r->j = out[i];
-			if (out[i].fate == KIMG_FATE_FAILS)
-				r->have_fix = kimg_fix_for_file(dev, &out[i].verdict, pf->mods[i].imgs, pf->mods[i].n_imgs, pf->path,
-							   &r->fix) == 0;
+			if (out[i].fate != KIMG_FATE_FAILS)
+				continue;
+			if (!(r->fix = malloc(sizeof *r->fix))) {
+				ok = false;
+			} else if (kimg_fix_for_file(dev, &out[i].verdict, pf->mods[i].imgs, pf->mods[i].n_imgs, pf->path,
+						     r->fix) != 0) {
+				free(r->fix);
+				r->fix = NULL;
+			}
 		}
 	}
 	free(fm);
 	free(out);
-	return true;
+	return ok;
 }
 
 static void tally(struct check_state *s, const struct probe_module *m, const struct verdict_row *row,
@@ -567,7 +582,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 				continue;
 			file_cannot++;
 			if (!advice[0])
-				probe_package_advice(pkg, &s->targets[t], r->have_fix ? &r->fix : NULL, advice, sizeof advice);
+				probe_package_advice(pkg, &s->targets[t], r->fix, advice, sizeof advice);
 		}
 	if (s->out.json) {
 		probe_json_file_begin(&s->out.j, &pf);
@@ -616,6 +631,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	}
 	if (pf.n_mods > 0 || is_lib)
 		count_package(s, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
+	free_fixes(rows, rows ? pf.n_mods * nt : 0);
 	free(rows);
 	free(ft);
 	free(stub);
