@@ -231,6 +231,12 @@ const struct kimg_zero_ranges *probe_input_zeros(struct kimg_span bytes);
  * several files (thin archives) must not use it. threads <= 1, or no
  * thread to be had: fn runs here, in order. */
 void probe_input_parallel(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx);
+/* here(here_ctx) on this thread and aside(aside_ctx) on a helper, at once,
+ * each under a SIGBUS guard of the file this thread is walking; returns
+ * when both have ended (the file changed: as probe_input_parallel). For
+ * two independent readings of one large input. No thread to be had: both
+ * run here, in order. */
+void probe_input_beside(void (*here)(void *ctx), void *here_ctx, void (*aside)(void *ctx), void *aside_ctx);
 
 /* "kimg-probe: PATH: problem" on stderr. */
 void probe_report_error(const char *path, const char *problem);

@@ -369,6 +369,43 @@ void probe_input_parallel(size_t n, unsigned threads, void (*fn)(void *ctx, size
 		kimg_file_guard_fail();
 }
 
+/* ---- one task beside this thread's own (probe_input_beside) ---- */
+
+struct beside {
+	const struct kimg_file *f;
+	void (*fn)(void *ctx);
+	void *ctx;
+	bool changed;                  /* its guard tripped */
+};
+
+static void *beside_run(void *arg)
+{
+	struct beside *b = arg;
+	struct kimg_error err = { 0, 0, "" };
+	if (!b->f)
+		b->fn(b->ctx);
+	else if (kimg_file_guard(b->f, b->fn, b->ctx, &err) < 0)
+		b->changed = true;
+	return NULL;
+}
+
+void probe_input_beside(void (*here)(void *ctx), void *here_ctx, void (*aside)(void *ctx), void *aside_ctx)
+{
+	struct beside mine = { current_file, here, here_ctx, false }, other = { current_file, aside, aside_ctx, false };
+	pthread_t t;
+	if (pthread_create(&t, NULL, beside_run, &other) != 0) {
+		here(here_ctx);
+		aside(aside_ctx);
+		return;
+	}
+	/* This thread's part under a guard of its own too: a change it meets
+	 * must not unwind its stack while the helper still uses it. */
+	beside_run(&mine);
+	pthread_join(t, NULL);
+	if (mine.changed || other.changed)
+		kimg_file_guard_fail();
+}
+
 struct file_walk {
 	struct walk_state *ws;
 	const char *path;

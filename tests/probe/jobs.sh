@@ -106,6 +106,40 @@ else
 	fail "cannot build tests/probe/src/shrink_on_map.c: $(head -c 300 "$TMP/shrink/build.log")"
 fi
 
+# ---- a large CUDA library: identified on a helper beside its module walk ----
+# From 32 MiB up, a CUDA library's version is read on a second thread while
+# the worker walks its modules. multi_exe named libcublasLt.so.13 and
+# padded with zeros past its ELF contents (nothing the reader looks at
+# moves) is such a library; its modules are those of multi_exe itself.
+mkdir -p "$TMP/biglib"
+cp "$FX/multi_exe" "$TMP/biglib/libcublasLt.so.13"
+truncate -s 40M "$TMP/biglib/libcublasLt.so.13"
+same_runs "large CUDA library: check" check --sm 9.0,12.0 --driver 12.4 "$TMP/biglib"
+same_runs "large CUDA library: check --json" check --json --sm 9.0 --driver 12.4 "$TMP/biglib"
+"$PROBE" check --json --sm 9.0 -j 1 "$FX/multi_exe" >"$TMP/small.json" 2>/dev/null
+run "$PROBE" check --json --sm 9.0 --driver 12.4 -j 4 "$TMP/biglib"
+expect_json "large CUDA library: named cuBLASLt 13.x, with multi_exe's modules" \
+	'(lambda f, small: (f["cuda_library"]["library"], f["cuda_library"]["cuda_version"], len(f["modules"])) ==
+	  ("cublaslt", "13.x", len(small["files"][0]["modules"])) and len(f["modules"]) > 0)(d["files"][0],
+	  __import__("json").load(open("'"$TMP/small.json"'")))'
+if [ -f "$TMP/shrink/shrink.so" ]; then
+	for j in 1 4; do
+		cp "$FX/multi_exe" "$TMP/biglib/libcublasLt.so.13"
+		truncate -s 40M "$TMP/biglib/libcublasLt.so.13"
+		SHRINK_PATH="$TMP/biglib/libcublasLt.so.13" SHRINK_TO=4096 LD_PRELOAD="$TMP/shrink/shrink.so" \
+			"$PROBE" check --json --sm 9.0 -j $j "$TMP/biglib" "$tree/d00" >"$TMP/shrink/b$j" 2>"$TMP/shrink/f$j"
+		echo "exit $?" >>"$TMP/shrink/b$j"
+	done
+	if cmp -s "$TMP/shrink/b1" "$TMP/shrink/b4" && cmp -s "$TMP/shrink/f1" "$TMP/shrink/f4" &&
+		grep -qF "kimg-probe: $TMP/biglib/libcublasLt.so.13: file changed while it was read" "$TMP/shrink/f4"; then
+		ok "large CUDA library cut while both threads read it: its error alone, output as -j 1"
+	else
+		fail "cut large library under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/f4")"
+	fi
+else
+	fail "no tests/probe/src/shrink_on_map.c build for the cut large library (see the build failure above)"
+fi
+
 # ---- packages: the by-package table and CUDA libraries, as -j 1 ----
 # Six pip packages with device code and a CUDA runtime by name; owners are
 # looked up by the workers (one at a time) and counted in walk order.
