@@ -69,6 +69,26 @@ for tgt in "$FX" "$tree $TMP/garbage.bin $TMP/missing $FX/sm80.cubin"; do
 	}
 done
 
+# The listers' back-pressure (probe/tree.c stops listing ahead at
+# TREE_AHEAD_MAX entries): a probe built with a window of 8 waits for the
+# visit in nearly every directory of the tree; its output is -j 1's.
+AHEAD8=$BUILD/tests/kimg-probe-ahead8
+if need "$AHEAD8" "make BUILD=$BUILD test builds it"; then
+	for how in "scan --json" "check --sm 8.0,12.0"; do
+		# shellcheck disable=SC2086
+		"$PROBE" $how -j 1 "$tree" "$TMP/garbage.bin" >"$TMP/o1" 2>"$TMP/e1"
+		rc1=$? diff=""
+		for j in 2 4 7; do
+			# shellcheck disable=SC2086
+			"$AHEAD8" $how -j $j "$tree" "$TMP/garbage.bin" >"$TMP/oN" 2>"$TMP/eN"
+			rcN=$?
+			cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" && [ "$rc1" -eq "$rcN" ] || diff="$diff -j $j"
+		done
+		if [ -z "$diff" ]; then ok "$how: 8 entries listed ahead at most, -j 2/4/7 identical to -j 1 ($(wc -c <"$TMP/o1") bytes)"
+		else fail "$how with 8 entries ahead at most differs from -j 1:$diff"; fi
+	done
+fi
+
 # The oracle's own sanity: the many-copies JSON lists every file with
 # device code once, in sorted walk order, and the problems are there.
 run "$PROBE" scan --json -j 4 "$tree" "$TMP/garbage.bin"
