@@ -92,6 +92,11 @@ struct check_state {
 	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
 	struct probe_extras extras;      /* owning packages, CUDA libraries (extras.h) */
+	/* --sm native with workers: the GPUs asked while the walk begins
+	 * (shared by the copies); targets, n_targets and label_width are set
+	 * from it by targets_known. */
+	struct probe_targets_async *pending;
+	bool header_written;             /* main: the JSON up to "files": [ */
 	/* A worker's copy (check_job_begin): its files' shares of the
 	 * by-package table, added to it in walk order by check_job_end. */
 	struct package_count *deferred;
@@ -542,6 +547,33 @@ static size_t find_stubs(const struct check_state *s, const struct probe_file *p
 	return found;
 }
 
+static int label_width_of(const struct probe_target *t, int n)
+{
+	int width = 0;
+	for (int i = 0; i < n; i++) {
+		char label[160];
+		target_label(&t[i], label, sizeof label);
+		if ((int)strlen(label) > width)
+			width = (int)strlen(label);
+	}
+	return width;
+}
+
+/* The targets, once asked (s->pending): false when asking failed. */
+static bool targets_known(struct check_state *s)
+{
+	if (!s->pending || s->targets)
+		return true;
+	const struct probe_target *t;
+	int n = probe_targets_async_wait(s->pending, &t);
+	if (n < 0)
+		return false;
+	s->targets = (struct probe_target *)t;
+	s->n_targets = n;
+	s->label_width = label_width_of(t, n);
+	return true;
+}
+
 /* A CUDA library this large is identified (its version: a scan of .rodata,
  * 12 ms for cuBLASLt's 46 MB on the H200) on a helper while this thread
  * walks its modules (20 ms): the largest library is the last file to end. */
@@ -578,6 +610,10 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	} else {
 		probe_collect(&pf);
 		identify_lib(&li);
+	}
+	if (!targets_known(s)) { /* the run is called off: nothing to say */
+		probe_file_free(&pf);
+		return;
 	}
 	s->files++;
 	s->out.errors += probe_report_problems(&pf);
@@ -724,9 +760,8 @@ static int parse_driver(const char *text)
 	return (int)(major * 1000 + minor * 10);
 }
 
-static void json_targets(struct check_state *s)
+static void json_targets(struct kimg_json *j, const struct check_state *s)
 {
-	struct kimg_json *j = &s->out.j;
 	kimg_json_key(j, "targets");
 	kimg_json_begin_array(j);
 	for (int t = 0; t < s->n_targets; t++) {
@@ -747,6 +782,67 @@ static void json_targets(struct check_state *s)
 		kimg_json_end_object(j);
 	}
 	kimg_json_end_array(j);
+}
+
+/* The JSON before the files: {"targets": [...], "files": [ */
+static void json_header(struct kimg_json *j, const struct check_state *s)
+{
+	kimg_json_begin_object(j);
+	json_targets(j, s);
+	kimg_json_key(j, "files");
+	kimg_json_begin_array(j);
+}
+
+/* probe_walker.output_ready (main thread): the GPUs known, the JSON
+ * header written before the first file. */
+static bool check_output_ready(void *ctx)
+{
+	struct check_state *s = ctx;
+	if (!targets_known(s))
+		return false;
+	if (s->out.json && !s->header_written) {
+		struct kimg_json h;
+		kimg_json_init(&h, stdout);
+		json_header(&h, s);
+		s->header_written = true;
+	}
+	return true;
+}
+
+static bool check_called_off(void *ctx)
+{
+	const struct check_state *s = ctx;
+	return s->pending && probe_targets_async_failed(s->pending);
+}
+
+/* Asking the GPUs for --sm native while the walk begins, where workers
+ * take the files: the walk's writer is put where the JSON header leaves
+ * it (its state does not depend on the targets written), and
+ * check_output_ready writes the header itself once they are known.
+ * false: ask them here, first. */
+static bool start_asking(struct check_state *s, char *const *lists, int n_lists, int driver)
+{
+	if (probe_jobs(s->out.jobs) <= 1 || !probe_targets_async_needed(lists, n_lists))
+		return false;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *scratch = s->out.json ? open_memstream(&buf, &len) : NULL;
+	if (s->out.json && !scratch)
+		return false;
+	if (!(s->pending = probe_targets_async_start(lists, n_lists, driver))) {
+		if (scratch)
+			fclose(scratch);
+		free(buf);
+		return false;
+	}
+	if (scratch) {
+		kimg_json_init(&s->out.j, scratch);
+		json_header(&s->out.j, s); /* n_targets is 0 here */
+		fclose(scratch);
+		free(buf);
+		s->out.j.out = stdout;
+	}
+	return true;
 }
 
 int probe_cmd_check(int argc, char **argv)
@@ -817,24 +913,32 @@ int probe_cmd_check(int argc, char **argv)
 	if (probe_jobs(s.out.jobs) > 1)
 		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
 	struct kimg_json *j = &s.out.j;
-	if ((s.n_targets = probe_parse_targets(sm_lists, n_sm_lists, driver, &s.targets)) < 0)
-		goto out;
-	for (int t = 0; t < s.n_targets; t++) {
-		char label[160];
-		target_label(&s.targets[t], label, sizeof label);
-		if ((int)strlen(label) > s.label_width)
-			s.label_width = (int)strlen(label);
-	}
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  check_job_begin, check_job_end };
-	if (s.out.json) {
-		kimg_json_init(j, stdout);
-		kimg_json_begin_object(j);
-		json_targets(&s);
-		kimg_json_key(j, "files");
-		kimg_json_begin_array(j);
+				  check_job_begin, check_job_end, NULL, NULL };
+	if (start_asking(&s, sm_lists, n_sm_lists, driver)) {
+		w.output_ready = check_output_ready;
+		w.called_off = check_called_off;
+	} else {
+		if ((s.n_targets = probe_parse_targets(sm_lists, n_sm_lists, driver, &s.targets)) < 0)
+			goto out;
+		s.label_width = label_width_of(s.targets, s.n_targets);
+		if (s.out.json) {
+			kimg_json_init(j, stdout);
+			json_header(j, &s);
+		}
 	}
 	probe_walk(args.paths, args.n_paths, &w);
+	if (s.pending) {
+		/* The walk asked before its last lines (an empty one too): the
+		 * same answer, and the targets handed over. */
+		bool ready = check_output_ready(&s);
+		struct probe_target *t;
+		s.n_targets = probe_targets_async_end(s.pending, &t);
+		s.pending = NULL;
+		s.targets = t;
+		if (!ready)
+			goto out;
+	}
 	status = s.out.errors ? PROBE_EXIT_ERROR
 		 : s.cannot || s.extras.libs_need_driver ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	if (s.out.json) {

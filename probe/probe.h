@@ -153,6 +153,14 @@ struct probe_walker {
 	 * ctx and frees it. */
 	struct probe_out *(*job_begin)(void *ctx);
 	void (*job_end)(void *ctx, struct probe_out *job);
+	/* Optional, for output that needs what is still being found when the
+	 * walk begins (check's GPUs, targets_async.c): the main thread asks
+	 * before it writes any of the walk's output (it may wait there); false
+	 * calls the run off: nothing more is written. called_off, from any
+	 * thread and without waiting: true once output_ready says false (the
+	 * walk then lists and reads no more). */
+	bool (*output_ready)(void *ctx);
+	bool (*called_off)(void *ctx);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
@@ -180,6 +188,9 @@ struct probe_tree_visitor {
 	 * first, each directory's entries sorted by name (strcmp). */
 	void (*on_file)(void *ctx, const char *path);
 	void (*on_problem)(void *ctx, const char *path, const char *problem);
+	/* Optional, from any thread, without waiting: true to list no more
+	 * (directories not yet listed are then visited empty). */
+	bool (*stop)(void *ctx);
 };
 
 /* Visit the tree under the directory root with `threads` threads listing
@@ -283,6 +294,22 @@ struct probe_target {
  * even where NVML could answer. */
 void probe_set_native_ask_driver(bool on);
 int probe_parse_targets(char *const *lists, int n_lists, int driver_version, struct probe_target **targets);
+
+/* probe_parse_targets on a thread of its own (targets_async.c), for lists
+ * that name `native`: the GPU query (NVML's start-up, some 20 ms on the
+ * H200) runs while the walk begins. probe_targets_async_needed: a list
+ * names native, so the query would wait for the device. start: NULL when
+ * no thread could be had (then parse here). wait: from any thread, any
+ * number of times: the count (>0), the targets (owned by a until end), or
+ * -1 when parsing failed (its problem printed to stderr once). failed:
+ * the same answer without waiting, false while the query runs. end:
+ * joins, hands the targets over (malloc'ed; NULL on failure), frees a. */
+struct probe_targets_async;
+bool probe_targets_async_needed(char *const *lists, int n_lists);
+struct probe_targets_async *probe_targets_async_start(char *const *lists, int n_lists, int driver_version);
+int probe_targets_async_wait(struct probe_targets_async *a, const struct probe_target **targets);
+bool probe_targets_async_failed(const struct probe_targets_async *a);
+int probe_targets_async_end(struct probe_targets_async *a, struct probe_target **targets);
 
 /* ---- small formatting helpers (format.c) ---- */
 

@@ -211,6 +211,8 @@ static void list_node(struct tree *t, struct node *nd)
 {
 	struct entry *ents = NULL;
 	size_t n = 0, cap = 0;
+	if (t->v->stop && t->v->stop(t->v->ctx))
+		goto done;
 	if (nd->depth > PROBE_WALK_MAX_DEPTH) {
 		nd->problem = strdup("directories nested too deeply, not descending");
 		goto done;

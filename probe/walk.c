@@ -455,6 +455,23 @@ static void walk_mapped(void *ctx)
 	}
 }
 
+/* The run called off (probe_walker.called_off): nothing more to read. */
+static bool called_off(const struct walk_state *ws)
+{
+	return ws->w->called_off && ws->w->called_off(ws->w->ctx);
+}
+
+/* May the walk write its output (probe_walker.output_ready)? Main thread. */
+static bool output_ready(const struct walk_state *ws)
+{
+	return !ws->w->output_ready || ws->w->output_ready(ws->w->ctx);
+}
+
+static bool tree_stop(void *ctx)
+{
+	return called_off(ctx);
+}
+
 /* First bytes read of a file found in a tree: most files are not read at
  * all (Python sources, data), and this much decides nearly all of them. */
 #define HEAD_FIRST_READ 4096u
@@ -468,7 +485,7 @@ static void walk_mapped(void *ctx)
 static bool want_file(void *ctx, int dirfd, const char *name, const char *path)
 {
 	const struct walk_state *ws = ctx;
-	if (ws->w->skip_file && ws->w->skip_file(ws->w->ctx, path))
+	if (called_off(ws) || (ws->w->skip_file && ws->w->skip_file(ws->w->ctx, path)))
 		return false;
 	if (!(ws->w->out && ws->w->out->every_file) && kimg_name_is_source(name, strlen(name)))
 		return false;
@@ -555,6 +572,8 @@ static void job_run(struct probe_pool_job *base)
 {
 	struct walk_job *job = (struct walk_job *)base;
 	const struct probe_walker *w = job->ws->w;
+	if (called_off(job->ws))
+		return; /* finish drops the job */
 	FILE *out = open_memstream(&job->out_buf, &job->out_len);
 	FILE *err = open_memstream(&job->err_buf, &job->err_len);
 	if (!out || !err) {
@@ -617,7 +636,12 @@ static void job_finish(struct probe_pool_job *base)
 	struct walk_state *ws = job->ws;
 	const struct probe_walker *w = ws->w;
 	struct probe_out *main_out = w->out, *o = job->out;
-	if (job->failed) {
+	if (!output_ready(ws)) {
+		o->errors = 0;
+		w->job_end(w->ctx, o); /* called off: the job's output dropped */
+		free(job->zlib.paths);
+		free(job->tar.paths);
+	} else if (job->failed) {
 		/* Out of memory for buffers: the same work, here and unbuffered. */
 		w->job_end(w->ctx, o);
 		struct probe_pool *pool = ws->pool;
@@ -660,6 +684,8 @@ static void walk_submit(struct walk_state *ws, const char *path, const char *pro
 {
 	const struct probe_walker *w = ws->w;
 	struct walk_job *job = NULL;
+	if (called_off(ws))
+		return;
 	if (ws->pool && (job = calloc(1, sizeof *job)) != NULL) {
 		job->path = strdup(path);
 		job->problem = problem ? strdup(problem) : NULL;
@@ -673,6 +699,8 @@ static void walk_submit(struct walk_state *ws, const char *path, const char *pro
 	}
 	if (!job) {
 		/* One thread, or no memory for a job: the work itself, here. */
+		if (!output_ready(ws))
+			return;
 		if (problem)
 			w->on_error(w->ctx, path, problem);
 		else
@@ -726,7 +754,7 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			struct probe_tree_visitor v = { &ws, want_file, tree_file, tree_problem };
+			struct probe_tree_visitor v = { &ws, want_file, tree_file, tree_problem, tree_stop };
 			probe_tree_walk(paths[i], jobs, &v);
 		}
 		else
@@ -734,8 +762,10 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 	}
 	probe_pool_end(ws.pool);
 	ws.pool = NULL;
-	unread_report(&ws, &ws.zlib, "install zlib (Debian: zlib1g) or name it with KIMG_ZLIB");
-	unread_report(&ws, &ws.tar, "install libarchive (Debian: libarchive13) or name it with KIMG_LIBARCHIVE");
+	if (output_ready(&ws)) {
+		unread_report(&ws, &ws.zlib, "install zlib (Debian: zlib1g) or name it with KIMG_ZLIB");
+		unread_report(&ws, &ws.tar, "install libarchive (Debian: libarchive13) or name it with KIMG_LIBARCHIVE");
+	}
 	free(ws.zlib.paths);
 	free(ws.tar.paths);
 }

@@ -8,12 +8,15 @@
  *   FAKE_CUDA_NAME   the name (default "Fake GPU")
  *   FAKE_NVML_FAIL   1: nvmlInit_v2 fails (NVML_ERROR_DRIVER_NOT_LOADED, 9)
  *   FAKE_NVML_MIG    1: every GPU is in MIG mode (current and pending)
+ *   FAKE_NVML_INIT_MS  nvmlInit_v2 takes this long first (a real one takes
+ *                    some 20 ms): the walk begins meanwhile
  * UUIDs are those of fake_cuda.c's cuDeviceGetUuid: a0a1a2a3-a4a5-a6a7-
  * a8a9-aaabacadae<index>. */
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define API __attribute__((visibility("default")))
 
@@ -28,6 +31,10 @@ static int env_int(const char *name, const char *fallback, int dflt)
 API int nvmlInit_v2(void);
 int nvmlInit_v2(void)
 {
+	int ms = env_int("FAKE_NVML_INIT_MS", NULL, 0);
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (ms > 0 && nanosleep(&ts, &ts) != 0)
+		;
 	return env_int("FAKE_NVML_FAIL", NULL, 0) ? 9 : 0;
 }
 

@@ -56,6 +56,44 @@ done
 LD_LIBRARY_PATH="$FAKE" run env $h200 FAKE_CUDA_COUNT=1 "$PROBE" check --sm native --json "$FX/sm80_exe"
 expect_json "no NVML: the driver's answer" "$targets == [('9.0', 'NVIDIA_H200', 0, '13.0')]"
 
+# ---- the GPUs asked while the walk begins ----
+# With workers, --sm native is asked on a thread of its own while the tree
+# is listed and read (probe/targets_async.c). An nvmlInit made slow (300
+# ms) has the workers wait for it; a failing one calls the run off. The
+# oracle is -j 1, which asks first and walks after.
+mkdir -p "$TMP/tree"
+cp -r "$FX"/. "$TMP/tree/"
+ln -s "$TMP/nowhere" "$TMP/tree/dangling"
+mkdir -p "$TMP/empty"
+# same_as_j1 WHAT ENV... -- ARGS...: stdout, stderr and exit of -j 4 and -j 7 are -j 1's
+same_as_j1() {
+	local what=$1 envs=() diff=""; shift
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	LD_LIBRARY_PATH="$both" env "${envs[@]}" "$PROBE" check "$@" -j 1 >"$TMP/o1" 2>"$TMP/e1"
+	local rc1=$?
+	for j in 4 7; do
+		LD_LIBRARY_PATH="$both" env "${envs[@]}" "$PROBE" check "$@" -j $j >"$TMP/oN" 2>"$TMP/eN"
+		local rcN=$?
+		cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" && [ "$rc1" -eq "$rcN" ] || diff="$diff -j $j"
+	done
+	if [ -z "$diff" ]; then ok "$what: -j 4 and -j 7 as -j 1 ($(wc -c <"$TMP/o1") bytes, $(wc -l <"$TMP/e1") error lines, exit $rc1)"
+	else fail "$what: differs from -j 1:$diff" "$(diff "$TMP/o1" "$TMP/oN" | head -5; diff "$TMP/e1" "$TMP/eN" | head -5)"; fi
+}
+# shellcheck disable=SC2086
+{
+	same_as_j1 "native asked while the walk begins, text" $h200 FAKE_NVML_INIT_MS=300 -- --sm native "$TMP/tree"
+	same_as_j1 "native asked while the walk begins, JSON" $h200 FAKE_NVML_INIT_MS=300 -- --sm native --json "$TMP/tree"
+	same_as_j1 "native and a listed GPU, two lists, JSON" $h200 FAKE_NVML_INIT_MS=100 -- --sm 8.0 --sm native,12.0 --json "$TMP/tree" "$FX/sm80.cubin"
+	same_as_j1 "native asked, only problems: the JSON header first" $h200 FAKE_NVML_INIT_MS=100 -- --sm native --json "$TMP/tree/dangling" "$TMP/none"
+	same_as_j1 "native asked, an empty directory: the JSON header alone" $h200 FAKE_NVML_INIT_MS=100 -- --sm native --json "$TMP/empty"
+	same_as_j1 "native failing: the run called off, its error alone" $h200 FAKE_NVML_INIT_MS=200 FAKE_NVML_FAIL=1 FAKE_CUDA_INIT_ERROR=999 -- --sm native --json "$TMP/tree"
+	same_as_j1 "native failing, text" $h200 FAKE_NVML_FAIL=1 FAKE_CUDA_INIT_ERROR=999 -- --sm native "$TMP/tree"
+}
+expect_grep "native failing: the error is cuInit's" "$TMP/eN" "--sm native: cuInit failed"
+if [ ! -s "$TMP/oN" ] && [ "$(wc -l <"$TMP/eN")" -eq 1 ]; then ok "native failing: no output, one error line"
+else fail "native failing: output or other errors: $(head -c 300 "$TMP/oN" "$TMP/eN")"; fi
+
 LD_LIBRARY_PATH="$both" run env KIMG_NATIVE=nvml "$PROBE" check --sm native "$FX/sm80_exe"
 expect_rc 2 "KIMG_NATIVE=nvml refused"
 expect_grep "KIMG_NATIVE: the message" "$TMP/err" "kimg-probe: KIMG_NATIVE='nvml': expected 'cuda' (ask the CUDA driver) or 'auto'"
