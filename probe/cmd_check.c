@@ -143,7 +143,11 @@ static void *prewarm_owners(void *arg)
 
 static const struct kimg_pkg *owner_of(struct check_state *s, const char *path)
 {
-	pthread_mutex_lock(&owners_lock);
+	if (pthread_mutex_trylock(&owners_lock) != 0) {
+		probe_pool_wait_begin(); /* the index is being read: another worker runs meanwhile */
+		pthread_mutex_lock(&owners_lock);
+		probe_pool_wait_end();
+	}
 	const struct kimg_pkg *pkg = probe_extras_owner(&s->extras, path);
 	pthread_mutex_unlock(&owners_lock);
 	return pkg;
@@ -565,7 +569,9 @@ static bool targets_known(struct check_state *s)
 	if (!s->pending || s->targets)
 		return true;
 	const struct probe_target *t;
+	probe_pool_wait_begin(); /* another worker runs meanwhile */
 	int n = probe_targets_async_wait(s->pending, &t);
+	probe_pool_wait_end();
 	if (n < 0)
 		return false;
 	s->targets = (struct probe_target *)t;

@@ -3,7 +3,9 @@
  * thread in submission order, so whatever finish writes comes out as a
  * one-thread run would write it. At most `window` jobs are in flight:
  * submitting one more first finishes the oldest (memory stays bounded,
- * and a slow file holds up output, never correctness). */
+ * and a slow file holds up output, never correctness). A job that waits
+ * for something still being found (probe_pool_wait_begin) lets another
+ * worker run meanwhile: `threads` of them keep running. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,27 +20,35 @@ struct probe_pool {
 	struct probe_pool_job *pending, *pending_tail; /* not yet taken by a worker */
 	struct probe_pool_job **ring;    /* in flight, in submission order */
 	unsigned window, head, count;
+	unsigned running;                /* workers inside a job */
+	unsigned may_run;                /* threads asked + those waiting (probe_pool_wait_begin) */
 	bool stop;
 	pthread_t *threads;
 	unsigned n_threads;
 };
 
+/* The pool whose worker this thread is (probe_pool_wait_begin). */
+static _Thread_local struct probe_pool *my_pool;
+
 static void *worker(void *arg)
 {
 	struct probe_pool *p = arg;
+	my_pool = p;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->pending && !p->stop)
+		while ((!p->pending || p->running >= p->may_run) && !p->stop)
 			pthread_cond_wait(&p->work, &p->lock);
-		if (!p->pending)
-			break;
+		if (p->stop)
+			break; /* probe_pool_end has finished every job */
 		struct probe_pool_job *job = p->pending;
 		p->pending = job->next;
 		if (!p->pending)
 			p->pending_tail = NULL;
+		p->running++;
 		pthread_mutex_unlock(&p->lock);
 		job->run(job);
 		pthread_mutex_lock(&p->lock);
+		p->running--;
 		job->done = true;
 		pthread_cond_broadcast(&p->done);
 	}
@@ -46,20 +56,45 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+void probe_pool_wait_begin(void)
+{
+	struct probe_pool *p = my_pool;
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->may_run++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void probe_pool_wait_end(void)
+{
+	struct probe_pool *p = my_pool;
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->may_run--;
+	pthread_mutex_unlock(&p->lock);
+}
+
 struct probe_pool *probe_pool_start(unsigned threads, unsigned window)
 {
 	struct probe_pool *p = calloc(1, sizeof *p);
 	if (!p || threads == 0 || window == 0)
 		goto fail;
+	/* Twice the threads asked: the second half runs only while jobs of
+	 * the first wait (probe_pool_wait_begin). */
+	unsigned spawn = threads > PROBE_JOBS_MAX / 2 ? PROBE_JOBS_MAX : threads * 2;
 	p->ring = calloc(window, sizeof *p->ring);
-	p->threads = calloc(threads, sizeof *p->threads);
+	p->threads = calloc(spawn, sizeof *p->threads);
 	if (!p->ring || !p->threads)
 		goto fail;
 	p->window = window;
+	p->may_run = threads;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
-	for (unsigned i = 0; i < threads; i++) {
+	for (unsigned i = 0; i < spawn; i++) {
 		if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
 			break;
 		p->n_threads++;

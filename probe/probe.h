@@ -217,6 +217,12 @@ struct probe_pool *probe_pool_start(unsigned threads, unsigned window);
 void probe_pool_submit(struct probe_pool *p, struct probe_pool_job *job);
 /* Finish every job in order, stop the threads, free p (NULL: nothing). */
 void probe_pool_end(struct probe_pool *p);
+/* Around a wait of a worker's job for what another thread is still
+ * finding (check's GPUs, the package index): while it waits, another
+ * worker may run a job, so that `threads` of them keep running (the pool
+ * starts twice as many). No-ops on a thread that is not a pool's worker. */
+void probe_pool_wait_begin(void);
+void probe_pool_wait_end(void);
 /* main: $KIMG_JOBS. probe_jobs: `asked` (-j N) if set, else $KIMG_JOBS,
  * else the online cores up to PROBE_JOBS_DEFAULT_MAX. */
 void probe_set_default_jobs(unsigned n);

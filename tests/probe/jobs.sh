@@ -196,14 +196,14 @@ same_runs "many-module archive: check" check --sm 12.0 "$TMP/ar/many.a" "$FX/sm8
 same_runs "many-module archive: check --json" check --json --sm 12.0,9.0 "$TMP/ar/many.a" "$FX/sm80.cubin"
 
 # The archive is cut after its headers were read, just before the first
-# helper starts (thread 6 under -j 4: the package-index thread and 4
+# helper starts (thread 10 under -j 4: the package-index thread and 8
 # workers first; no tree listers, the inputs are files): the helpers meet
 # the change, and the archive ends as "file changed", the next file is read.
 if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
 	for how in "check --sm 12.0" "check --json --sm 12.0"; do
 		cp "$TMP/ar/many.a" "$TMP/ar/victim.a"
 		# shellcheck disable=SC2086
-		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=6 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
+		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=10 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
 			run "$PROBE" $how -j 4 "$TMP/ar/victim.a" "$FX/sm120.cubin"
 		expect_rc 2 "$how: archive cut under its helpers"
 		expect_grep "$how: the archive named" "$TMP/err" "kimg-probe: $TMP/ar/victim.a: file changed while it was read"
