@@ -30,6 +30,7 @@ __asm__(".symver pthread_once,pthread_once@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver pthread_key_create,pthread_key_create@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver pthread_getspecific,pthread_getspecific@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver pthread_setspecific,pthread_setspecific@" KIMG_SYS_GLIBC_BASE);
+__asm__(".symver pthread_mutex_trylock,pthread_mutex_trylock@" KIMG_SYS_GLIBC_BASE);
 #endif
 
 #endif
