@@ -2,7 +2,8 @@
  * (RECORD, dpkg .list and status, conda-meta JSON, dist-info names),
  * core/inventory.c (device documents of --sm @FILE) and core/cuda_libs.c
  * (file names and the ELF sources: DT_SONAME, version definitions, the
- * release string). The first byte picks the parser; the rest is its input.
+ * release string), and core/source_names.c against the plain reading of
+ * its rule. The first byte picks the parser; the rest is its input.
  * Besides ASan's "nothing read outside the input" it checks each parser's
  * promises: outputs are NUL-terminated within their buffers, positions
  * only move forward and stay inside the input. */
@@ -13,8 +14,27 @@
 #include "cuda_libs.h"
 #include "inventory.h"
 #include "packages.h"
+#include "source_names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* source_names.h's rule read plainly: the last component ends in one of
+ * the suffixes, with at least one byte before it. */
+static bool source_by_the_rule(const char *name, size_t len)
+{
+	static const char *const suffixes[] = { ".py", ".pyc", ".pyi", ".pyx", ".pxd", ".pxi", ".h",   ".hh",
+						".hpp", ".hxx", ".cuh", ".inl", ".c", ".cc", ".cpp", ".cxx",
+						".rst", ".md",  ".cmake" };
+	size_t base = len;
+	while (base > 0 && name[base - 1] != '/')
+		base--;
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t sl = strlen(suffixes[i]);
+		if (len - base > sl && memcmp(name + len - sl, suffixes[i], sl) == 0)
+			return true;
+	}
+	return false;
+}
 
 static unsigned char arena[1 << 20];
 
@@ -67,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kimg_span in = kimg_span_make(data + 1, size - 1);
 	struct kimg_error err = { 0, 0, "" };
 	char name[128], version[64];
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		lines(in, 0);
 		break;
@@ -85,6 +105,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		kimg_inventory_parse(in, arena, sizeof arena, any_gpu, NULL, &err);
+		break;
+	case 6:
+		if (kimg_name_is_source((const char *)in.data, (size_t)in.size) !=
+		    source_by_the_rule((const char *)in.data, (size_t)in.size))
+			abort();
 		break;
 	default: {
 		/* a NUL-terminated name prefix (up to 64 bytes), then ELF bytes */
