@@ -815,6 +815,12 @@ static bool check_output_ready(void *ctx)
 	return true;
 }
 
+static void check_when_ready(void *ctx, void (*fn)(void *arg), void *arg)
+{
+	struct check_state *s = ctx;
+	probe_targets_async_on_done(s->pending, fn, arg);
+}
+
 static bool check_called_off(void *ctx)
 {
 	const struct check_state *s = ctx;
@@ -920,10 +926,11 @@ int probe_cmd_check(int argc, char **argv)
 		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  check_job_begin, check_job_end, NULL, NULL };
+				  check_job_begin, check_job_end, NULL, NULL, NULL };
 	if (start_asking(&s, sm_lists, n_sm_lists, driver)) {
 		w.output_ready = check_output_ready;
 		w.called_off = check_called_off;
+		w.when_ready = check_when_ready;
 	} else {
 		if ((s.n_targets = probe_parse_targets(sm_lists, n_sm_lists, driver, &s.targets)) < 0)
 			goto out;

@@ -5,7 +5,8 @@
  * submitting one more first finishes the oldest (memory stays bounded,
  * and a slow file holds up output, never correctness). A job that waits
  * for something still being found (probe_pool_wait_begin) lets another
- * worker run meanwhile: `threads` of them keep running. */
+ * worker run meanwhile: `threads` of them keep running; a closed gate
+ * keeps the jobs marked held from starting (probe_pool_close_gate). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@ struct probe_pool {
 	unsigned window, head, count;
 	unsigned running;                /* workers inside a job */
 	unsigned may_run;                /* threads asked + those waiting (probe_pool_wait_begin) */
+	bool gate_closed;
 	bool stop;
 	pthread_t *threads;
 	unsigned n_threads;
@@ -30,20 +32,34 @@ struct probe_pool {
 /* The pool whose worker this thread is (probe_pool_wait_begin). */
 static _Thread_local struct probe_pool *my_pool;
 
+/* The first pending job the gate lets through, taken off the list. */
+static struct probe_pool_job *take_locked(struct probe_pool *p)
+{
+	for (struct probe_pool_job *prev = NULL, *j = p->pending; j; prev = j, j = j->next) {
+		if (j->held && p->gate_closed)
+			continue;
+		if (prev)
+			prev->next = j->next;
+		else
+			p->pending = j->next;
+		if (p->pending_tail == j)
+			p->pending_tail = prev;
+		return j;
+	}
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	struct probe_pool *p = arg;
 	my_pool = p;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while ((!p->pending || p->running >= p->may_run) && !p->stop)
+		struct probe_pool_job *job = NULL;
+		while (!p->stop && (p->running >= p->may_run || !(job = take_locked(p))))
 			pthread_cond_wait(&p->work, &p->lock);
-		if (p->stop)
-			break; /* probe_pool_end has finished every job */
-		struct probe_pool_job *job = p->pending;
-		p->pending = job->next;
-		if (!p->pending)
-			p->pending_tail = NULL;
+		if (!job)
+			break; /* stop: probe_pool_end has finished every job */
 		p->running++;
 		pthread_mutex_unlock(&p->lock);
 		job->run(job);
@@ -75,6 +91,29 @@ void probe_pool_wait_end(void)
 	pthread_mutex_lock(&p->lock);
 	p->may_run--;
 	pthread_mutex_unlock(&p->lock);
+}
+
+void probe_pool_close_gate(struct probe_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->gate_closed = true;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void probe_pool_open_gate(struct probe_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->gate_closed = false;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->lock);
+}
+
+bool probe_pool_gate_closed(struct probe_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	bool closed = p->gate_closed;
+	pthread_mutex_unlock(&p->lock);
+	return closed;
 }
 
 struct probe_pool *probe_pool_start(unsigned threads, unsigned window)

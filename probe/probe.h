@@ -161,6 +161,11 @@ struct probe_walker {
 	 * walk then lists and reads no more). */
 	bool (*output_ready)(void *ctx);
 	bool (*called_off)(void *ctx);
+	/* Optional, with output_ready: fn(arg) is called once, from any
+	 * thread, when output_ready would no longer wait (at once if it would
+	 * not now). Until then the workers start large files only: a small
+	 * one would wait in its worker (probe_pool_close_gate). */
+	void (*when_ready)(void *ctx, void (*fn)(void *arg), void *arg);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
@@ -210,6 +215,7 @@ struct probe_pool_job {
 	void (*finish)(struct probe_pool_job *job); /* on the submitter, in order; may free job */
 	struct probe_pool_job *next;                /* pool.c's */
 	bool done;                                  /* pool.c's */
+	bool held;                                  /* not started while the gate is closed */
 };
 struct probe_pool;
 /* NULL when no thread could be started (then run jobs inline). */
@@ -223,6 +229,13 @@ void probe_pool_end(struct probe_pool *p);
  * starts twice as many). No-ops on a thread that is not a pool's worker. */
 void probe_pool_wait_begin(void);
 void probe_pool_wait_end(void);
+/* A closed gate holds back the jobs submitted with `held` set; the others
+ * run. For jobs most of whose work waits for something still being found:
+ * those that can do much before they wait (large files) go first, while
+ * the held ones would only occupy workers. open: from any thread. */
+void probe_pool_close_gate(struct probe_pool *p);
+void probe_pool_open_gate(struct probe_pool *p);
+bool probe_pool_gate_closed(struct probe_pool *p);
 /* main: $KIMG_JOBS. probe_jobs: `asked` (-j N) if set, else $KIMG_JOBS,
  * else the online cores up to PROBE_JOBS_DEFAULT_MAX. */
 void probe_set_default_jobs(unsigned n);
@@ -315,6 +328,9 @@ bool probe_targets_async_needed(char *const *lists, int n_lists);
 struct probe_targets_async *probe_targets_async_start(char *const *lists, int n_lists, int driver_version);
 int probe_targets_async_wait(struct probe_targets_async *a, const struct probe_target **targets);
 bool probe_targets_async_failed(const struct probe_targets_async *a);
+/* fn(arg) once parsing has ended (at once if it has), under a's lock: once
+ * probe_targets_async_wait has returned, the call is over. */
+void probe_targets_async_on_done(struct probe_targets_async *a, void (*fn)(void *arg), void *arg);
 int probe_targets_async_end(struct probe_targets_async *a, struct probe_target **targets);
 
 /* ---- small formatting helpers (format.c) ---- */

@@ -17,6 +17,8 @@ struct probe_targets_async {
 	bool done;                     /* under lock */
 	atomic_bool failed;
 	int n;                         /* probe_parse_targets' answer */
+	void (*on_done)(void *arg);    /* under lock */
+	void *on_done_arg;
 	struct probe_target *targets;
 };
 
@@ -41,6 +43,8 @@ static void *parse(void *arg)
 	a->targets = n > 0 ? t : NULL;
 	a->done = true;
 	atomic_store(&a->failed, n <= 0);
+	if (a->on_done)
+		a->on_done(a->on_done_arg);
 	pthread_cond_broadcast(&a->known);
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
@@ -75,6 +79,18 @@ int probe_targets_async_wait(struct probe_targets_async *a, const struct probe_t
 	*targets = a->targets;
 	pthread_mutex_unlock(&a->lock);
 	return n > 0 ? n : -1;
+}
+
+void probe_targets_async_on_done(struct probe_targets_async *a, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&a->lock);
+	if (a->done) {
+		fn(arg);
+	} else {
+		a->on_done = fn;
+		a->on_done_arg = arg;
+	}
+	pthread_mutex_unlock(&a->lock);
 }
 
 bool probe_targets_async_failed(const struct probe_targets_async *a)

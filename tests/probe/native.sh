@@ -59,10 +59,13 @@ expect_json "no NVML: the driver's answer" "$targets == [('9.0', 'NVIDIA_H200', 
 # ---- the GPUs asked while the walk begins ----
 # With workers, --sm native is asked on a thread of its own while the tree
 # is listed and read (probe/targets_async.c). An nvmlInit made slow (300
-# ms) has the workers wait for it; a failing one calls the run off. The
-# oracle is -j 1, which asks first and walks after.
-mkdir -p "$TMP/tree"
+# ms) has the workers wait for it, the small files held back meanwhile and
+# a large one (multi_exe padded to 40 MiB) read; a failing one calls the
+# run off. The oracle is -j 1, which asks first and walks after.
+mkdir -p "$TMP/tree/large"
 cp -r "$FX"/. "$TMP/tree/"
+cp "$FX/multi_exe" "$TMP/tree/large/libcublasLt.so.13"
+truncate -s 40M "$TMP/tree/large/libcublasLt.so.13"
 ln -s "$TMP/nowhere" "$TMP/tree/dangling"
 mkdir -p "$TMP/empty"
 # same_as_j1 WHAT ENV... -- ARGS...: stdout, stderr and exit of -j 4 and -j 7 are -j 1's
