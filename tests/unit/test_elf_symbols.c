@@ -394,6 +394,24 @@ START_TEST(dynsym_read_only_when_needed)
 }
 END_TEST
 
+/* Two .symtab sections, the second malformed: the first one's match at
+ * 0x1010 is not handed out with the error (found by fuzz_elf_symbols). */
+START_TEST(an_error_after_a_match_leaves_no_symbol)
+{
+	static struct syn s;
+	struct kimg_elf_symbol sym;
+	struct kimg_error err = { 0, 0, "" };
+	syn_build(&s, base_syms, N_BASE, dyn_syms, 2);
+	put_u32(s.b + shdr_at(&s, 4) + 4, 2); /* .dynsym made SHT_SYMTAB */
+	put_u64(s.b + shdr_at(&s, 4) + 0x38, 0);
+	memset(&sym, 0x55, sizeof sym);
+	ck_assert_int_eq(kimg_elf_symbol_find(syn_span(&s), 0x1010, &sym, &err), -KIMG_EFORMAT);
+	ck_assert_str_eq(err.what, "host ELF: .dynsym entry size 0, expected 24");
+	ck_assert_ptr_null(sym.name);
+	ck_assert_uint_eq(sym.value, 0);
+}
+END_TEST
+
 /* Every prefix of a valid file: an error or the right answer, no crash
  * (ASan/fuzzing cover the rest: tests/fuzz/fuzz_elf_symbols.c). */
 START_TEST(every_truncation_is_an_error)
@@ -426,6 +444,7 @@ static Suite *suite(void)
 	tcase_add_test(t, malformed_symbol_tables_exact_errors);
 	tcase_add_test(t, dynsym_read_only_when_needed);
 	tcase_add_test(t, every_truncation_is_an_error);
+	tcase_add_test(t, an_error_after_a_match_leaves_no_symbol);
 	suite_add_tcase(s, t);
 	return s;
 }
