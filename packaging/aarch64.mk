@@ -18,7 +18,7 @@ $(BUILD)/qemu_exec: tests/aarch64/qemu_exec.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -O2 -static -o $@ $<
 
-test-aarch64: all wheel fixtures-aarch64 shim-test-programs $(BUILD)/qemu_exec
+test-aarch64: all wheel fixtures-aarch64 shim-test-programs $(PROBE_AHEAD8) $(BUILD)/qemu_exec
 	BUILD=$(BUILD) tests/aarch64/run.sh
 else
 test-aarch64 fixtures-aarch64:

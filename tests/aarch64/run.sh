@@ -38,7 +38,7 @@ declare -A SKIP=(
 fail_setup() { echo "FAIL - $1"; echo "0 passed, 1 failed"; exit 1; }
 command -v "$KIMG_QEMU" >/dev/null || fail_setup "$KIMG_QEMU not found (scripts/setup-debian.sh --aarch64)"
 [ -x "$QEMU_LD_PREFIX/lib/ld-linux-aarch64.so.1" ] || fail_setup "no aarch64 C library in $QEMU_LD_PREFIX (scripts/setup-debian.sh --aarch64)"
-for f in kimg-probe libkimg.so qemu_exec fake_cuda/libcuda.so.1 shim-tests/drv_dl fixtures/multi_exe; do
+for f in kimg-probe tests/kimg-probe-ahead8 libkimg.so qemu_exec fake_cuda/libcuda.so.1 shim-tests/drv_dl fixtures/multi_exe; do
 	[ -e "$B/$f" ] || fail_setup "$B/$f missing (make ARCH=aarch64 test-aarch64 builds it)"
 done
 for l in libzstd.so.1 liblz4.so.1 libz.so.1 libarchive.so.13; do
@@ -50,9 +50,10 @@ machine=$(od -An -j18 -N2 -tu2 "$B/kimg-probe" | tr -d ' ')
 
 # A view of the build where each aarch64 program is its qemu stand-in.
 V=$B/qemu-view
-rm -rf "$V" && mkdir -p "$V/shim-tests"
+rm -rf "$V" && mkdir -p "$V/shim-tests" "$V/tests"
 wrap() { cp "$B/qemu_exec" "$V/$1" && ln -s "$B/$1" "$V/$1.aarch64"; }
 wrap kimg-probe
+wrap tests/kimg-probe-ahead8 # jobs.sh: the listers' back-pressure
 for p in "$B"/shim-tests/*; do
 	case $p in *.so) ln -s "$p" "$V/shim-tests/" ;; *) wrap "shim-tests/${p##*/}" ;; esac
 done
