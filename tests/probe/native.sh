@@ -60,12 +60,27 @@ expect_json "no NVML: the driver's answer" "$targets == [('9.0', 'NVIDIA_H200', 
 # With workers, --sm native is asked on a thread of its own while the tree
 # is listed and read (probe/targets_async.c). An nvmlInit made slow (300
 # ms) has the workers wait for it, the small files held back meanwhile and
-# a large one (multi_exe padded to 40 MiB) read; a failing one calls the
-# run off. The oracle is -j 1, which asks first and walks after.
+# the large ones (multi_exe padded to 40 MiB, a damaged wheel) read; a
+# failing one calls the run off. The oracle is -j 1, which asks first and
+# walks after.
 mkdir -p "$TMP/tree/large"
 cp -r "$FX"/. "$TMP/tree/"
 cp "$FX/multi_exe" "$TMP/tree/large/libcublasLt.so.13"
 truncate -s 40M "$TMP/tree/large/libcublasLt.so.13"
+# and a large wheel (20 MiB stored) with a damaged member, whose error
+# line is written before any wait: a run called off drops it
+python3 - "$FX/libtwo.so" "$TMP/tree/large/damaged.whl" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w") as z:
+    z.writestr(zipfile.ZipInfo("pkg/zeros.bin"), b"\0" * (20 << 20))
+    z.write(sys.argv[1], "pkg/lib/libtwo.so", compress_type=zipfile.ZIP_DEFLATED)
+    i = z.getinfo("pkg/lib/libtwo.so")
+b = bytearray(open(sys.argv[2], "rb").read())
+off = i.header_offset + 30 + len(i.filename.encode()) + len(i.extra)
+for k in range(off + 10, off + 200):
+    b[k] ^= 0x5a  # its deflate stream
+open(sys.argv[2], "wb").write(b)
+PY
 ln -s "$TMP/nowhere" "$TMP/tree/dangling"
 mkdir -p "$TMP/empty"
 # same_as_j1 WHAT ENV... -- ARGS...: stdout, stderr and exit of -j 4 and -j 7 are -j 1's
