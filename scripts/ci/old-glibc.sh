@@ -41,10 +41,11 @@ inside() {
 	"$V/bin/pip" install -q --no-index --disable-pip-version-check "$whl"
 	echo "$me: installed ${whl##*/} into $V with pip $("$V/bin/pip" --version | cut -d' ' -f2) (python $("$V/bin/python" -c 'import platform; print(platform.python_version())'))"
 
-	# The stand-ins (tests/fake_cuda/fake.mk) and the test programs, built
-	# here (test scaffolding); the tests find them under $B.
+	# The stand-ins (tests/fake_cuda/fake.mk), the test programs and the
+	# 8-entry-window probe of jobs.sh, built here (test scaffolding); the
+	# tests find them under $B.
 	local B=build-old
-	make -s BUILD=$B shim-test-programs >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
+	make -s BUILD=$B shim-test-programs $B/tests/kimg-probe-ahead8 >/tmp/make.log 2>&1 || { tail -20 /tmp/make.log; exit 2; }
 	# The product under test: the wheel's files as pip installed them.
 	cp "$V/bin/kimg-probe" "$B/kimg-probe"
 	cp "$("$V/bin/python" -m kimg --libpath)" "$B/libkimg.so"
