@@ -568,13 +568,13 @@ static bool targets_known(struct check_state *s)
 {
 	if (!s->pending || s->targets)
 		return true;
-	const struct probe_target *t;
+	struct probe_target *t;
 	probe_pool_wait_begin(); /* another worker runs meanwhile */
 	int n = probe_targets_async_wait(s->pending, &t);
 	probe_pool_wait_end();
 	if (n < 0)
 		return false;
-	s->targets = (struct probe_target *)t;
+	s->targets = t;
 	s->n_targets = n;
 	s->label_width = label_width_of(t, n);
 	return true;
@@ -705,7 +705,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	}
 	if (pf.n_mods > 0 || is_lib)
 		count_package(s, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
-	free_fixes(rows, rows ? pf.n_mods * nt : 0);
+	free_fixes(rows, pf.n_mods * nt);
 	free(rows);
 	free(ft);
 	free(stub);

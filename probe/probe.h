@@ -326,7 +326,7 @@ int probe_parse_targets(char *const *lists, int n_lists, int driver_version, str
 struct probe_targets_async;
 bool probe_targets_async_needed(char *const *lists, int n_lists);
 struct probe_targets_async *probe_targets_async_start(char *const *lists, int n_lists, int driver_version);
-int probe_targets_async_wait(struct probe_targets_async *a, const struct probe_target **targets);
+int probe_targets_async_wait(struct probe_targets_async *a, struct probe_target **targets);
 bool probe_targets_async_failed(const struct probe_targets_async *a);
 /* fn(arg) once parsing has ended (at once if it has), under a's lock: once
  * probe_targets_async_wait has returned, the call is over. */

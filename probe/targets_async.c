@@ -70,7 +70,7 @@ struct probe_targets_async *probe_targets_async_start(char *const *lists, int n_
 	return a;
 }
 
-int probe_targets_async_wait(struct probe_targets_async *a, const struct probe_target **targets)
+int probe_targets_async_wait(struct probe_targets_async *a, struct probe_target **targets)
 {
 	pthread_mutex_lock(&a->lock);
 	while (!a->done)

@@ -333,6 +333,18 @@ struct parallel {
 	void *ctx;
 };
 
+/* fn(ctx) under a SIGBUS guard of f (none when f is NULL): false when the
+ * file changed under it. */
+static bool run_guarded(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx)
+{
+	struct kimg_error err = { 0, 0, "" };
+	if (!f) {
+		fn(ctx);
+		return true;
+	}
+	return kimg_file_guard(f, fn, ctx, &err) == 0;
+}
+
 static void parallel_loop(void *arg)
 {
 	struct parallel *p = arg;
@@ -343,10 +355,7 @@ static void parallel_loop(void *arg)
 static void *parallel_helper(void *arg)
 {
 	struct parallel *p = arg;
-	struct kimg_error err = { 0, 0, "" };
-	if (!p->f) {
-		parallel_loop(p);
-	} else if (kimg_file_guard(p->f, parallel_loop, p, &err) < 0) {
+	if (!run_guarded(p->f, parallel_loop, p)) {
 		atomic_store(&p->changed, true);
 		atomic_store(&p->next, p->n); /* the others stop early */
 	}
@@ -389,11 +398,7 @@ struct beside {
 static void *beside_run(void *arg)
 {
 	struct beside *b = arg;
-	struct kimg_error err = { 0, 0, "" };
-	if (!b->f)
-		b->fn(b->ctx);
-	else if (kimg_file_guard(b->f, b->fn, b->ctx, &err) < 0)
-		b->changed = true;
+	b->changed = !run_guarded(b->f, b->fn, b->ctx);
 	return NULL;
 }
 
