@@ -428,6 +428,23 @@ int kimg_jdoc_parse(struct kimg_jdoc *doc, struct kimg_span in, struct kimg_erro
 	return 0;
 }
 
+int kimg_jdoc_parse_at(struct kimg_jdoc *doc, struct kimg_span in, uint64_t pos, uint64_t *end,
+		       struct kimg_error *err)
+{
+	struct kimg_error local = { 0 };
+	struct parser p = { in, pos, doc, err ? err : &local, doc->max_depth ? doc->max_depth : KIMG_JSON_READ_DEPTH };
+	struct kimg_jval *root = NULL;
+	doc->used = 0;
+	doc->root = NULL;
+	int rc = parse_value(&p, 0, &root);
+	if (rc < 0)
+		return rc;
+	skip_ws(&p);
+	*end = p.pos;
+	doc->root = root;
+	return 0;
+}
+
 const struct kimg_jval *kimg_jval_get(const struct kimg_jval *v, const char *key)
 {
 	if (!v || v->type != KIMG_JOBJECT || !key)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster_groups.h"
 #include "doctor.h"
 #include "probe.h"
 #include "tar.h"
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
 		}
 		probe_set_native_ask_driver(strcmp(native, "cuda") == 0);
 	}
+	probe_set_gres_map(getenv("KIMG_GRES_MAP")); /* --sm slurm: (probe/cluster_groups.h) */
 	const char *jobs = getenv("KIMG_JOBS");
 	if (jobs && *jobs) {
 		char *end;
