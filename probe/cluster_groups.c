@@ -199,11 +199,13 @@ static struct probe_group *group_for(struct reader *r, const struct kimg_cluster
 	return e;
 }
 
-static void add_product(struct probe_group *e, const struct kimg_cluster_gpu *g, unsigned long gpus)
+static void add_product(struct probe_group *e, const struct kimg_cluster_gpu *g, unsigned long gpus, bool by_uuid)
 {
 	char name[96];
 	const char *base = g->model[0] ? g->model : g->product[0] ? g->product : "GPU";
-	if (g->mig[0] && strcmp(g->mig, "mixed") != 0)
+	if (g->mig[0] && by_uuid) /* dcgm: one GPU, its MIG instances of any profile */
+		snprintf(name, sizeof name, "%.60s (MIG)", base);
+	else if (g->mig[0] && strcmp(g->mig, "mixed") != 0)
 		snprintf(name, sizeof name, "%.60s MIG %.30s", base, g->mig);
 	else
 		snprintf(name, sizeof name, "%.90s", base);
@@ -255,7 +257,7 @@ static void fold_gpu(struct reader *r, const char *node, const struct kimg_clust
 	e->gpus += g->count;
 	if (g->count == 0)
 		e->uncounted++;
-	add_product(e, g, g->count);
+	add_product(e, g, g->count, false);
 	if (r->c->kind == PROBE_CLUSTER_SLURM)
 		add_type(e, g->product);
 	if (g->mig[0] && !e->mig[0])
@@ -281,19 +283,26 @@ static int fold_node(void *ctx, const struct kimg_cluster_node *n)
 	c->nodes++;
 	r->serial++;
 	unsigned known = 0;
-	for (unsigned i = 0; i < n->n_gpus; i++) {
-		const struct kimg_cluster_gpu *g = &n->gpus[i];
-		if (g->sm) {
-			fold_gpu(r, n->name, g);
+	for (unsigned i = 0; i < n->n_gpus; i++)
+		if (n->gpus[i].sm) {
+			fold_gpu(r, n->name, &n->gpus[i]);
 			known++;
-		} else {
-			add_reason(c, g->unknown, n->name);
 		}
+	/* each unknown kind said once; a node with none known is listed */
+	bool listed = false;
+	for (unsigned i = 0; i < n->n_gpus; i++) {
+		if (n->gpus[i].sm)
+			continue;
+		if (known == 0 && !listed)
+			no_facts(r, n->name, n->gpus[i].unknown);
+		else
+			add_reason(c, n->gpus[i].unknown, n->name);
+		listed = true;
 	}
 	if (n->n_gpus == 0)
 		no_facts(r, n->name, n->why[0] ? n->why : "no GPU facts");
-	else if (known == 0)
-		no_facts(r, n->name, n->gpus[0].unknown);
+	else if (n->why[0])
+		add_reason(c, n->why, n->name);
 	return r->failed;
 }
 
@@ -339,7 +348,7 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 		count_node(r, e, n->name);
 	}
 	e->gpus++;
-	add_product(e, g, 1);
+	add_product(e, g, 1, true);
 	if (g->mig[0] && !e->mig[0])
 		snprintf(e->mig, sizeof e->mig, "%s", g->mig);
 	return 0;
@@ -436,7 +445,10 @@ static void group_target(const struct probe_group *e, struct probe_target *t)
 	char what[160] = "", drv[16], tail[200];
 	size_t used = 0;
 	for (unsigned i = 0; i < e->n_products && used < sizeof what; i++) {
-		if (e->src->kind == PROBE_CLUSTER_ALL)
+		if (e->src->kind == PROBE_CLUSTER_ALL && used + strlen(e->products[i].name) > 70) {
+			used += (size_t)snprintf(what + used, sizeof what - used, ", …");
+			break;
+		} else if (e->src->kind == PROBE_CLUSTER_ALL)
 			used += (size_t)snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "", e->products[i].name);
 		else if (e->products[i].gpus)
 			used += (size_t)snprintf(what + used, sizeof what - used, "%s%lu × %s", i ? ", " : "", e->products[i].gpus,
@@ -444,7 +456,7 @@ static void group_target(const struct probe_group *e, struct probe_target *t)
 		else
 			used += (size_t)snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "", e->products[i].name);
 	}
-	if (e->more_products && used < sizeof what)
+	if (e->more_products && used < sizeof what && !strstr(what, "…"))
 		snprintf(what + used, sizeof what - used, ", …");
 	probe_format_cuda_version(e->driver_version, drv, sizeof drv);
 	memset(t, 0, sizeof *t);

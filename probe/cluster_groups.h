@@ -94,7 +94,7 @@ const struct probe_cluster *probe_cluster_at(size_t index);
  * cannot run on it, and the first fix met (in walk order). */
 struct probe_place_row {
 	unsigned long fails;
-	char fix[320];
+	char fix[1024];
 };
 
 /* Add a (per file) into total, n targets: fails summed, the first fix kept. */
