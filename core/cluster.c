@@ -37,13 +37,35 @@ static size_t cut_suffixes(const char *p, size_t len, char *mig, size_t mig_size
 	return len;
 }
 
+const struct kimg_gpu *kimg_name_cache_lookup(struct kimg_name_cache *cache, const char *name)
+{
+	if (!cache)
+		return kimg_gpu_lookup(name);
+	for (unsigned i = 0; i < cache->n; i++)
+		if (strcmp(cache->rows[i].name, name) == 0)
+			return cache->rows[i].gpu;
+	const struct kimg_gpu *g = kimg_gpu_lookup(name);
+	if (strlen(name) < sizeof cache->rows[0].name) {
+		unsigned slot = cache->n < KIMG_NAME_CACHE_ROWS ? cache->n++ : cache->next++ % KIMG_NAME_CACHE_ROWS;
+		snprintf(cache->rows[slot].name, sizeof cache->rows[slot].name, "%s", name);
+		cache->rows[slot].gpu = g;
+	}
+	return g;
+}
+
 bool kimg_cluster_gpu_set_product(struct kimg_cluster_gpu *g, const char *product, size_t len)
+{
+	return kimg_cluster_gpu_set_product_cached(g, product, len, NULL);
+}
+
+bool kimg_cluster_gpu_set_product_cached(struct kimg_cluster_gpu *g, const char *product, size_t len,
+					 struct kimg_name_cache *cache)
 {
 	char name[96];
 	kimg_cluster_copy(g->product, sizeof g->product, product, len);
 	size_t keep = cut_suffixes(g->product, strlen(g->product), g->mig, sizeof g->mig);
 	kimg_cluster_copy(name, sizeof name, g->product, keep);
-	const struct kimg_gpu *t = kimg_gpu_lookup(name);
+	const struct kimg_gpu *t = kimg_name_cache_lookup(cache, name);
 	if (!t)
 		return false;
 	g->sm = t->sm;

@@ -114,6 +114,25 @@ int kimg_dcgm_parse(struct kimg_span in, kimg_cluster_node_fn fn, void *ctx, str
  * rest. Returns true when the table knows it. */
 bool kimg_cluster_gpu_set_product(struct kimg_cluster_gpu *g, const char *product, size_t len);
 
+/* The name table's answers for the last distinct names a reader met: a
+ * cluster has a few products on many nodes, and a table lookup costs some
+ * microseconds (it normalises every row), so 100,000 nodes would spend
+ * most of their time there. Zero it before the first use. */
+#define KIMG_NAME_CACHE_ROWS 16
+struct kimg_name_cache {
+	unsigned n, next;
+	struct {
+		char name[96];
+		const struct kimg_gpu *gpu; /* NULL: not in the table */
+	} rows[KIMG_NAME_CACHE_ROWS];
+};
+struct kimg_gpu;
+/* kimg_gpu_lookup(name) through cache (NULL: no cache). */
+const struct kimg_gpu *kimg_name_cache_lookup(struct kimg_name_cache *cache, const char *name);
+/* kimg_cluster_gpu_set_product with the table looked up through cache. */
+bool kimg_cluster_gpu_set_product_cached(struct kimg_cluster_gpu *g, const char *product, size_t len,
+					 struct kimg_name_cache *cache);
+
 /* The CUDA version a driver release reports ("535.104.05" -> 12020): the
  * newest CUDA whose GA driver is not newer (core/rules_tables.c); 0 when
  * malformed or older than the table. */

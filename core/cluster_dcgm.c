@@ -17,6 +17,7 @@ static bool name_char(uint8_t c, bool first)
 
 struct labels {
 	struct kimg_cluster_node *n;
+	struct kimg_name_cache *cache;
 	bool has_model, has_uuid;
 };
 
@@ -30,7 +31,7 @@ static void take_label(struct labels *l, const char *key, size_t key_len, const 
 		l->has_model = true;
 		char mig[sizeof g->mig];
 		memcpy(mig, g->mig, sizeof mig); /* GPU_I_PROFILE may come first */
-		kimg_cluster_gpu_set_product(g, val, val_len);
+		kimg_cluster_gpu_set_product_cached(g, val, val_len, l->cache);
 		if (mig[0])
 			snprintf(g->mig, sizeof g->mig, "%s", mig);
 	} else if (IS("UUID")) {
@@ -120,7 +121,9 @@ static bool value_ok(const char *s, size_t len)
 int kimg_dcgm_parse(struct kimg_span in, kimg_cluster_node_fn fn, void *ctx, struct kimg_error *err)
 {
 	struct kimg_cluster_node n;
+	struct kimg_name_cache cache;
 	const char *text = (const char *)in.data;
+	memset(&cache, 0, sizeof cache);
 	unsigned long line = 0, count = 0;
 	for (uint64_t pos = 0; pos < in.size;) {
 		const char *nl = memchr(text + pos, '\n', (size_t)(in.size - pos));
@@ -142,7 +145,7 @@ int kimg_dcgm_parse(struct kimg_span in, kimg_cluster_node_fn fn, void *ctx, str
 			return kimg_error_set(err, -KIMG_EFORMAT, line, "line %lu: not a metric sample", line);
 		bool dcgm = p - name_start > 5 && memcmp(text + name_start, "DCGM_", 5) == 0;
 		memset(&n, 0, sizeof n);
-		struct labels l = { &n, false, false };
+		struct labels l = { &n, &cache, false, false };
 		if (p < end && text[p] == '{') {
 			p = read_labels(text, p + 1, end, &l, line, err);
 			if (p == 0)

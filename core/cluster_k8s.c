@@ -61,7 +61,7 @@ static bool has_gpu_labels(const struct kimg_jval *labels)
 }
 
 /* The node's GPU kind from its labels, or why there is none. */
-static void read_labels(const struct kimg_jval *labels, struct kimg_cluster_node *n)
+static void read_labels(const struct kimg_jval *labels, struct kimg_cluster_node *n, struct kimg_name_cache *cache)
 {
 	static const char *const number_keys[] = {
 		"nvidia.com/gpu.compute.major", "nvidia.com/gpu.compute.minor", "nvidia.com/cuda.runtime.major",
@@ -85,7 +85,7 @@ static void read_labels(const struct kimg_jval *labels, struct kimg_cluster_node
 	const struct kimg_jval *product = label(labels, "nvidia.com/gpu.product");
 	bool known_product = false;
 	if (product && product->type == KIMG_JSTRING)
-		known_product = kimg_cluster_gpu_set_product(g, product->str, product->len);
+		known_product = kimg_cluster_gpu_set_product_cached(g, product->str, product->len, cache);
 	if (v[0] >= 0 && v[1] >= 0) {
 		unsigned sm = v[0] <= 99 && v[1] <= 9 ? (unsigned)(v[0] * 10 + v[1]) : 0;
 		if (!kimg_cc_is_known(sm)) {
@@ -132,7 +132,7 @@ static void read_labels(const struct kimg_jval *labels, struct kimg_cluster_node
 
 /* One item of the list (or the lone Node). */
 static int read_node(const struct kimg_jval *item, unsigned long index, struct kimg_cluster_node *n,
-		     struct kimg_error *err)
+		     struct kimg_name_cache *cache, struct kimg_error *err)
 {
 	n->name[0] = '\0';
 	n->why[0] = '\0';
@@ -149,7 +149,7 @@ static int read_node(const struct kimg_jval *item, unsigned long index, struct k
 	const struct kimg_jval *name = kimg_jval_get(meta, "name");
 	if (kimg_jval_string(name))
 		kimg_cluster_copy(n->name, sizeof n->name, name->str, name->len);
-	read_labels(kimg_jval_get(meta, "labels"), n);
+	read_labels(kimg_jval_get(meta, "labels"), n, cache);
 	return 0;
 }
 
@@ -173,7 +173,7 @@ static int expect(struct kimg_span in, uint64_t *pos, char c, const char *what, 
 
 /* The items array: each element parsed alone, so the arena holds one node. */
 static int read_items(struct kimg_span in, uint64_t *pos, struct kimg_jdoc *doc, kimg_cluster_node_fn fn, void *ctx,
-		      struct kimg_cluster_node *n, unsigned long *count, struct kimg_error *err)
+		      struct kimg_cluster_node *n, struct kimg_name_cache *cache, unsigned long *count, struct kimg_error *err)
 {
 	int rc = expect(in, pos, '[', "'[' after \"items\"", err);
 	if (rc < 0)
@@ -191,7 +191,7 @@ static int read_items(struct kimg_span in, uint64_t *pos, struct kimg_jdoc *doc,
 					 *count + 1, (unsigned long long)start, KIMG_K8S_NODE_ARENA >> 20);
 			return rc;
 		}
-		if ((rc = read_node(doc->root, *count + 1, n, err)) < 0)
+		if ((rc = read_node(doc->root, *count + 1, n, cache, err)) < 0)
 			return rc;
 		(*count)++;
 		if ((rc = fn(ctx, n)) != 0)
@@ -209,7 +209,9 @@ int kimg_k8s_nodes_parse(struct kimg_span in, void *arena, size_t arena_size, ki
 {
 	struct kimg_jdoc doc;
 	struct kimg_cluster_node n;
+	struct kimg_name_cache cache;
 	char kind[32] = "";
+	memset(&cache, 0, sizeof cache);
 	bool items = false;
 	unsigned long count = 0;
 	uint64_t pos = 0;
@@ -234,7 +236,7 @@ int kimg_k8s_nodes_parse(struct kimg_span in, void *arena, size_t arena_size, ki
 			if (items)
 				return kimg_error_set(err, -KIMG_EFORMAT, pos, "\"items\" given twice");
 			items = true;
-			if ((rc = read_items(in, &pos, &doc, fn, ctx, &n, &count, err)) != 0)
+			if ((rc = read_items(in, &pos, &doc, fn, ctx, &n, &cache, &count, err)) != 0)
 				return rc;
 		} else {
 			if ((rc = kimg_jdoc_parse_at(&doc, in, pos, &pos, err)) < 0)
@@ -258,7 +260,7 @@ int kimg_k8s_nodes_parse(struct kimg_span in, void *arena, size_t arena_size, ki
 		/* one Node (kubectl get node NAME -o json): the whole of it */
 		if ((rc = kimg_jdoc_parse(&doc, in, err)) < 0)
 			return rc;
-		if ((rc = read_node(doc.root, 1, &n, err)) < 0)
+		if ((rc = read_node(doc.root, 1, &n, &cache, err)) < 0)
 			return rc;
 		return (rc = fn(ctx, &n)) != 0 ? rc : 1;
 	}

@@ -129,7 +129,7 @@ static unsigned feature_sm(struct word features)
 }
 
 static void add_gpu(struct kimg_cluster_node *n, const char *type, size_t type_len, unsigned long count,
-		    const struct kimg_gres_map *map, unsigned site_sm)
+		    const struct kimg_gres_map *map, unsigned site_sm, struct kimg_name_cache *cache)
 {
 	if (n->n_gpus == KIMG_CLUSTER_KINDS_MAX) {
 		snprintf(n->why, sizeof n->why, "more than %d GPU types in Gres: the first %d read", KIMG_CLUSTER_KINDS_MAX,
@@ -148,7 +148,7 @@ static void add_gpu(struct kimg_cluster_node *n, const char *type, size_t type_l
 			return;
 		}
 	if (type_len) {
-		const struct kimg_gpu *t = kimg_gpu_lookup(g->product);
+		const struct kimg_gpu *t = kimg_name_cache_lookup(cache, g->product);
 		if (t) {
 			g->sm = t->sm;
 			g->tegra = t->tegra;
@@ -170,7 +170,8 @@ static void add_gpu(struct kimg_cluster_node *n, const char *type, size_t type_l
 }
 
 /* Gres=gpu:h100:8(S:0-1),gpu:a100:2,shard:h100:32 */
-static void read_gres(struct kimg_cluster_node *n, struct word gres, const struct kimg_gres_map *map, unsigned site_sm)
+static void read_gres(struct kimg_cluster_node *n, struct word gres, const struct kimg_gres_map *map, unsigned site_sm,
+		      struct kimg_name_cache *cache)
 {
 	const char *p = gres.s, *end = gres.s + gres.len;
 	while (p < end) {
@@ -213,7 +214,7 @@ static void read_gres(struct kimg_cluster_node *n, struct word gres, const struc
 			} else if (!num) {
 				count = 1;
 			}
-			add_gpu(n, type ? type : "", type_len, count, map, site_sm);
+			add_gpu(n, type ? type : "", type_len, count, map, site_sm, cache);
 		}
 		p = e < end ? e + 1 : end;
 	}
@@ -229,7 +230,7 @@ static void start_node(struct kimg_cluster_node *n, struct word w)
 }
 
 static void end_node(struct kimg_cluster_node *n, struct word gres, struct word features,
-		     const struct kimg_gres_map *map)
+		     const struct kimg_gres_map *map, struct kimg_name_cache *cache)
 {
 	if (!gres.s || (gres.len == 6 && memcmp(gres.s, "(null)", 6) == 0))
 		snprintf(n->why, sizeof n->why, "no GPU GRES");
@@ -237,7 +238,7 @@ static void end_node(struct kimg_cluster_node *n, struct word gres, struct word 
 		/* the Gres word ends at a space: cut at it */
 		char cut[600];
 		kimg_cluster_copy(cut, sizeof cut, gres.s, gres.len);
-		read_gres(n, (struct word){ cut, strlen(cut) }, map, feature_sm(features));
+		read_gres(n, (struct word){ cut, strlen(cut) }, map, feature_sm(features), cache);
 	}
 }
 
@@ -245,10 +246,12 @@ int kimg_slurm_nodes_parse(struct kimg_span in, const struct kimg_gres_map *map,
 			   struct kimg_error *err)
 {
 	struct kimg_cluster_node n;
+	struct kimg_name_cache cache;
 	struct word gres = { NULL, 0 }, features = { NULL, 0 };
 	bool in_node = false, in_reason = false;
 	unsigned long count = 0;
 	const char *text = (const char *)in.data;
+	memset(&cache, 0, sizeof cache);
 	if (in.size && memchr(text, '\0', (size_t)in.size))
 		return kimg_error_set(err, -KIMG_EFORMAT, (uint64_t)((const char *)memchr(text, '\0', (size_t)in.size) - text),
 				      "a NUL byte: not 'scontrol show node' output");
@@ -266,7 +269,7 @@ int kimg_slurm_nodes_parse(struct kimg_span in, const struct kimg_gres_map *map,
 		}
 		if (key_is(w, "NodeName") || (w.len == 9 && memcmp(w.s, "NodeName=", 9) == 0)) {
 			if (in_node) {
-				end_node(&n, gres, features, map);
+				end_node(&n, gres, features, map, &cache);
 				count++;
 				int rc = fn(ctx, &n);
 				if (rc != 0)
@@ -295,7 +298,7 @@ int kimg_slurm_nodes_parse(struct kimg_span in, const struct kimg_gres_map *map,
 			features = (struct word){ w.s + 18, w.len - 18 };
 	}
 	if (in_node) {
-		end_node(&n, gres, features, map);
+		end_node(&n, gres, features, map, &cache);
 		count++;
 		int rc = fn(ctx, &n);
 		if (rc != 0)
