@@ -111,6 +111,8 @@ static bool key_is(struct word w, const char *key)
 /* A feature sm_NN (a site convention for the compute capability). */
 static unsigned feature_sm(struct word features)
 {
+	if (!features.s)
+		return 0;
 	const char *p = features.s, *end = features.s + features.len;
 	while (p < end) {
 		const char *c = memchr(p, ',', (size_t)(end - p));

@@ -557,13 +557,15 @@ static int parse_document(struct reader *r, struct kimg_span bytes, struct kimg_
 				return kimg_error_set(err, -ENOMEM, 0, "out of memory");
 			if (kimg_file_open(gres_map_path, &f, &e) < 0) {
 				free(map);
-				return kimg_error_set(err, -EINVAL, 0, "$KIMG_GRES_MAP %.60s: %.40s", gres_map_path, e.what);
+				snprintf(r->why, sizeof r->why, "$KIMG_GRES_MAP %s: %s", gres_map_path, e.what);
+				return r->failed = -1;
 			}
 			int rc = kimg_gres_map_parse(f.bytes, map, &e);
 			kimg_file_close(&f);
 			if (rc < 0) {
 				free(map);
-				return kimg_error_set(err, rc, 0, "$KIMG_GRES_MAP %.50s: %.60s", gres_map_path, e.what);
+				snprintf(r->why, sizeof r->why, "$KIMG_GRES_MAP %s: %s", gres_map_path, e.what);
+				return r->failed = -1;
 			}
 		}
 		int rc = kimg_slurm_nodes_parse(bytes, map, fold_node, r, err);

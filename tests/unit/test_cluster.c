@@ -275,6 +275,12 @@ START_TEST(slurm_hostile_text)
 	ck_assert_int_eq(slurm("NodeName=a Gres=gpu:a:1,gpu:b:1,gpu:c:1,gpu:d:1,gpu:e:1,gpu:f:1,gpu:g:1,gpu:h:1,gpu:i:1", NULL), 1);
 	ck_assert_uint_eq(got[0].n_gpus, KIMG_CLUSTER_KINDS_MAX);
 	ck_assert_str_eq(got[0].why, "more than 8 GPU types in Gres: the first 8 read");
+	/* fuzz_cluster_slurm's finding: untyped GPUs on a node without
+	 * AvailableFeatures (UBSan: an offset on the missing list) */
+	ck_assert_int_eq(slurm("NodeName=a Gres=gpu:4", NULL), 1);
+	ck_assert_uint_eq(got[0].gpus[0].sm, 0);
+	ck_assert_uint_eq(got[0].gpus[0].count, 4);
+	ck_assert_str_eq(got[0].gpus[0].unknown, "GRES gpu without a type (and no feature sm_NN)");
 }
 END_TEST
 
