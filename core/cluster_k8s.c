@@ -1,6 +1,6 @@
 /* Kubernetes nodes and their GPU Feature Discovery labels (cluster.h).
  *
- * Labels (NVIDIA/k8s-device-plugin docs/gpu-feature-discovery/README.md),
+ * Labels (the README of NVIDIA/k8s-device-plugin's GPU Feature Discovery),
  * all strings on the Node's metadata.labels: nvidia.com/gpu.compute.major
  * and .minor (the compute capability), nvidia.com/cuda.runtime.major and
  * .minor (the driver's CUDA version), nvidia.com/cuda.driver.major, .minor
