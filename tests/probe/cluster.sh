@@ -94,7 +94,7 @@ y = yaml.safe_load(open(sys.argv[1]))["affinity"]
 j = json.load(open(sys.argv[2]))
 print(y == j["placement"][0]["kubernetes_affinity"])' "$TMP/affinity.yaml" <(P check --sm "k8s:$TMP/gfd.json" --json "$FX/sm80_exe"))"
 else
-	expect_grep "text affinity: the compute.major term" "$TMP/affinity.yaml" '- {key: nvidia.com/gpu.compute.major, operator: In, values: ["8"]}'
+	missing python3-yaml "reads the pasted affinity back (scripts/setup-debian.sh installs it)"
 fi
 run P check --sm "k8s:$TMP/nodelist.json" "$FX/sm80_exe"
 expect_rc 0 "NodeList (GET /api/v1/nodes, items without kind): the A100 runs it"
