@@ -177,12 +177,9 @@ static void read_gres(struct kimg_cluster_node *n, struct word gres, const struc
 {
 	const char *p = gres.s, *end = gres.s + gres.len;
 	while (p < end) {
-		const char *e = p;
-		int depth = 0;
-		while (e < end && (depth > 0 || *e != ',')) {
-			depth += *e == '(' ? 1 : *e == ')' ? -1 : 0;
-			e++;
-		}
+		/* a comma inside "(S:0,1)" splits off "1)", which names no GRES */
+		const char *e = memchr(p, ',', (size_t)(end - p));
+		e = e ? e : end;
 		const char *paren = memchr(p, '(', (size_t)(e - p));
 		const char *ee = paren ? paren : e;
 		const char *c1 = memchr(p, ':', (size_t)(ee - p));
