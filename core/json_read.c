@@ -26,8 +26,11 @@ static int peek(const struct parser *p)
 
 static void skip_ws(struct parser *p)
 {
-	for (int c = peek(p); c == ' ' || c == '\t' || c == '\n' || c == '\r'; c = peek(p))
-		p->pos++;
+	const uint8_t *d = p->in.data;
+	uint64_t pos = p->pos, size = p->in.size; /* stays below size: inside the span */
+	while (pos < size && (d[pos] == ' ' || d[pos] == '\t' || d[pos] == '\n' || d[pos] == '\r'))
+		pos++;
+	p->pos = pos;
 }
 
 /* The end of the input is "truncated", anything else "malformed": a reader
