@@ -14,8 +14,10 @@ void kimg_cluster_copy(char *dst, size_t size, const char *src, size_t len)
 	if (size == 0)
 		return;
 	size_t n = len < size - 1 ? len : size - 1;
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i] ? src[i] : '?';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+		dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c; /* a name cannot move the cursor */
+	}
 	dst[n] = '\0';
 }
 

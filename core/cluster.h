@@ -139,7 +139,8 @@ bool kimg_cluster_gpu_set_product_cached(struct kimg_cluster_gpu *g, const char 
 int kimg_driver_release_cuda_version(const char *release);
 
 /* Copy a source's bytes into dst (size), cut to fit, NUL-terminated;
- * a NUL inside becomes "\0"'s replacement '?', so names stay C strings. */
+ * NUL and the other control bytes become '?', so names stay C strings and
+ * a node named "\u001b[2J" cannot drive the terminal of the text report. */
 void kimg_cluster_copy(char *dst, size_t size, const char *src, size_t len);
 
 #endif

@@ -297,8 +297,9 @@ static void text_source(FILE *f, const struct probe_cluster *c, const struct pro
 	if (c->other_reasons)
 		fprintf(f, "      other reasons: %lu nodes\n", c->other_reasons);
 	if (run == 0) {
-		fprintf(f, "    no group can run it%s%s\n", c->n_groups && rows[target_of(t, n, &c->groups[0])].fix[0] ? "; fix: " : "",
-			c->n_groups ? rows[target_of(t, n, &c->groups[0])].fix : "");
+		int first = c->n_groups ? target_of(t, n, &c->groups[0]) : -1;
+		fprintf(f, "    no group can run it%s%s\n", first >= 0 && rows[first].fix[0] ? "; fix: " : "",
+			first >= 0 ? rows[first].fix : "");
 		return;
 	}
 	if (c->kind == PROBE_CLUSTER_ALL)

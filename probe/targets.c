@@ -105,6 +105,8 @@ static int parse_token(const char *tok, int driver_version, struct probe_target 
  * native listed again) is checked once, where it first appears. */
 static bool same_target(const struct probe_target *a, const struct probe_target *b)
 {
+	if (a->group || b->group) /* a node group is its own target (placement.c maps them) */
+		return a->group == b->group;
 	if (a->dev.ordinal >= 0 || b->dev.ordinal >= 0)
 		return a->dev.ordinal == b->dev.ordinal;
 	if (a->named != b->named || a->dev.cc.sm != b->dev.cc.sm)

@@ -136,6 +136,17 @@ expect_rc 2 "a NUL byte in the JSON"
 expect_grep "the NUL byte named" "$TMP/err" "byte 0x00 in a string"
 run P check --sm "k8s:$TMP/pods.json" "$FX/multi.fatbin"
 expect_grep "a list of Pods" "$TMP/err" "item 1 is a Pod, not a Node"
+python3 - "$TMP/esc.json" <<'PY'
+import json, sys
+l = {"nvidia.com/gpu.compute.major": "8", "nvidia.com/gpu.compute.minor": "0", "nvidia.com/gpu.count": "1"}
+json.dump({"kind": "List", "items": [{"metadata": {"name": "evil\u001b[2J\u0007", "labels": l}}]}, open(sys.argv[1], "w"))
+PY
+run P check --sm "k8s:$TMP/esc.json" "$FX/sm80_exe"
+expect_eq "a node name with ESC and BEL: no control byte reaches the text" "0" "$(tr -d '\n\t' <"$TMP/out" | LC_ALL=C grep -c '[[:cntrl:]]')"
+expect_grep "the name shown with ? for each control byte" "$TMP/out" "8.0 (evil?[2J?: 1 × GPU)"
+run P check --sm "k8s:$TMP/gfd.json,k8s:$TMP/gfd.json" --json "$FX/sm80_exe"
+expect_json "the same source twice: two sources, each with its own targets" \
+	'len(d["placement"]) == 2 and len(d["targets"]) == 4 and d["placement"][1]["groups"][0]["target"] == 2'
 echo '{"kind":"List","items":[{"metadata":{"name":"c"}}]}' >"$TMP/nogpu.json"
 run P check --sm "k8s:$TMP/nogpu.json" "$FX/multi.fatbin"
 expect_rc 2 "no node has GPU labels: nothing to check"
