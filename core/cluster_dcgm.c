@@ -18,6 +18,8 @@ static bool name_char(uint8_t c, bool first)
 struct labels {
 	struct kimg_cluster_node *n;
 	struct kimg_name_cache *cache;
+	char last_release[32];       /* the release last turned into a CUDA version, */
+	int last_cuda;               /* and that version: every series repeats it */
 	bool has_model, has_uuid;
 };
 
@@ -44,7 +46,11 @@ static void take_label(struct labels *l, const char *key, size_t key_len, const 
 	} else if (IS("DCGM_FI_DRIVER_VERSION")) {
 		kimg_cluster_copy(release, sizeof release, val, val_len);
 		snprintf(g->release, sizeof g->release, "%s", release);
-		g->driver_version = kimg_driver_release_cuda_version(release);
+		if (strcmp(release, l->last_release) != 0) {
+			snprintf(l->last_release, sizeof l->last_release, "%s", release);
+			l->last_cuda = kimg_driver_release_cuda_version(release);
+		}
+		g->driver_version = l->last_cuda;
 	}
 #undef IS
 }
@@ -122,8 +128,11 @@ int kimg_dcgm_parse(struct kimg_span in, kimg_cluster_node_fn fn, void *ctx, str
 {
 	struct kimg_cluster_node n;
 	struct kimg_name_cache cache;
+	struct labels l;
 	const char *text = (const char *)in.data;
 	memset(&cache, 0, sizeof cache);
+	memset(&l, 0, sizeof l);
+	l.cache = &cache;
 	unsigned long line = 0, count = 0;
 	for (uint64_t pos = 0; pos < in.size;) {
 		const char *nl = memchr(text + pos, '\n', (size_t)(in.size - pos));
@@ -144,8 +153,12 @@ int kimg_dcgm_parse(struct kimg_span in, kimg_cluster_node_fn fn, void *ctx, str
 		if (p == name_start)
 			return kimg_error_set(err, -KIMG_EFORMAT, line, "line %lu: not a metric sample", line);
 		bool dcgm = p - name_start > 5 && memcmp(text + name_start, "DCGM_", 5) == 0;
-		memset(&n, 0, sizeof n);
-		struct labels l = { &n, &cache, false, false };
+		/* one kind per series: only it is cleared (the whole record is 4 KiB) */
+		n.name[0] = n.why[0] = '\0';
+		n.n_gpus = 0;
+		memset(&n.gpus[0], 0, sizeof n.gpus[0]);
+		l.n = &n;
+		l.has_model = l.has_uuid = false;
 		if (p < end && text[p] == '{') {
 			p = read_labels(text, p + 1, end, &l, line, err);
 			if (p == 0)

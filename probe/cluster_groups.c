@@ -306,6 +306,16 @@ static int fold_node(void *ctx, const struct kimg_cluster_node *n)
 	return r->failed;
 }
 
+/* "a \0 b" into key (size 512: both parts are at most 255 bytes). */
+static size_t pair_key(char *key, const char *a, const char *b)
+{
+	size_t la = strnlen(a, 255), lb = strnlen(b, 255);
+	memcpy(key, a, la);
+	key[la] = '\0';
+	memcpy(key + la + 1, b, lb);
+	return la + 1 + lb;
+}
+
 /* One series (dcgm): a GPU is folded the first time its host + UUID is met. */
 static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 {
@@ -315,8 +325,8 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 	char key[512];
 	c->records++;
 	const char *id = g->uuid[0] ? g->uuid : g->product;
-	int klen = snprintf(key, sizeof key, "%s%c%s", n->name, 0, id);
-	int added = set_add(&r->seen, key, (size_t)klen);
+	size_t klen = pair_key(key, n->name, id);
+	int added = set_add(&r->seen, key, klen);
 	int host_new = added == 1 ? set_add(&r->hosts, n->name, strlen(n->name)) : 0;
 	if (added < 0 || host_new < 0) {
 		snprintf(r->why, sizeof r->why, "out of memory");
@@ -328,16 +338,20 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 		c->nodes++;
 	if (!g->sm) {
 		/* each host's unknown model said once: a reason, not a group */
-		klen = snprintf(key, sizeof key, "?%c%s%c%s", 0, n->name, 0, g->unknown);
-		if (set_add(&r->hosts, key, (size_t)klen) == 1)
+		char tag[300];
+		snprintf(tag, sizeof tag, "?%.200s", g->unknown);
+		klen = pair_key(key, tag, n->name);
+		if (set_add(&r->hosts, key, klen) == 1)
 			add_reason(c, g->unknown, n->name);
 		return 0;
 	}
 	struct probe_group *e = group_for(r, g);
 	if (!e)
 		return r->failed;
-	klen = snprintf(key, sizeof key, "%zu%c%s", (size_t)(e - c->groups), 0, n->name);
-	int first_in_group = set_add(&r->hosts, key, (size_t)klen);
+	char index[24];
+	snprintf(index, sizeof index, "%zu", (size_t)(e - c->groups));
+	klen = pair_key(key, index, n->name);
+	int first_in_group = set_add(&r->hosts, key, klen);
 	if (first_in_group < 0) {
 		snprintf(r->why, sizeof r->why, "out of memory");
 		return r->failed = -1;
