@@ -8,106 +8,14 @@
 #include "cluster_groups.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "file.h"
-#include "gpus.h"
+#include "name_set.h"
 #include "probe.h"
-
-extern char **environ;
-
-/* ---- a set of byte strings (node names, host + UUID) ---- */
-
-struct name_set {
-	uint64_t *hash;                /* 0: empty slot */
-	uint32_t *off;                 /* into pool */
-	size_t cap, n;
-	char *pool;
-	size_t pool_len, pool_cap;
-};
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h ? h : 1;
-}
-
-static void set_free(struct name_set *s)
-{
-	free(s->hash);
-	free(s->off);
-	free(s->pool);
-	memset(s, 0, sizeof *s);
-}
-
-static int set_grow(struct name_set *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 1024;
-	uint64_t *h = calloc(cap, sizeof *h);
-	uint32_t *o = calloc(cap, sizeof *o);
-	if (!h || !o) {
-		free(h);
-		free(o);
-		return -1;
-	}
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->hash[i])
-			continue;
-		size_t j = s->hash[i] & (cap - 1);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = s->hash[i];
-		o[j] = s->off[i];
-	}
-	free(s->hash);
-	free(s->off);
-	s->hash = h;
-	s->off = o;
-	s->cap = cap;
-	return 0;
-}
-
-/* 1 when added, 0 when it was there, -1 out of memory. Strings are kept
- * length-prefixed (4 bytes) in the pool. */
-static int set_add(struct name_set *s, const char *str, size_t len)
-{
-	if ((s->n + 1) * 2 > s->cap && set_grow(s) < 0)
-		return -1;
-	uint64_t h = hash_bytes(str, len);
-	size_t j = h & (s->cap - 1);
-	for (; s->hash[j]; j = (j + 1) & (s->cap - 1)) {
-		if (s->hash[j] != h)
-			continue;
-		uint32_t klen;
-		memcpy(&klen, s->pool + s->off[j], 4);
-		if (klen == len && memcmp(s->pool + s->off[j] + 4, str, len) == 0)
-			return 0;
-	}
-	if (s->pool_len + len + 4 > s->pool_cap) {
-		size_t cap = (s->pool_cap ? s->pool_cap * 2 : 65536) + len + 4;
-		char *p = cap <= UINT32_MAX ? realloc(s->pool, cap) : NULL;
-		if (!p)
-			return -1;
-		s->pool = p;
-		s->pool_cap = cap;
-	}
-	uint32_t l32 = (uint32_t)len;
-	memcpy(s->pool + s->pool_len, &l32, 4);
-	memcpy(s->pool + s->pool_len + 4, str, len);
-	s->hash[j] = h;
-	s->off[j] = (uint32_t)s->pool_len;
-	s->pool_len += len + 4;
-	s->n++;
-	return 1;
-}
+#include "run_output.h"
 
 /* ---- the sources read (they live until the process ends) ---- */
 
@@ -138,8 +46,8 @@ bool probe_cluster_is_source(const char *tok)
 struct reader {
 	struct probe_cluster *c;
 	int default_driver;
-	struct name_set seen;          /* node names; dcgm: host \0 UUID */
-	struct name_set hosts;         /* dcgm: hosts; and group index \0 host */
+	struct probe_name_set seen;          /* node names; dcgm: host \0 UUID */
+	struct probe_name_set hosts;         /* dcgm: hosts; and group index \0 host */
 	unsigned long serial;          /* of the node being folded */
 	int failed;                    /* -1: out of memory or too many groups (why set) */
 	char why[300];
@@ -270,7 +178,7 @@ static int fold_node(void *ctx, const struct kimg_cluster_node *n)
 	struct reader *r = ctx;
 	struct probe_cluster *c = r->c;
 	c->records++;
-	int added = n->name[0] ? set_add(&r->seen, n->name, strlen(n->name)) : 1;
+	int added = n->name[0] ? probe_name_set_add(&r->seen, n->name, strlen(n->name)) : 1;
 	if (added < 0) {
 		snprintf(r->why, sizeof r->why, "out of memory");
 		return r->failed = -1;
@@ -326,8 +234,8 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 	c->records++;
 	const char *id = g->uuid[0] ? g->uuid : g->product;
 	size_t klen = pair_key(key, n->name, id);
-	int added = set_add(&r->seen, key, klen);
-	int host_new = added == 1 ? set_add(&r->hosts, n->name, strlen(n->name)) : 0;
+	int added = probe_name_set_add(&r->seen, key, klen);
+	int host_new = added == 1 ? probe_name_set_add(&r->hosts, n->name, strlen(n->name)) : 0;
 	if (added < 0 || host_new < 0) {
 		snprintf(r->why, sizeof r->why, "out of memory");
 		return r->failed = -1;
@@ -341,7 +249,7 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 		char tag[300];
 		snprintf(tag, sizeof tag, "?%.200s", g->unknown);
 		klen = pair_key(key, tag, n->name);
-		if (set_add(&r->hosts, key, klen) == 1)
+		if (probe_name_set_add(&r->hosts, key, klen) == 1)
 			add_reason(c, g->unknown, n->name);
 		return 0;
 	}
@@ -351,7 +259,7 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 	char index[24];
 	snprintf(index, sizeof index, "%zu", (size_t)(e - c->groups));
 	klen = pair_key(key, index, n->name);
-	int first_in_group = set_add(&r->hosts, key, klen);
+	int first_in_group = probe_name_set_add(&r->hosts, key, klen);
 	if (first_in_group < 0) {
 		snprintf(r->why, sizeof r->why, "out of memory");
 		return r->failed = -1;
@@ -370,79 +278,6 @@ static int fold_series(void *ctx, const struct kimg_cluster_node *n)
 
 /* ---- reading the document ---- */
 
-/* The output of argv (stdout; its stderr passes through), at most
- * KIMG_FILE_READ_MAX bytes. 0, or -1 with why. */
-static int run_command(char *const argv[], char **out, size_t *len, char *why, size_t why_size)
-{
-	int fds[2];
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	*out = NULL;
-	*len = 0;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(why, why_size, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		if (rc == ENOENT)
-			snprintf(why, why_size, "%s is not on PATH", argv[0]);
-		else
-			snprintf(why, why_size, "cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
-	}
-	size_t cap = 0;
-	char *buf = NULL;
-	bool too_big = false, failed = false;
-	for (;;) {
-		if (*len == cap) {
-			if (cap >= KIMG_FILE_READ_MAX) {
-				too_big = true;
-				break;
-			}
-			size_t nc = cap ? cap * 2 : 1 << 20;
-			char *p = realloc(buf, nc);
-			if (!p) {
-				failed = true;
-				break;
-			}
-			buf = p;
-			cap = nc;
-		}
-		ssize_t k = read(fds[0], buf + *len, cap - *len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		*len += (size_t)k;
-	}
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (too_big || failed) {
-		snprintf(why, why_size, "%s", too_big ? "its output is larger than 1 GiB" : "out of memory");
-		free(buf);
-		return -1;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		if (WIFEXITED(status))
-			snprintf(why, why_size, "it failed (exit status %d)", WEXITSTATUS(status));
-		else
-			snprintf(why, why_size, "it was killed by signal %d", WTERMSIG(status));
-		free(buf);
-		return -1;
-	}
-	*out = buf;
-	return 0;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -451,104 +286,6 @@ static double now_s(void)
 }
 
 static const char *const kind_prefix[] = { "k8s", "slurm", "dcgm", "all" };
-
-/* The group's target: its label "gpu-h1, gpu-h2: 16 × H100, driver CUDA
- * 12.4" cut to the device name's room, names first dropped. */
-static void group_target(const struct probe_group *e, struct probe_target *t)
-{
-	char what[160] = "", drv[16], tail[200];
-	size_t used = 0;
-	for (unsigned i = 0; i < e->n_products && used < sizeof what; i++) {
-		if (e->src->kind == PROBE_CLUSTER_ALL && used + strlen(e->products[i].name) > 70) {
-			used += (size_t)snprintf(what + used, sizeof what - used, ", …");
-			break;
-		} else if (e->src->kind == PROBE_CLUSTER_ALL)
-			used += (size_t)snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "", e->products[i].name);
-		else if (e->products[i].gpus)
-			used += (size_t)snprintf(what + used, sizeof what - used, "%s%lu × %s", i ? ", " : "", e->products[i].gpus,
-						 e->products[i].name);
-		else
-			used += (size_t)snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "", e->products[i].name);
-	}
-	if (e->more_products && used < sizeof what && !strstr(what, "…"))
-		snprintf(what + used, sizeof what - used, ", …");
-	probe_format_cuda_version(e->driver_version, drv, sizeof drv);
-	memset(t, 0, sizeof *t);
-	t->dev.cc.sm = (uint16_t)e->sm;
-	t->dev.cc.variant = KIMG_VARIANT_PLAIN;
-	t->dev.tegra = e->tegra;
-	t->dev.driver_version = e->driver_version;
-	t->dev.ordinal = -1;
-	t->named = true;
-	t->group = e;
-	if (e->src->kind == PROBE_CLUSTER_ALL) {
-		snprintf(t->dev.name, sizeof t->dev.name, "%.95s", what);
-		return;
-	}
-	if (drv[0])
-		snprintf(tail, sizeof tail, ": %.150s, driver CUDA %s", what, drv);
-	else
-		snprintf(tail, sizeof tail, ": %.150s", what);
-	/* as many names as fit, then "and N more" */
-	char names[96] = "";
-	size_t room = sizeof t->dev.name - 1 > strlen(tail) ? sizeof t->dev.name - 1 - strlen(tail) : 0;
-	unsigned shown = 0;
-	for (unsigned i = 0; i < e->n_names; i++) {
-		char more[40] = "";
-		unsigned long rest = e->nodes - i - 1;
-		if (rest)
-			snprintf(more, sizeof more, " and %lu more", rest);
-		size_t need = strlen(names) + (i ? 2 : 0) + strlen(e->names[i]) + strlen(more);
-		if (need > room)
-			break;
-		size_t l = strlen(names), len = strlen(e->names[i]);
-		if (i) {
-			memcpy(names + l, ", ", 2);
-			l += 2;
-		}
-		memcpy(names + l, e->names[i], len); /* need <= room < sizeof names */
-		names[l + len] = '\0';
-		shown++;
-	}
-	if (shown < e->nodes) {
-		size_t l = strlen(names);
-		if (shown)
-			snprintf(names + l, sizeof names - l, " and %lu more", e->nodes - shown);
-		else
-			snprintf(names, sizeof names, "%lu node%s", e->nodes, e->nodes == 1 ? "" : "s");
-	}
-	snprintf(t->dev.name, sizeof t->dev.name, "%s%s", names, tail);
-}
-
-/* --sm all: every GPU of the name table, one group per compute capability. */
-static int read_all(struct probe_cluster *c)
-{
-	for (size_t i = 0; kimg_gpu_at(i); i++) {
-		const struct kimg_gpu *g = kimg_gpu_at(i);
-		struct probe_group *e = NULL;
-		for (size_t k = 0; k < c->n_groups; k++)
-			if (c->groups[k].sm == g->sm && c->groups[k].tegra == g->tegra)
-				e = &c->groups[k];
-		if (!e) {
-			if (!c->groups && !(c->groups = calloc(PROBE_CLUSTER_GROUPS_MAX, sizeof *c->groups)))
-				return -1;
-			e = &c->groups[c->n_groups++];
-			e->src = c;
-			e->sm = g->sm;
-			e->tegra = g->tegra;
-		}
-		e->gpus++;
-		if (e->n_products < PROBE_GROUP_PRODUCTS)
-			snprintf(e->products[e->n_products++].name, sizeof e->products[0].name, "%s", g->name);
-		else
-			e->more_products = true;
-		if (e->n_names < PROBE_GROUP_NAMES)
-			e->names[e->n_names++] = strdup(g->name);
-		e->nodes++;
-	}
-	c->nodes = c->records = c->n_groups;
-	return 0;
-}
 
 static int parse_document(struct reader *r, struct kimg_span bytes, struct kimg_error *err)
 {
@@ -636,7 +373,7 @@ int probe_cluster_targets(const char *tok, int default_driver, int (*push)(void 
 	struct kimg_span bytes = { NULL, 0 };
 	if (c->kind == PROBE_CLUSTER_ALL) {
 		snprintf(c->input, sizeof c->input, "all (kimg's GPU-name table)");
-		if (read_all(c) < 0) {
+		if (probe_cluster_read_all(c) < 0) {
 			snprintf(why, sizeof why, "out of memory");
 			goto out;
 		}
@@ -650,7 +387,7 @@ int probe_cluster_targets(const char *tok, int default_driver, int (*push)(void 
 			snprintf(c->input, sizeof c->input, "%s: (%s)", kind_prefix[c->kind],
 				 c->kind == PROBE_CLUSTER_K8S ? "kubectl get nodes -o json" : "scontrol show node --oneliner");
 			char cwhy[200];
-			if (run_command(argv, &cmd_out, &cmd_len, cwhy, sizeof cwhy) < 0) {
+			if (probe_run_output(argv, &cmd_out, &cmd_len, cwhy, sizeof cwhy) < 0) {
 				snprintf(why, sizeof why, "'%s' %s: %s", c->kind == PROBE_CLUSTER_K8S ? "kubectl get nodes -o json"
 					 : "scontrol show node --oneliner", "could not be read", cwhy);
 				if (strstr(cwhy, "not on PATH"))
@@ -703,7 +440,7 @@ int probe_cluster_targets(const char *tok, int default_driver, int (*push)(void 
 	status = 0;
 	for (size_t i = 0; i < c->n_groups && status == 0; i++) {
 		struct probe_target t;
-		group_target(&c->groups[i], &t);
+		probe_group_target(&c->groups[i], &t);
 		status = push(ctx, &t);
 	}
 	/* unknown GRES types: named, with how to map them */
@@ -725,8 +462,8 @@ out:
 	if (mapped)
 		kimg_file_close(&f);
 	free(cmd_out);
-	set_free(&r.seen);
-	set_free(&r.hosts);
+	probe_name_set_free(&r.seen);
+	probe_name_set_free(&r.hosts);
 	if (c)
 		free_cluster(c);
 	return status;

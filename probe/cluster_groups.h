@@ -85,6 +85,14 @@ bool probe_cluster_is_source(const char *tok);
 int probe_cluster_targets(const char *tok, int default_driver, int (*push)(void *ctx, const struct probe_target *t),
 			  void *ctx);
 
+/* A group's target (cluster_label.c): CC, Tegra, driver and the label
+ * "gpu-h1, gpu-h2: 16 × H100, driver CUDA 12.4", node names dropped to fit
+ * the device name's 95 bytes ("and N more"). */
+void probe_group_target(const struct probe_group *e, struct probe_target *t);
+/* The groups of --sm all into c: one per (CC, Tegra) of the name table,
+ * its GPU names as products. 0, or -1 out of memory. */
+int probe_cluster_read_all(struct probe_cluster *c);
+
 /* The sources read so far, in order. */
 const struct probe_cluster *probe_cluster_at(size_t index);
 
