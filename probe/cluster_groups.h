@@ -105,6 +105,10 @@ struct probe_place_row {
 	char fix[1024];
 };
 
+/* A fix in one line: "nvcc -gencode ...", its advice, or its driver. */
+struct kimg_fix;
+void probe_place_fix(const struct kimg_fix *fix, char *buf, size_t size);
+
 /* Add a (per file) into total, n targets: fails summed, the first fix kept. */
 void probe_place_merge(struct probe_place_row *total, const struct probe_place_row *a, int n);
 

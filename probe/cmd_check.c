@@ -121,21 +121,6 @@ struct check_state {
 	struct probe_place_row *place;
 };
 
-/* A target's fix in one line, for "Where it may run". */
-static void place_fix(const struct kimg_fix *fix, char *buf, size_t size)
-{
-	if (!fix)
-		snprintf(buf, size, "rebuild for this GPU");
-	else if (fix->nvcc[0])
-		snprintf(buf, size, "nvcc %.300s", fix->nvcc);
-	else if (fix->advice[0])
-		snprintf(buf, size, "%s", fix->advice);
-	else if (fix->min_driver[0])
-		snprintf(buf, size, "a driver >= %s", fix->min_driver);
-	else
-		snprintf(buf, size, "rebuild for this GPU");
-}
-
 /* One file's per-target rows into the state: the totals, or the worker
  * copy's own (merged in walk order by check_job_end). */
 static void place_add(struct check_state *s, struct probe_place_row *rows)
@@ -712,7 +697,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 			if (r->j.fate != KIMG_FATE_FAILS)
 				continue;
 			if (place && place[t].fails++ == 0 && !place[t].fix[0])
-				place_fix(r->fix, place[t].fix, sizeof place[t].fix);
+				probe_place_fix(r->fix, place[t].fix, sizeof place[t].fix);
 			file_cannot++;
 			if (!advice[0])
 				probe_package_advice(pkg, &s->targets[t], r->fix, advice, sizeof advice);

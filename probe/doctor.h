@@ -58,6 +58,9 @@ struct doctor {
 	struct doc_file *files;
 	size_t n_files, cap_files;
 	unsigned long errors_before;
+	/* Per target: what cannot run on it and the first fix, for "Where it
+	 * may run" (cluster_groups.h); NULL until a failure or the render. */
+	struct probe_place_row *place;
 };
 
 struct group {                 /* the files of one package (pkg NULL: no package record) */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "cluster_groups.h"
 #include "doctor.h"
 #include "readings.h"
 #include "rules.h"
@@ -396,6 +397,7 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 	kimg_json_key(j, "seconds");
 	kimg_json_double(j, t->seconds);
 	kimg_json_end_object(j);
+	probe_placement_json(j, d->targets, d->n_targets, d->place);
 	kimg_json_end_object(j);
 	fputc('\n', stdout);
 }
@@ -420,6 +422,7 @@ void probe_doctor_text(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 		text_group(d, &groups[k]);
 	if (n_groups == 0)
 		printf("  none found\n");
+	probe_placement_text(stdout, d->targets, d->n_targets, d->place);
 	printf("%s: %zu package%s, %lu cannot run%s; %lu module/GPU pair%s cannot run, %lu CUDA librar%s a newer driver; "
 	       "%lu error%s; %.2f s\n",
 	       t->status == PROBE_EXIT_OK ? "OK" : t->status == PROBE_EXIT_FAIL ? "FAIL" : "INCOMPLETE", n_groups,

@@ -12,7 +12,20 @@
 #include <string.h>
 
 #include "cluster_groups.h"
+#include "fix.h"
 #include "probe.h"
+
+void probe_place_fix(const struct kimg_fix *fix, char *buf, size_t size)
+{
+	if (fix && fix->nvcc[0])
+		snprintf(buf, size, "nvcc %.300s", fix->nvcc);
+	else if (fix && fix->advice[0])
+		snprintf(buf, size, "%s", fix->advice);
+	else if (fix && fix->min_driver[0])
+		snprintf(buf, size, "a driver >= %s", fix->min_driver);
+	else
+		snprintf(buf, size, "rebuild for this GPU");
+}
 
 void probe_place_merge(struct probe_place_row *total, const struct probe_place_row *a, int n)
 {

@@ -118,6 +118,17 @@ expect_json "the affinity adds the driver floor 13.1: runtime.major > 13, or 13 
 	 == [[("gpu.compute.major", "In", "10"), ("gpu.compute.minor", "In", "0"), ("cuda.runtime.major", "Gt", "13")],
 	     [("gpu.compute.major", "In", "10"), ("gpu.compute.minor", "In", "0"), ("cuda.runtime.major", "In", "13"), ("cuda.runtime.minor", "Gt", "0")]]'
 
+# doctor takes the same sources, and ends with the same placement
+mkdir -p "$TMP/env"
+cp "$FX/sm80_exe" "$TMP/env/app"
+run P doctor --sm "k8s:$TMP/gfd.json" --json "$TMP/env"
+expect_rc 1 "doctor --sm k8s: the H100 group fails"
+expect_json "doctor: placement as check's, 8.0 runs, 9.0 does not" \
+	'[(g["sm"], g["runs"]) for g in d["placement"][0]["groups"]] == [("9.0", False), ("8.0", True)]
+	 and d["placement"][0]["kubernetes_affinity"] is not None'
+run P doctor --sm "k8s:$TMP/gfd.json" "$TMP/env"
+expect_grep "doctor text: where it may run" "$TMP/out" "    runs          8.0 (gpu-a1, gpu-m1: 8 × A100, 56 × A100 MIG 1g.5gb, driver CUDA 12.2)"
+
 # ---- 2. Kubernetes: hostile documents ----
 run P check --sm "k8s:$TMP/odd.json" --json "$FX/multi.fatbin"
 expect_json "odd label value: that node listed with why; a duplicate read once" \
