@@ -2,6 +2,7 @@
 #include "run_output.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -14,6 +15,27 @@
 
 extern char **environ;
 
+/* Is name an executable in a directory of $PATH? Asked before spawning:
+ * where posix_spawnp cannot report a failed exec (qemu-user runs the child
+ * and it exits 127), "not on PATH" must still be said as such. */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[4096];
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;;) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		if (snprintf(file, sizeof file, "%.*s/%s", (int)len, len ? p : ".", name) < (int)sizeof file &&
+		    access(file, X_OK) == 0)
+			return true;
+		if (!colon)
+			return false;
+		p = colon + 1;
+	}
+}
+
 /* The output of argv (stdout; its stderr passes through), at most
  * KIMG_FILE_READ_MAX bytes. 0, or -1 with why. */
 int probe_run_output(char *const argv[], char **out, size_t *len, char *why, size_t why_size)
@@ -23,6 +45,10 @@ int probe_run_output(char *const argv[], char **out, size_t *len, char *why, siz
 	pid_t pid;
 	*out = NULL;
 	*len = 0;
+	if (!on_path(argv[0])) {
+		snprintf(why, why_size, "%s is not on PATH", argv[0]);
+		return -1;
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		snprintf(why, why_size, "pipe: %s", strerror(errno));
 		return -1;

@@ -180,7 +180,9 @@ chmod +x "$TMP/bin/kubectl" "$TMP/bin/scontrol"
 run env PATH="$TMP/bin:$PATH" "$PROBE" check --sm k8s: --json "$FX/sm80_exe"
 expect_json "k8s: runs kubectl get nodes -o json" \
 	'd["placement"][0]["input"] == "k8s: (kubectl get nodes -o json)" and len(d["targets"]) == 2'
-run env PATH="$TMP/empty" "$PROBE" check --sm k8s: "$FX/sm80_exe"
+# (under make test-aarch64 the probe is a qemu stand-in that finds qemu on PATH: give it qemu's path)
+qemu=$(command -v "${KIMG_QEMU:-qemu-aarch64-static}" 2>/dev/null || echo "${KIMG_QEMU:-qemu-aarch64-static}")
+run env PATH="$TMP/empty" KIMG_QEMU="$qemu" "$PROBE" check --sm k8s: "$FX/sm80_exe"
 expect_rc 2 "k8s: without kubectl"
 expect_grep "kubectl missing: said, with the way out" "$TMP/err" \
 	"kimg-probe: --sm k8s:: 'kubectl get nodes -o json' could not be read: kubectl is not on PATH (install kubectl, or save its output to a file and give k8s:FILE)"
