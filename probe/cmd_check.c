@@ -681,7 +681,11 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	char advice[640] = "";
 	if (is_lib && pkg)
 		kimg_cuda_lib_version_from_package(&lib, pkg->name, pkg->version);
-	struct probe_place_row *place = calloc(nt, sizeof *place);
+	/* per-target rows only where "Where it may run" will be written */
+	bool grouped = false;
+	for (size_t t = 0; t < nt && !grouped; t++)
+		grouped = s->targets[t].group != NULL;
+	struct probe_place_row *place = grouped ? calloc(nt, sizeof *place) : NULL;
 	for (size_t t = 0; place && is_lib && t < nt; t++) {
 		struct kimg_runtime_verdict lv;
 		probe_cuda_lib_judge(&lib, s->targets[t].dev.driver_version, &lv);

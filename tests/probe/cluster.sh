@@ -270,9 +270,11 @@ def doc(n, path):
 doc(10000, d + "/n10k.json")
 doc(100000, d + "/n100k.json")
 PY
-read_time() { # FILE: the seconds kimg says it took to read and group it
-	env KIMG_CLUSTER_TIMING=1 timeout 120 "$PROBE" check --sm "k8s:$1" "$FX/multi.fatbin" 2>&1 >/dev/null |
-		sed -n 's/.* read in \([0-9.]*\) s$/\1/p'
+read_time() { # FILE: the seconds kimg says it took to read and group it, the least of 3 runs (a shared machine)
+	for _ in 1 2 3; do
+		env KIMG_CLUSTER_TIMING=1 timeout 120 "$PROBE" check --sm "k8s:$1" "$FX/multi.fatbin" 2>&1 >/dev/null |
+			sed -n 's/.* read in \([0-9.]*\) s$/\1/p'
+	done | sort -n | head -n 1
 }
 t10=$(read_time "$TMP/n10k.json"); t100=$(read_time "$TMP/n100k.json")
 run P check --sm "k8s:$TMP/n100k.json" --json "$FX/multi.fatbin"
@@ -280,7 +282,8 @@ expect_json "100,000 nodes: three groups of 33,334 / 33,333 / 33,333 nodes, 800,
 	'[(g["sm"], g["nodes"]) for g in d["placement"][0]["groups"]] == [("9.0", 33334), ("8.0", 33333), ("8.6", 33333)]
 	 and sum(g["gpus"] for g in d["placement"][0]["groups"]) == 800000 and d["placement"][0]["nodes"] == 100000'
 echo "   read: 10,000 nodes ${t10:-?} s, 100,000 nodes ${t100:-?} s ($(du -m "$TMP/n100k.json" | cut -f1) MB)"
-expect_eq "100,000 nodes read in linear time: at most 20x the time of 10,000" "yes" \
-	"$(awk -v a="${t10:-0}" -v b="${t100:-999}" 'BEGIN { print (b <= 20 * (a > 0.005 ? a : 0.005)) ? "yes" : "no (" a " s, " b " s)" }')"
+# linear is 10x; a reader quadratic in the nodes would take 100x
+expect_eq "100,000 nodes read in linear time: at most 30x the time of 10,000" "yes" \
+	"$(awk -v a="${t10:-0}" -v b="${t100:-999}" 'BEGIN { print (b <= 30 * (a > 0.005 ? a : 0.005)) ? "yes" : "no (" a " s, " b " s)" }')"
 
 finish
