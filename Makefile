@@ -140,6 +140,13 @@ $(BUILD)/obj/api/%.o: CPPFLAGS += -Iapi -DKIMG_RELEASE='"$(VERSION)"'
 $(API_LIB): $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(API_MAP)
 	$(CC) $(CFLAGS) -shared -Wl,--version-script=$(API_MAP) -Wl,-soname,libkimgapi.so.1 -Wl,-z,now \
 		-o $@ $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+	ln -sf libkimgapi.so $(BUILD)/libkimgapi.so.1 # its soname, for programs linked with it here
+
+# tests/api/api.sh's program: the API as a user links it (the header, -lkimgapi).
+API_ASK := $(BUILD)/tests/api_ask
+$(API_ASK): tests/api/ask.c api/kimg.h $(API_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
 
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
@@ -180,7 +187,7 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
-test: all fixtures unit shim-tests $(PROBE_AHEAD8)
+test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 	BUILD=$(BUILD) tests/run.sh
 
 # The shim test programs and the TSan libkimg (shim-tests target).
@@ -212,7 +219,7 @@ bench: all fixtures
 
 # Each planted bug alone in a scratch copy (prebuilt objects and fixtures
 # reused): "mutations: K caught, M missed"; fails on a miss or a stale pattern.
-mutation: all fixtures unit shim-tests $(PROBE_AHEAD8)
+mutation: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 	BUILD=$(BUILD) tests/mutation/run.sh
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,

@@ -169,7 +169,9 @@ static void json_module(struct kimg_json *j, const struct kimg_answer *a, size_t
 	kimg_json_end_array(j);
 	kimg_json_key(j, "verdicts");
 	kimg_json_begin_array(j);
-	for (size_t t = 0; !m->link_input && t < a->n_targets; t++) {
+	/* check lists no verdicts for what it does not judge either */
+	bool judged = !m->link_input && !m->link_stub && m->n_imgs > 0;
+	for (size_t t = 0; judged && t < a->n_targets; t++) {
 		const struct api_verdict *v = &a->verdicts[i * a->n_targets + t];
 		const struct kimg_module_verdict *mv = &v->j.verdict;
 		kimg_json_begin_object(j);
@@ -333,11 +335,12 @@ KIMG_API int kimg_answer_verdict(const struct kimg_answer *a, size_t m, size_t t
 	const struct api_verdict *v = &a->verdicts[m * a->n_targets + t];
 	const struct kimg_module_verdict *mv = &v->j.verdict;
 	bool fix = v->have_fix && !a->mods[m].link_stub;
-	out->outcome = kimg_outcome_id(mv->outcome);
+	bool judged = v->j.fate != KIMG_FATE_NOT_JUDGED;
+	out->outcome = judged ? kimg_outcome_id(mv->outcome) : NULL;
 	out->image = v->image[0] ? v->image : NULL;
-	out->reason = kimg_reason_id(mv->reason);
-	out->reason_text = kimg_reason_text(mv->reason);
-	out->rule = mv->rule;
+	out->reason = judged ? kimg_reason_id(mv->reason) : NULL;
+	out->reason_text = judged ? kimg_reason_text(mv->reason) : NULL;
+	out->rule = judged ? mv->rule : NULL;
 	out->expected_error = mv->expected_error;
 	out->fate = kimg_fate_id(v->j.fate);
 	out->file_rule = v->j.rule;

@@ -103,6 +103,9 @@ struct kimg_target_info {
 /* Target t (below kimg_answer_target_count). 0, or -EINVAL. */
 int kimg_answer_target(const struct kimg_answer *a, size_t t, struct kimg_target_info *out);
 
+/* A module that is not judged (fate "not_judged": a device-link input of
+ * an -rdc file, a device-link stub, an empty container) has outcome,
+ * reason, reason_text and rule NULL. */
 struct kimg_verdict_info {
 	const char *outcome;     /* "sass", "ptx_jit", "jit_link", "cannot_run" */
 	const char *image;       /* the image the driver would use ("sm_80"), or NULL */
