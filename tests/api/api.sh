@@ -80,6 +80,32 @@ expect_eq "a wheel: -KIMG_API_ENOTSUP, pointing at kimg-probe check" "-4003 $TMP
 	"$(ask "$TMP/w.whl" 9.0)"
 head -c 3000 "$FX/sm80.cubin" >"$TMP/cut.cubin"
 expect_match "a truncated cubin: an error or a module error, never a crash" '^(-40[0-9][0-9] |0 )' "$(ask "$TMP/cut.cubin" 9.0 | head -1)"
+# hostile bytes: every prefix length class of a shared object and a fatbin,
+# and flipped bytes in their headers: an answer or an error, never a crash
+python3 - "$FX/libtwo.so" "$FX/multi.fatbin" "$TMP/hostile" <<'PY'
+import os, random, sys
+random.seed(26)
+os.makedirs(sys.argv[3], exist_ok=True)
+n = 0
+for src in sys.argv[1:3]:
+    b = open(src, "rb").read()
+    for cut in sorted(set([0, 1, 16, 63, 64, 200, 1000, 4096] + [random.randrange(len(b)) for _ in range(20)])):
+        open(os.path.join(sys.argv[3], "cut%03d" % n), "wb").write(b[:cut]); n += 1
+    for _ in range(20):
+        m = bytearray(b)
+        for _ in range(8):
+            m[random.randrange(min(len(m), 4096))] = random.randrange(256)
+        open(os.path.join(sys.argv[3], "flip%03d" % n), "wb").write(bytes(m)); n += 1
+PY
+crashed=0 n_hostile=0
+for f in "$TMP"/hostile/*; do
+	n_hostile=$((n_hostile + 1))
+	timeout 20 "$ASK" "$f" 9.0 >/dev/null 2>&1; rc=$?
+	[ "$rc" -le 1 ] || { crashed=$((crashed + 1)); echo "   $f: exit $rc"; }
+	timeout 20 "$ASK" --bytes "$f" 9.0 >/dev/null 2>&1; rc=$?
+	[ "$rc" -le 1 ] || { crashed=$((crashed + 1)); echo "   $f (bytes): exit $rc"; }
+done
+expect_eq "$n_hostile truncated or corrupted inputs, as files and as bytes: each an answer or an error, no crash or hang" 0 "$crashed"
 for e in native NULL; do
 	expect_match "sm $e without a driver: -ENOENT with the reason" '^-2 sm native: cannot load libcuda\.so\.1' \
 		"$(env LD_LIBRARY_PATH=/nonexistent "$ASK" "$FX/sm80.cubin" "$e" 2>&1)"
