@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -226,20 +225,28 @@ static void find_toolkits(struct doc_tools *tools)
 		free(copy);
 		return;
 	}
-	glob_t g;
-	if (glob("/usr/local/cuda*/bin", GLOB_NOSORT, NULL, &g) == 0) {
-		/* newest name first reads best; glob's order is not sorted */
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			for (size_t k = i + 1; k < g.gl_pathc; k++)
-				if (strcmp(g.gl_pathv[k], g.gl_pathv[i]) < 0) {
-					char *x = g.gl_pathv[i];
-					g.gl_pathv[i] = g.gl_pathv[k];
-					g.gl_pathv[k] = x;
-				}
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			find_in_dir(tools, g.gl_pathv[i], "toolkit");
+	/* /usr/local/cuda*: listed by hand (glob(3) is GLIBC_2.27 in libc), in name order */
+	DIR *dh = opendir("/usr/local");
+	char *names[64];
+	int k = 0;
+	for (struct dirent *de; dh && (de = readdir(dh)) != NULL && k < 64;)
+		if (strncmp(de->d_name, "cuda", 4) == 0 && (names[k] = strdup(de->d_name)) != NULL)
+			k++;
+	if (dh)
+		closedir(dh);
+	for (int a = 0; a < k; a++)
+		for (int c = a + 1; c < k; c++)
+			if (strcmp(names[c], names[a]) < 0) {
+				char *x = names[a];
+				names[a] = names[c];
+				names[c] = x;
+			}
+	for (int a = 0; a < k; a++) {
+		char bin[4096];
+		if (snprintf(bin, sizeof bin, "/usr/local/%s/bin", names[a]) < (int)sizeof bin)
+			find_in_dir(tools, bin, "toolkit");
+		free(names[a]);
 	}
-	globfree(&g);
 }
 
 static void format_release(int v, char *buf, size_t size)
