@@ -135,8 +135,9 @@ def main():
         ("kimg/libkimg.so", read(a.lib), True),
         (data + "/scripts/kimg-probe", read(a.probe), True),
     ]
+    # kimg/__init__.py imports kimg/_api.py: always shipped (it loads the library only when asked)
+    entries[2:2] = [("kimg/_api.py", read(os.path.join(a.python, "kimg", "_api.py")), False)]
     if a.api_lib:
-        entries[2:2] = [("kimg/_api.py", read(os.path.join(a.python, "kimg", "_api.py")), False)]
         entries.append(("kimg/libkimgapi.so", read(a.api_lib), True))
     for section in ("1", "7"):
         for page in sorted(os.listdir(a.man)):
