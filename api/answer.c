@@ -102,6 +102,29 @@ static void summarise(struct kimg_answer *a)
 			}
 		}
 	}
+	/* A runtime that needs a newer driver fails first: at its start, before any module loads. */
+	for (size_t t = 0; a->is_lib && t < nt; t++) {
+		const struct kimg_runtime_verdict *v = &a->lib_verdicts[t];
+		if (v->outcome != KIMG_RUNTIME_NEEDS_DRIVER)
+			continue;
+		char ver[32], drv[16], compat[32];
+		if (a->lib.cuda_minor >= 0)
+			snprintf(ver, sizeof ver, "%d.%d", a->lib.cuda_major, a->lib.cuda_minor);
+		else
+			snprintf(ver, sizeof ver, "%d.x", a->lib.cuda_major);
+		cuda_version(a->targets[t].dev.driver_version, drv, sizeof drv);
+		a->runs = false;
+		a->error = v->expected_error;
+		snprintf(a->reason, sizeof a->reason, "%s for CUDA %s needs a newer driver than the CUDA %s one of %s: %s -> error %d (%s)",
+			 a->lib.kind->what, ver, drv, a->targets[t].sm, v->why ? v->why : "", v->expected_error,
+			 kimg_cuda_runtime_error_name(v->expected_error));
+		snprintf(a->fix, sizeof a->fix,
+			 "upgrade the driver to >= %s%s%s%s; or on data-center GPUs install %s; or use a build for the driver's CUDA major",
+			 v->min_driver ? v->min_driver : "?", v->branch ? " (the " : "", v->branch ? v->branch : "",
+			 v->branch ? " branch or newer)" : "",
+			 kimg_cuda_compat_package(a->lib.cuda_major, a->lib.cuda_minor, compat, sizeof compat));
+		break;
+	}
 	if (!a->runs)
 		return;
 	char list[512] = "";
@@ -216,10 +239,50 @@ static int make_json(struct kimg_answer *a)
 		kimg_json_int(&j, a->error);
 	else
 		kimg_json_null(&j);
-	kimg_json_kv_string(&j, "error_name", a->error ? kimg_cuda_error_name(a->error) : NULL);
+	kimg_json_kv_string(&j, "error_name", !a->error ? NULL
+			    : a->error == 35 && a->is_lib ? kimg_cuda_runtime_error_name(a->error) : kimg_cuda_error_name(a->error));
 	kimg_json_kv_string(&j, "reason", a->reason);
 	kimg_json_kv_string(&j, "fix", or_null(a->fix));
 	kimg_json_kv_string(&j, "problem", or_null(a->problem));
+	kimg_json_key(&j, "cuda_library");
+	if (a->is_lib) {
+		char ver[32];
+		if (a->lib.cuda_major < 0)
+			ver[0] = '\0';
+		else if (a->lib.cuda_minor < 0)
+			snprintf(ver, sizeof ver, "%d.x", a->lib.cuda_major);
+		else
+			snprintf(ver, sizeof ver, "%d.%d", a->lib.cuda_major, a->lib.cuda_minor);
+		kimg_json_begin_object(&j);
+		kimg_json_kv_string(&j, "library", a->lib.kind->id);
+		kimg_json_kv_string(&j, "what", a->lib.kind->what);
+		kimg_json_kv_string(&j, "cuda_version", or_null(ver));
+		kimg_json_kv_string(&j, "version_source", a->lib.source);
+		kimg_json_key(&j, "verdicts");
+		kimg_json_begin_array(&j);
+		for (size_t t = 0; a->lib.cuda_major >= 0 && t < a->n_targets; t++) {
+			const struct kimg_runtime_verdict *v = &a->lib_verdicts[t];
+			static const char *const ids[] = { "ok", "minor_version_compat", "needs_newer_driver", "unknown" };
+			char drv[16];
+			cuda_version(a->targets[t].dev.driver_version, drv, sizeof drv);
+			kimg_json_begin_object(&j);
+			kimg_json_kv_string(&j, "sm", a->targets[t].sm);
+			kimg_json_kv_string(&j, "driver_cuda_version", or_null(drv));
+			kimg_json_kv_string(&j, "outcome", (unsigned)v->outcome < 4 ? ids[v->outcome] : "unknown");
+			kimg_json_key(&j, "expected_error");
+			if (v->expected_error)
+				kimg_json_int(&j, v->expected_error);
+			else
+				kimg_json_null(&j);
+			kimg_json_kv_string(&j, "min_driver", v->min_driver);
+			kimg_json_kv_string(&j, "why", v->why);
+			kimg_json_end_object(&j);
+		}
+		kimg_json_end_array(&j);
+		kimg_json_end_object(&j);
+	} else {
+		kimg_json_null(&j);
+	}
 	kimg_json_key(&j, "targets");
 	kimg_json_begin_array(&j);
 	for (size_t t = 0; t < a->n_targets; t++) {

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cuda_libs.h"
+#include "cuda_versions.h"
 #include "device.h"
 #include "file_rules.h"
 #include "fix.h"
@@ -53,6 +55,11 @@ struct kimg_answer {
 	struct api_module *mods;
 	size_t n_mods;
 	struct api_verdict *verdicts;   /* [module * n_targets + target] */
+	/* A CUDA runtime or library (libcudart.so.N, NVRTC, cuBLAS ...):
+	 * judged against each target's driver as check judges it. */
+	bool is_lib;
+	struct kimg_cuda_lib lib;
+	struct kimg_runtime_verdict lib_verdicts[API_TARGETS_MAX];
 	char problem[200];              /* "" or why the walk stopped early (modules before it kept) */
 	bool runs;
 	int error;

@@ -227,6 +227,12 @@ static int ask(struct kimg_span bytes, const struct kimg_zero_ranges *zeros, con
 	if (rc < 0 || err.code != 0)
 		snprintf(a->problem, sizeof a->problem, "%s", err.what[0] ? err.what : kimg_strerror(rc < 0 ? rc : err.code));
 	mark_link_inputs(a, bytes);
+	/* A CUDA runtime newer than the driver: error 35 before any kernel
+	 * (core/cuda_versions.h, as check's CUDA-library verdicts). */
+	const char *base = strrchr(shown, '/');
+	a->is_lib = kimg_cuda_lib_identify(base ? base + 1 : shown, bytes, &a->lib);
+	for (size_t t = 0; a->is_lib && t < a->n_targets; t++)
+		kimg_runtime_judge(a->lib.cuda_major, a->lib.cuda_minor, a->targets[t].dev.driver_version, &a->lib_verdicts[t]);
 	if ((rc = judge(a, flags)) < 0 || (rc = api_answer_finish(a)) < 0) {
 		api_answer_destroy(a);
 		return api_fail(why, ws, rc, "out of memory");

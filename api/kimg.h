@@ -79,7 +79,10 @@ void kimg_answer_free(struct kimg_answer *a);
  * code its library selects for other GPUs) on every target, else 0. */
 int kimg_answer_runs(const struct kimg_answer *a);
 /* The CUresult the first failing module would get on the first target
- * it fails on (209 CUDA_ERROR_NO_BINARY_FOR_GPU, 218, 222, 500 ...), or 0. */
+ * it fails on (209 CUDA_ERROR_NO_BINARY_FOR_GPU, 218, 222, 500 ...), or 0.
+ * A CUDA runtime or library (libcudart.so.N, NVRTC, cuBLAS ...) of a newer
+ * CUDA major than a target's driver fails first, at its start: 35
+ * (cudaErrorInsufficientDriver), as kimg-probe check says. */
 int kimg_answer_error(const struct kimg_answer *a);
 /* One line: why it cannot run (module, target, reason, rule, error), or
  * why it runs. Never NULL. */

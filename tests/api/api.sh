@@ -63,6 +63,16 @@ expect_eq "-rdc file whose link inputs hold PTX: runs after a JIT link [R1]" "0 
 	"$(ask "$FX/rdc_ptx80_exe" 9.0 | awk 'NR == 1 {print} $3 == "jit_link" {print $3, $9}' | paste -sd'|')"
 expect_eq "-rdc file with SASS-only link inputs: error 500 [R2]" "0 0 500" "$(ask "$FX/rdc_sm80_exe" 9.0 | sed -n 1p)"
 
+# a CUDA runtime newer than the driver: 35 before any kernel (core/cuda_versions.h), as check says
+cp /bin/true "$TMP/libcudart.so.13.0.96"
+expect_eq "libcudart.so.13.0.96 under a CUDA 12.4 driver: cannot run, error 35, the minimum driver as the fix" \
+	"0 0 35|upgrade the driver to >= 580 (the R580 branch or newer); or on data-center GPUs install cuda-compat-13-0; or use a build for the driver's CUDA major" \
+	"$(ask "$TMP/libcudart.so.13.0.96" 9.0 12.4 | sed -n '1p;3p' | paste -sd'|')"
+"$PROBE" check --sm 9.0 --driver 12.4 "$TMP/libcudart.so.13.0.96" >/dev/null 2>&1
+expect_eq "kimg-probe check agrees (exit 1)" 1 "$?"
+expect_eq "the same runtime under a CUDA 13.0 driver, and with no driver given: runs" "0 1 0|0 1 0" \
+	"$(ask "$TMP/libcudart.so.13.0.96" 9.0 13.0 | sed -n 1p)|$(ask "$TMP/libcudart.so.13.0.96" 9.0 | sed -n 1p)"
+
 # ---- errors: returned, with a reason; nothing printed by the library ----
 expect_eq "not device code or ELF: -KIMG_API_EUNKNOWN (-4008), named" \
 	"-4008 $ROOT/README.md: not an ELF file, static archive, fatbin, cubin or PTX" "$(ask "$ROOT/README.md" 9.0)"
