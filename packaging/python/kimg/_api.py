@@ -105,7 +105,9 @@ def can_run(path, sm="native", driver=None, strict=False, deep=False):
     ``"sm_90"``), a GPU name (``"H100"``), or several, comma-separated.
     ``driver`` ("12.4") is the CUDA version assumed for targets given by
     number or name. A file without device code runs. Returns an Answer;
-    raises KimgError when the question cannot be answered."""
+    raises KimgError when the question cannot be answered. ``native``
+    reads NVML, or calls cuInit in this process where NVML cannot answer
+    (docs/api.md: ask before forking CUDA workers, or name the targets)."""
     if isinstance(sm, (list, tuple)):
         sm = ",".join(str(s) for s in sm)
     flags = (_ASK_STRICT if strict else 0) | (_ASK_DEEP if deep else 0)
