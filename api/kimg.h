@@ -15,7 +15,8 @@
  * compute capabilities (9.0, 90, sm_90), GPU names ("H100", "RTX 4090"),
  * comma-separated, and `native` for this machine's GPUs with their real
  * driver version (the only target that needs a driver: NVML, else the CUDA
- * driver, loaded once with dlopen). NULL means "native". `driver`: the
+ * driver, loaded once with dlopen; where NVML cannot answer, cuInit runs
+ * in the calling process). NULL means "native". `driver`: the
  * CUDA version ("12.4") assumed for the targets given by number or name,
  * so that PTX newer than that driver's JIT is error 222; NULL: no limit.
  *
