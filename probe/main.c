@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "json_error.h"
 #include "probe.h"
 #include "tar.h"
 #include "zip.h"
@@ -77,6 +78,8 @@ static int parse_size(const char *text, uint64_t *bytes)
 	return 0;
 }
 
+static int run_command(int argc, char **argv);
+
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -115,13 +118,24 @@ static int env_size(const char *name, uint64_t *out)
 
 int main(int argc, char **argv)
 {
+	probe_stdio_watch();
+	/* --json failing before its document: the error document (json_error.h) */
+	bool json = argc >= 2 && probe_wants_json(argc - 1, argv + 1);
+	int status = run_command(argc, argv);
+	probe_json_error_finish(argc >= 2 ? argv[1] : NULL, json, status);
+	return finish_stdout() < 0 ? PROBE_EXIT_ERROR : status;
+}
+
+/* The command's status; main writes and checks stdout after it. */
+static int run_command(int argc, char **argv)
+{
 	if (argc < 2) {
 		fputs(main_help, stderr);
 		return PROBE_EXIT_ERROR;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		fputs(main_help, stdout);
-		return finish_stdout() < 0 ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+		return PROBE_EXIT_OK;
 	}
 	/* Scan output of a large library runs to megabytes: a large stdout buffer
 	 * turns thousands of small writes into a few. */
@@ -190,10 +204,8 @@ int main(int argc, char **argv)
 		probe_set_payload_limit(bytes);
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(argv[1], commands[i].name) == 0) {
-			int status = commands[i].run(argc - 1, argv + 1);
-			return finish_stdout() < 0 ? PROBE_EXIT_ERROR : status;
-		}
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check, summarize, doctor; see kimg-probe --help)\n",
 		argv[1]);
 	return PROBE_EXIT_ERROR;
