@@ -26,6 +26,9 @@ rank() {
 	shift
 	env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json \
 		KIMG_LOG="$logs/kimg-%h-%r.log" "${envs[@]}" "$DRV" "$@" >/dev/null 2>&1
+	local newest
+	newest=$(ls -t "$logs"/* 2>/dev/null | head -n1)
+	[ -z "$newest" ] || json_collect report-lines "$newest" "rank $*"
 }
 
 # ---- four torchrun-style ranks and one Slurm rank load an sm_80 cubin on SM 9.0 ----
