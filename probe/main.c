@@ -13,6 +13,7 @@
 
 static const char main_help[] =
 	"usage: kimg-probe COMMAND [OPTIONS] [PATH...]\n"
+	"       kimg-probe --help | -h | help\n"
 	"\n"
 	"Commands:\n"
 	"  device                  the GPUs of this machine: CC, Tegra, driver, PTX ISA\n"
@@ -26,12 +27,14 @@ static const char main_help[] =
 	"                          runtimes, and the Python environment checked\n"
 	"                          against this machine's GPUs, by package\n"
 	"\n"
-	"'kimg-probe COMMAND --help' describes each. Every command takes --json\n"
-	"(schema: docs/json.md).\n"
+	"'kimg-probe COMMAND --help' (or -h) describes each. Every command takes\n"
+	"--json: one JSON document on stdout, an error document when the command\n"
+	"fails before its own (docs/json.md; schemas in docs/schema/).\n"
 	"\n"
-	"Exit status: 0 success; 1 check found code that cannot run, or summarize\n"
-	"found reports; 2 usage error, unreadable input, no driver, or output that\n"
-	"could not be written (a full disk).\n";
+	"Exit status: 0 success; 1 check or doctor found code that cannot run (or a\n"
+	"CUDA runtime that needs a newer driver), or summarize found reports; 2 usage\n"
+	"error, unreadable input, no driver, or output that could not be written\n"
+	"(a full disk).\n";
 
 /* Output that did not reach its file (a full disk, /dev/full, an I/O
  * error) must not pass for success: a cut JSON document with exit 0 is
