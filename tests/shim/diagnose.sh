@@ -38,6 +38,7 @@ check "summary: 3 kernels in 2 modules" eval 'echo "$o" | grep -qx "kimg: 3 kern
 rm -f "$out"/k-*.log
 o=$(on_sm90 KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 logs=$(ls "$out"/k-*.log 2>/dev/null)
+for f in $logs; do json_collect report-lines "$f" "json log with %p"; done
 check "json: log file named by %p" eval '[ "$(echo "$logs" | wc -l)" -eq 1 ] && echo "$logs" | grep -qE "/k-[0-9]+\.log$"'
 check "json: banner and summary go to stderr, not into the log" \
 	eval 'echo "$o" | grep -q "^kimg 0" && echo "$o" | grep -q "failed to load" && ! grep -qv "^{" $logs'
