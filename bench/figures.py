@@ -5,7 +5,8 @@
   figures.py check README.md bench/README.md
       every table row of README.md's "## Benchmarks" section, and every
       measured figure in its prose (a number with a unit: ms, µs, s, GB, MB,
-      KiB, ×, bytes, files), appears in bench/README.md; exit 1 naming each
+      KiB, ×, bytes, files; a ratio with two or more decimals), appears in
+      bench/README.md; exit 1 naming each
       one that does not. make bench and tests/scripts/docs_truth.sh run it.
   figures.py record LABEL OUTPUT bench/README.md
       writes the result lines of one `make bench` run (OUTPUT, what
@@ -16,7 +17,8 @@ import re
 import sys
 import time
 
-FIGURE = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?\s?(?:ms|µs|s|GB|MB|KiB|MiB|KB|×|x|bytes|files)(?![\w])")
+FIGURE = re.compile(r"(?<![\w.,])(?:\d[\d,]*(?:\.\d+)?\s?(?:ms|µs|s|GB|MB|KiB|MiB|KB|×|x|bytes|files)(?![\w])"
+                    r"|\d+\.\d{2,}(?![\w.]))")
 RESULT = re.compile(r"^\s*(PASS|FAIL|NOT MEASURED|ERROR|ok|file:|kimg-probe scan|read once|cat FILE|goal|"
                     r"threads:|==|bench:|\S.*(cold s|read-all|check -j|readahead=)|tree|\d+ passed)")
 

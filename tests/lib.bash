@@ -103,8 +103,8 @@ json_collect() {
 	local n
 	[ -e "$2" ] || return 0
 	mkdir -p "$JSON_DOCS"
-	n=$(($(wc -l <"$JSON_DOCS/list" 2>/dev/null || echo 0) + 1))
-	cp "$2" "$JSON_DOCS/$n" 2>/dev/null || return 0
+	n=1; [ ! -f "$JSON_DOCS/list" ] || n=$(($(wc -l <"$JSON_DOCS/list") + 1))
+	cp "$2" "$JSON_DOCS/$n" || { fail "json_collect: cannot keep $2 for the schema check"; return 0; }
 	printf '%s\t%s\t%s\n' "$1" "$JSON_DOCS/$n" "$(printf '%s' "${3:-$2}" | tr '\t\n' '  ' | head -c 300)" >>"$JSON_DOCS/list"
 }
 # json_valid SCHEMA FILE WHAT: one check, now
