@@ -116,12 +116,15 @@ json_valid() {
 	else fail "$3: not valid against docs/schema/$1.schema.json" "$res"; fi
 }
 # json_collect_probe CMD...: when CMD runs kimg-probe COMMAND --json, its
-# stdout ($TMP/out) is that command's document
+# stdout ($TMP/out) is that command's document. A script that runs the
+# probe through a function of its own (P() { timeout 120 "$PROBE" "$@"; })
+# names it in JSON_PROBE_WRAPPERS ("P"), so its documents are checked too.
 json_collect_probe() {
 	local a prev="" cmd="" json=false
 	for a in "$@"; do
 		if [ -z "$cmd" ]; then
 			case $prev in *kimg-probe | "${PROBE:-/nonexistent}") cmd=$a ;; esac
+			if [ -n "$prev" ] && [[ " ${JSON_PROBE_WRAPPERS:-} " == *" $prev "* ]]; then cmd=$a; fi
 			prev=$a
 			continue
 		fi

@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../lib.bash" probe
 
 P() { timeout 120 "$PROBE" "$@"; }
+JSON_PROBE_WRAPPERS=P # its --json documents are checked against docs/schema/ too
 
 # ---- documents ----
 python3 - "$TMP" <<'PY'
