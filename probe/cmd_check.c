@@ -12,6 +12,7 @@
 #include "file.h"
 #include "file_rules.h"
 #include "fix.h"
+#include "image.h"
 #include "probe.h"
 #include "rules.h"
 
@@ -91,6 +92,7 @@ struct check_state {
 	bool strict;                     /* --strict: KIMG_FILE_STRICT */
 	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
+	unsigned long images, image_refusals; /* container images; NVIDIA_REQUIRE_* the toolkit refuses */
 	struct probe_extras extras;      /* owning packages, CUDA libraries (extras.h) */
 	/* --sm native with workers: the GPUs asked while the walk begins
 	 * (shared by the copies); targets, n_targets and label_width are set
@@ -143,6 +145,9 @@ static void *prewarm_owners(void *arg)
 
 static const struct kimg_pkg *owner_of(struct check_state *s, const char *path)
 {
+	const struct kimg_pkg *image_pkg;
+	if (probe_image_owner(path, &image_pkg))
+		return image_pkg; /* a file of a container image: its own records only */
 	if (pthread_mutex_trylock(&owners_lock) != 0) {
 		probe_pool_wait_begin(); /* the index is being read: another worker runs meanwhile */
 		pthread_mutex_lock(&owners_lock);
@@ -664,6 +669,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		struct probe_esc e;
 		fprintf(s->out.f, "%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
 		       shown == 0 && !pf.error[0] ? " (no device code)" : "");
+		probe_image_text_origin(s->out.f, path);
 		if (pf.error[0])
 			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 		if (pkg) {
@@ -712,6 +718,21 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	probe_file_free(&pf);
 }
 
+/* probe_walker.on_image: the image's facts, its NVIDIA_REQUIRE_* judged
+ * against every target (a refusal fails the check: the container would
+ * not start). */
+static void check_image(void *ctx, const struct probe_image_info *img)
+{
+	struct check_state *s = ctx;
+	if (!targets_known(s))
+		return;
+	s->images++;
+	if (s->out.json)
+		s->image_refusals += probe_image_json_facts(&s->out.j, img, s->targets, s->n_targets);
+	else
+		s->image_refusals += probe_image_text_facts(s->out.f, img, s->targets, s->n_targets);
+}
+
 /* A worker's copy of the state for one input (probe_walker.job_begin):
  * the settings shared, the counters its own. */
 static struct probe_out *check_job_begin(void *ctx)
@@ -722,6 +743,7 @@ static struct probe_out *check_job_begin(void *ctx)
 		return NULL;
 	*c = *s;
 	c->files = c->modules = c->stubs = c->checks = c->cannot = c->dispatched = 0;
+	c->images = c->image_refusals = 0;
 	memset(c->by_outcome, 0, sizeof c->by_outcome);
 	/* the owners index shared (under owners_lock), the counts its own */
 	c->extras.libs = c->extras.libs_need_driver = c->extras.libs_minor_compat = 0;
@@ -742,6 +764,8 @@ static void check_job_end(void *ctx, struct probe_out *job)
 	s->checks += c->checks;
 	s->cannot += c->cannot;
 	s->dispatched += c->dispatched;
+	s->images += c->images;
+	s->image_refusals += c->image_refusals;
 	for (int i = 0; i < KIMG_OUTCOME_COUNT; i++)
 		s->by_outcome[i] += c->by_outcome[i];
 	s->extras.libs += c->extras.libs;
@@ -926,7 +950,7 @@ int probe_cmd_check(int argc, char **argv)
 		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  check_job_begin, check_job_end, NULL, NULL, NULL };
+				  check_job_begin, check_job_end, NULL, NULL, NULL, check_image };
 	if (start_asking(&s, sm_lists, n_sm_lists, driver)) {
 		w.output_ready = check_output_ready;
 		w.called_off = check_called_off;
@@ -953,7 +977,7 @@ int probe_cmd_check(int argc, char **argv)
 			goto out;
 	}
 	status = s.out.errors ? PROBE_EXIT_ERROR
-		 : s.cannot || s.extras.libs_need_driver ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+		 : s.cannot || s.extras.libs_need_driver || s.image_refusals ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	if (s.out.json) {
 		kimg_json_end_array(j);
 		kimg_json_kv_bool(j, "ok", status == PROBE_EXIT_OK);
@@ -970,6 +994,8 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_kv_uint(j, "cannot_run", s.cannot);
 		kimg_json_kv_uint(j, "cuda_libraries", s.extras.libs);
 		kimg_json_kv_uint(j, "needs_newer_driver", s.extras.libs_need_driver);
+		kimg_json_kv_uint(j, "container_images", s.images);
+		kimg_json_kv_uint(j, "image_requirements_refused", s.image_refusals);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
 		kimg_json_end_object(j);
@@ -993,6 +1019,9 @@ int probe_cmd_check(int argc, char **argv)
 			       s.extras.libs_need_driver == 1 ? "s" : "");
 		if (s.stubs)
 			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
+		if (s.images)
+			printf("; %lu container image%s, %lu requirement verdict%s refused", s.images, s.images == 1 ? "" : "s",
+			       s.image_refusals, s.image_refusals == 1 ? "" : "s");
 		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",
 		       s.out.errors ? " (some inputs could not be read: exit 2)" : "");
 	}

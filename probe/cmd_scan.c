@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "probe.h"
 
 static const char scan_help[] =
@@ -183,6 +184,7 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 		struct probe_esc e;
 		fprintf(s->out.f, "%s: %s, %zu module%s%s\n", probe_esc(&e, path), kimg_input_kind_name(pf.kind), pf.n_mods,
 		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
+		probe_image_text_origin(s->out.f, path);
 		/* One column header per file: the image rows of every module below line up with it. */
 		if (pf.n_mods > 0)
 			fprintf(s->out.f, "    %-6s %-14s %-5s %-7s %10s\n", "kind", "arch", "ptx", "packed", "bytes");
@@ -192,6 +194,16 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 	}
 	probe_file_free(&pf);
+}
+
+/* probe_walker.on_image: the image's block (docs/deploy.md). */
+static void scan_image(void *ctx, const struct probe_image_info *img)
+{
+	struct scan_state *s = ctx;
+	if (s->out.json)
+		probe_image_json_facts(&s->out.j, img, NULL, 0);
+	else
+		probe_image_text_facts(s->out.f, img, NULL, 0);
 }
 
 /* A worker's copy of the state for one input (probe_walker.job_begin). */
@@ -250,7 +262,7 @@ int probe_cmd_scan(int argc, char **argv)
 	}
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  scan_job_begin, scan_job_end, NULL, NULL, NULL };
+				  scan_job_begin, scan_job_end, NULL, NULL, NULL, scan_image };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);
