@@ -202,7 +202,7 @@ int kimg_require_judge(const char *expr, const struct kimg_require_facts *f, str
 				any = KIMG_TRI_UNKNOWN;
 				snprintf(first_unknown, sizeof first_unknown, "%s", alt_unknown);
 			}
-			if (all == KIMG_TRI_NO)
+			if (all == KIMG_TRI_NO && !last_false[0])
 				snprintf(last_false, sizeof last_false, "%s", alt_false);
 		}
 		p += alt_len;

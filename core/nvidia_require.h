@@ -45,7 +45,7 @@ struct kimg_require_facts {
 
 struct kimg_require_verdict {
 	enum kimg_tri satisfied;
-	/* The constraint that decided: the first false one of the last
+	/* The constraint that decided: the first false one of the first
 	 * alternative for NO, the first unknown one for UNKNOWN ("" for YES). */
 	char decided_by[128];
 };

@@ -41,6 +41,7 @@
 
 struct tar_member {
 	char *name;                     /* normalised, no leading "./" or "/" */
+	char *link;                     /* a symlink member's target (docker's "ID/layer.tar"), else NULL */
 	uint64_t off, size;
 };
 
@@ -160,7 +161,7 @@ static int index_tar(struct source *s, struct kimg_error *err)
 			free(long_name);
 			long_name = NULL;
 		}
-		if (h->type != KIMG_TAR_REG)
+		if (h->type != KIMG_TAR_REG && h->type != KIMG_TAR_SYMLINK)
 			continue;
 		if (s->n == s->cap) {
 			size_t cap = s->cap ? s->cap * 2 : 64;
@@ -179,7 +180,13 @@ static int index_tar(struct source *s, struct kimg_error *err)
 			goto out;
 		}
 		s->m[s->n].off = data;
-		s->m[s->n].size = h->size;
+		s->m[s->n].size = h->type == KIMG_TAR_REG ? h->size : 0;
+		s->m[s->n].link = NULL;
+		if (h->type == KIMG_TAR_SYMLINK && !(s->m[s->n].link = strdup(h->link))) {
+			free(s->m[s->n].name);
+			rc = kimg_error_set(err, -ENOMEM, 0, "out of memory");
+			goto out;
+		}
 		s->n++;
 	}
 out:
@@ -193,17 +200,32 @@ static const struct tar_member *tar_find(const struct source *s, const char *nam
 {
 	char want[KIMG_TAR_NAME_MAX];
 	strip_dot(name, want, sizeof want);
-	/* the last member of a name wins, as tar extraction has it */
-	for (size_t i = s->n; i-- > 0;)
-		if (strcmp(s->m[i].name, want) == 0)
-			return &s->m[i];
+	for (int hops = 0; hops < 8; hops++) {
+		const struct tar_member *m = NULL;
+		/* the last member of a name wins, as tar extraction has it */
+		for (size_t i = s->n; i-- > 0 && !m;)
+			if (strcmp(s->m[i].name, want) == 0)
+				m = &s->m[i];
+		if (!m || !m->link)
+			return m;
+		/* a symlink member, relative to its directory, within the archive */
+		char joined[2 * KIMG_TAR_NAME_MAX + 2], norm[KIMG_TAR_NAME_MAX];
+		const char *slash = strrchr(m->name, '/');
+		snprintf(joined, sizeof joined, "%.*s%s%s", slash ? (int)(slash - m->name) : 0, m->name, slash ? "/" : "",
+			 m->link);
+		if (m->link[0] == '/' || kimg_layer_fs_normalize(joined, false, true, norm, sizeof norm) <= 0)
+			return NULL;
+		snprintf(want, sizeof want, "%s", norm + 1);
+	}
 	return NULL;
 }
 
 static void source_close(struct source *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->m[i].name);
+		free(s->m[i].link);
+	}
 	free(s->m);
 	if (s->fd >= 0)
 		close(s->fd);

@@ -121,14 +121,15 @@ unsigned long probe_image_text_facts(FILE *out, const struct probe_image_info *i
 			probe_format_cuda_version(t[k].dev.driver_version, drv, sizeof drv);
 			int rc = kimg_require_judge(exprs[r], &f, &v, &err);
 			bool no_driver = !t[k].dev.driver_version;
-			fprintf(out, "    sm_%s%s%s%s: ", cc + (cc[0] == '0'), drv[0] ? " (driver CUDA " : "", drv, drv[0] ? ")" : "");
+			fprintf(out, "    %s%s%s%s: ", cc, drv[0] ? " (driver CUDA " : "", drv, drv[0] ? ")" : "");
 			if (rc < 0) {
 				fprintf(out, "refused: the toolkit rejects the expression (%s)\n", probe_esc(&e, err.what));
 				refused++;
 			} else if (v.satisfied == KIMG_TRI_YES) {
 				fprintf(out, "satisfied\n");
 			} else if (v.satisfied == KIMG_TRI_NO) {
-				fprintf(out, "refused: the container will not start (%s is false)\n", probe_esc(&e, v.decided_by));
+				fprintf(out, "refused: the container will not start (%s is false%s)\n", probe_esc(&e, v.decided_by),
+					strchr(exprs[r], ' ') ? ", and so is every other alternative" : "");
 				refused++;
 			} else if (no_driver) {
 				fprintf(out, "not judged: no driver known for this target (give --driver X.Y, or --sm native)\n");
