@@ -173,7 +173,9 @@ int kimg_require_judge(const char *expr, const struct kimg_require_facts *f, str
 			size_t n = strcspn(c, ",");
 			if (c + n > p + alt_len)
 				n = (size_t)(p + alt_len - c);
-			if (n > 0) {
+			/* as dsl_evaluate: after a false constraint the rest of its
+			 * alternative is not read (so not checked either) */
+			if (n > 0 && all != KIMG_TRI_NO) {
 				enum kimg_tri t;
 				alt_seen = true;
 				if (judge_one(c, n, f, &t) < 0) {
