@@ -26,6 +26,14 @@ int kimg_require_driver_branch(int cuda_version)
 	return 0;
 }
 
+int kimg_require_branch_cuda(int branch)
+{
+	for (size_t i = 0; i < sizeof branches / sizeof branches[0]; i++)
+		if (branches[i].branch == branch)
+			return branches[i].cuda;
+	return 0;
+}
+
 enum op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_BAD };
 
 static enum op op_of(const char *s, size_t n)

@@ -62,5 +62,8 @@ int kimg_require_compare_version(const char *have, const char *op, const char *w
 /* The driver branch (major version: 550) a driver of this CUDA version
  * (12040) belongs to, or 0 when not in the table. */
 int kimg_require_driver_branch(int cuda_version);
+/* The other way: the CUDA version (13000) a driver branch (580) reports,
+ * 0 when not in the table. */
+int kimg_require_branch_cuda(int branch);
 
 #endif

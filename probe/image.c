@@ -599,6 +599,10 @@ struct run {
 	size_t n_recs, cap_recs;
 	uint64_t rec_bytes;
 	struct probe_image_owners *owners;
+	uint64_t *maybe_compat;         /* (layer << 32 | ordinal) of files named libcuda.so.* */
+	size_t n_maybe_compat, cap_maybe_compat;
+	struct probe_image_compat *compat;
+	unsigned n_compat;
 	/* the member being handed on */
 	char member_name[KIMG_LAYER_FS_PATH_MAX * 2 + 80];
 	struct probe_image_member member;
@@ -824,6 +828,19 @@ static int pass1_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry 
 	}
 	if (e->type != KIMG_TAR_ENTRY_FILE || e->size == 0)
 		return 0;
+	const char *b = strrchr(e->name, '/');
+	if (strncmp(b ? b + 1 : e->name, "libcuda.so.", 11) == 0) {
+		if (r->n_maybe_compat == r->cap_maybe_compat) {
+			size_t cap = r->cap_maybe_compat ? r->cap_maybe_compat * 2 : 8;
+			uint64_t *m = realloc(r->maybe_compat, cap * sizeof *m);
+			if (m) {
+				r->maybe_compat = m;
+				r->cap_maybe_compat = cap;
+			}
+		}
+		if (r->n_maybe_compat < r->cap_maybe_compat)
+			r->maybe_compat[r->n_maybe_compat++] = (uint64_t)p->layer << 32 | ordinal;
+	}
 	struct kimg_error err = { 0, 0, "" };
 	int64_t hn = kimg_tar_stream_read(s, p->head, sizeof p->head, &err);
 	if (hn < 0)
@@ -1063,6 +1080,22 @@ static void settle_records(struct run *r)
 	r->n_recs = kept;
 }
 
+/* The compat libcuda files that survive, by their final names. */
+static void find_compat(struct run *r)
+{
+	if (!r->n_maybe_compat || !(r->compat = calloc(r->n_maybe_compat, sizeof *r->compat)))
+		return;
+	for (size_t i = 0; i < r->n_maybe_compat; i++) {
+		const char *as = kimg_layer_fs_judged_as(r->fs, (unsigned)(r->maybe_compat[i] >> 32),
+							 (uint32_t)r->maybe_compat[i]);
+		struct probe_image_compat *c = &r->compat[r->n_compat];
+		if (as && kimg_compat_lib_identify(as, &c->lib)) {
+			snprintf(c->path, sizeof c->path, "%s", as);
+			r->n_compat++;
+		}
+	}
+}
+
 static void run_image(const struct source *src, const struct probe_image_walker *w, struct plan *pl, bool many)
 {
 	struct run *r = calloc(1, sizeof *r);
@@ -1112,13 +1145,16 @@ static void run_image(const struct source *src, const struct probe_image_walker 
 	for (unsigned i = 0; i < pl->n_layers; i++)
 		r->linfo[i] = (struct probe_image_layer_info){ pl->layers[i].digest, pl->layers[i].media_type,
 							       pl->layers[i].size, pl->layers[i].created_by, pl->layers[i].read };
-	if (w->on_image)
-		w->on_image(w->ctx, &r->info);
 	if (kimg_layer_fs_finish(r->fs) < 0) {
 		run_error(r, -1, "out of memory");
 		goto out;
 	}
 	settle_records(r);
+	find_compat(r);
+	r->info.compat = r->compat;
+	r->info.n_compat = r->n_compat;
+	if (w->on_image)
+		w->on_image(w->ctx, &r->info);
 	probe_image_owners_build(r->owners, r->recs, r->n_recs);
 	struct run *outer = current_run;
 	current_run = r;
@@ -1132,6 +1168,8 @@ out:
 	free(r->cand);
 	free(r->n_cand);
 	free(r->linfo);
+	free(r->maybe_compat);
+	free(r->compat);
 	for (unsigned i = 0; i < r->n_env; i++)
 		free(r->env[i]);
 	free(r->env);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cuda_compat.h"
 #include "json.h"
 #include "owners.h"
 #include "span.h"
@@ -36,6 +37,12 @@ struct probe_image_layer_info {
 	bool read;                   /* false: missing, damaged or refused (an error said why) */
 };
 
+/* A forward-compatibility libcuda the final file system holds. */
+struct probe_image_compat {
+	char path[512];              /* "/usr/local/cuda-13.0/compat/libcuda.so.580.65.06" */
+	struct kimg_compat_lib lib;
+};
+
 /* One image (one platform of an index), told before its files. */
 struct probe_image_info {
 	const char *name;            /* what its files are named by: "img.tar", "img[linux/arm64]" */
@@ -48,6 +55,8 @@ struct probe_image_info {
 	unsigned n_env;
 	const struct probe_image_layer_info *layers;
 	unsigned n_layers;
+	const struct probe_image_compat *compat; /* cuda-compat libraries, in layer order */
+	unsigned n_compat;
 };
 
 /* Where a file judged inside an image comes from (image.c sets it while

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "arch.h"
+#include "cuda_compat.h"
 #include "image.h"
 #include "nvidia_require.h"
 #include "probe.h"
@@ -141,6 +142,33 @@ unsigned long probe_image_text_facts(FILE *out, const struct probe_image_info *i
 	}
 	for (unsigned r = 0; r < n && !t; r++)
 		fprintf(out, "  requirement (NVIDIA container toolkit): %s\n", probe_esc(&e, exprs[r] == legacy ? legacy : names[r]));
+	for (unsigned c = 0; c < img->n_compat; c++) {
+		const struct probe_image_compat *cl = &img->compat[c];
+		char cv[16] = "";
+		probe_format_cuda_version(cl->lib.cuda_version, cv, sizeof cv);
+		fprintf(out, "  cuda-compat: %s (driver %s, CUDA %s)\n", probe_esc(&e, cl->path), cl->lib.driver, cv[0] ? cv : "?");
+		for (int k = 0; t && k < n_targets; k++) {
+			char cc[16], drv[16] = "";
+			kimg_arch_format_cc(t[k].dev.cc, cc, sizeof cc);
+			probe_format_cuda_version(t[k].dev.driver_version, drv, sizeof drv);
+			fprintf(out, "    %s%s%s%s: ", cc, drv[0] ? " (driver CUDA " : "", drv, drv[0] ? ")" : "");
+			switch (kimg_compat_judge(&cl->lib, t[k].dev.driver_version)) {
+			case KIMG_COMPAT_FORWARD:
+				fprintf(out, "forward compatibility: CUDA %s on data-center GPUs once loaded (LD_LIBRARY_PATH or the "
+					"toolkit's compat mount); elsewhere cuInit fails with 804\n", cv);
+				break;
+			case KIMG_COMPAT_NOT_NEEDED:
+				fprintf(out, "not needed: the driver has the same CUDA version\n");
+				break;
+			case KIMG_COMPAT_OLDER:
+				fprintf(out, "older than the driver: the toolkit leaves it out; loaded through LD_LIBRARY_PATH, "
+					"cuInit fails with 803\n");
+				break;
+			default:
+				fprintf(out, "not judged: no driver known for this target\n");
+			}
+		}
+	}
 	return refused;
 }
 
@@ -217,6 +245,30 @@ unsigned long probe_image_json_facts(struct kimg_json *j, const struct probe_ima
 			kimg_json_kv_string(j, "decided_by", rc < 0 ? err.what : v.decided_by[0] ? v.decided_by : NULL);
 			kimg_json_end_object(j);
 			refused += rc < 0 || v.satisfied == KIMG_TRI_NO;
+		}
+		kimg_json_end_array(j);
+		kimg_json_end_object(j);
+	}
+	kimg_json_end_array(j);
+	kimg_json_key(j, "cuda_compat");
+	kimg_json_begin_array(j);
+	for (unsigned c = 0; c < img->n_compat; c++) {
+		const struct probe_image_compat *cl = &img->compat[c];
+		char cv[16] = "";
+		probe_format_cuda_version(cl->lib.cuda_version, cv, sizeof cv);
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "path", cl->path);
+		kimg_json_kv_string(j, "driver", cl->lib.driver);
+		kimg_json_kv_string(j, "cuda_version", cv[0] ? cv : NULL);
+		kimg_json_key(j, "verdicts");
+		kimg_json_begin_array(j);
+		for (int k = 0; t && k < n_targets; k++) {
+			char cc[16];
+			kimg_arch_format_cc(t[k].dev.cc, cc, sizeof cc);
+			kimg_json_begin_object(j);
+			kimg_json_kv_string(j, "sm", cc);
+			kimg_json_kv_string(j, "outcome", kimg_compat_outcome_name(kimg_compat_judge(&cl->lib, t[k].dev.driver_version)));
+			kimg_json_end_object(j);
 		}
 		kimg_json_end_array(j);
 		kimg_json_end_object(j);

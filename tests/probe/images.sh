@@ -104,6 +104,23 @@ run "$PROBE" check --sm 9.0 --json "$TMP/own"
 expect_json "dpkg and dist-info records of the image name the owners" \
 	"sorted((x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x) == [('/usr/lib/libbad.so', 'libfoo', '1.2-3'), ('/usr/lib/python3/site-packages/torchx/_C.so', 'torchx', '2.1')]"
 
+# ---- CUDA runtimes and cuda-compat libraries inside the image ----
+CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13.* 2>/dev/null | head -1)
+[ -n "$CUDART" ] || CUDART=$GOOD
+spec compat "{\"images\": [{\"env\": [\"LD_LIBRARY_PATH=/usr/local/cuda/compat\"], \"layers\": [{\"entries\": [
+ [\"dir\", \"usr/local/cuda-13.0/compat\"], [\"symlink\", \"usr/local/cuda\", \"cuda-13.0\"],
+ [\"file\", \"usr/local/cuda-13.0/compat/libcuda.so.580.65.06\", \"$GOOD\"],
+ [\"symlink\", \"usr/local/cuda-13.0/compat/libcuda.so.1\", \"libcuda.so.580.65.06\"],
+ [\"file\", \"usr/local/cuda-13.0/lib64/libcudart.so.13.0.48\", \"$CUDART\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --driver 12.4 "$TMP/compat"
+expect_rc 1 "a CUDA 13.0 runtime in the image against a 12.4 driver: error 35"
+expect_grep "the runtime is judged by the error-35 rule" "$TMP/out" "driver CUDA 12.4: NEEDS A NEWER DRIVER: the runtime is of a newer CUDA major than the driver supports -> error 35"
+expect_grep "the compat library is found by its final path" "$TMP/out" "cuda-compat: /usr/local/cuda-13.0/compat/libcuda.so.580.65.06 (driver 580.65.06, CUDA 13.0)"
+expect_grep "a 12.4 driver gets forward compatibility from it" "$TMP/out" "9.0 (driver CUDA 12.4): forward compatibility: CUDA 13.0 on data-center GPUs"
+run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/compat"
+expect_rc 0 "the same image against a 13.0 driver"
+expect_json "compat not needed on a 13.0 driver" "[v['outcome'] for x in d['files'] if x['kind'] == 'container_image' for c in x['container_image']['cuda_compat'] for v in c['verdicts']] == ['not_needed']"
+
 # ---- bad input: each an error naming the image and layer, exit 2 ----
 spec missing "{\"images\": [{\"layers\": [{\"missing\": true, \"entries\": [[\"file\", \"a/libbad.so\", \"$BAD\"]]},
  {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"

@@ -5,6 +5,7 @@
  * facts a target does not have (no driver, no brand). */
 #include <string.h>
 
+#include "cuda_compat.h"
 #include "nvidia_require.h"
 #include "testutil.h"
 
@@ -84,6 +85,25 @@ START_TEST(and_or_arch_and_invalid_expressions)
 }
 END_TEST
 
+/* cuda-compat's libcuda by its versioned name; the soname link is not one */
+START_TEST(compat_libraries_against_drivers)
+{
+	struct kimg_compat_lib lib;
+	ck_assert(kimg_compat_lib_identify("/usr/local/cuda-13.0/compat/libcuda.so.580.65.06", &lib));
+	ck_assert_str_eq(lib.driver, "580.65.06");
+	ck_assert_int_eq(lib.cuda_version, 13000);
+	ck_assert(!kimg_compat_lib_identify("/usr/local/cuda-13.0/compat/libcuda.so.1", &lib));
+	ck_assert(!kimg_compat_lib_identify("/usr/lib/libcuda.so.580.65.06", &lib));
+	ck_assert(kimg_compat_lib_identify("/usr/local/cuda/compat/libcuda.so.580.65.06", &lib));
+	ck_assert_int_eq(kimg_compat_judge(&lib, 12040), KIMG_COMPAT_FORWARD);
+	ck_assert_int_eq(kimg_compat_judge(&lib, 13000), KIMG_COMPAT_NOT_NEEDED);
+	ck_assert_int_eq(kimg_compat_judge(&lib, 13010), KIMG_COMPAT_OLDER);
+	ck_assert_int_eq(kimg_compat_judge(&lib, 0), KIMG_COMPAT_UNKNOWN);
+	ck_assert_str_eq(kimg_compat_outcome_name(KIMG_COMPAT_OLDER), "older_than_driver");
+	ck_assert_int_eq(kimg_require_branch_cuda(550), 12040);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nvidia_require");
@@ -91,6 +111,7 @@ int main(void)
 	tcase_add_test(tc, version_order_is_dsl_compare_version);
 	tcase_add_test(tc, the_cuda_13_image_requirement);
 	tcase_add_test(tc, and_or_arch_and_invalid_expressions);
+	tcase_add_test(tc, compat_libraries_against_drivers);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
