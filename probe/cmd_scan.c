@@ -256,6 +256,7 @@ int probe_cmd_scan(int argc, char **argv)
 			goto out;
 		} else if (taken == PROBE_ARG_OTHER && strcmp(argv[i], "--kernels") == 0) {
 			s.kernels = true;
+			s.out.reads_payloads = true;
 		} else if (taken == PROBE_ARG_OTHER) {
 			probe_usage_error(&args, true, "unknown option '%s'", argv[i]);
 			goto out;

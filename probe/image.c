@@ -21,9 +21,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_sparse.h"
 #include "extras.h"
 #include "image_format.h"
 #include "layer_fs.h"
@@ -603,6 +605,8 @@ struct run {
 	size_t n_maybe_compat, cap_maybe_compat;
 	struct probe_image_compat *compat;
 	unsigned n_compat;
+	struct sparse_entry *sparse;    /* large ELF files: what pass two may drop */
+	size_t n_sparse, cap_sparse;
 	/* the member being handed on */
 	char member_name[KIMG_LAYER_FS_PATH_MAX * 2 + 80];
 	struct probe_image_member member;
@@ -633,6 +637,20 @@ static void run_error(struct run *r, int layer, const char *fmt, ...)
 	snprintf(line, sizeof line, "%s%s%s", label, label[0] ? ": " : "", msg);
 	r->w->on_error(r->w->ctx, r->info.name, line);
 	r->errors++;
+}
+
+struct sparse_entry {
+	unsigned layer;
+	uint32_t ordinal;
+	struct kimg_sparse_plan plan;
+};
+
+static const struct kimg_sparse_plan *sparse_plan_of(const struct run *r, unsigned layer, uint32_t ordinal)
+{
+	for (size_t i = 0; i < r->n_sparse; i++)
+		if (r->sparse[i].layer == layer && r->sparse[i].ordinal == ordinal)
+			return &r->sparse[i].plan;
+	return NULL;
 }
 
 /* -- the config -- */
@@ -788,6 +806,109 @@ static int read_rest(struct kimg_tar_stream *s, unsigned char *buf, uint64_t hav
 	return have == size ? 0 : kimg_error_set(err, -KIMG_ETRUNC, have, "member ends before its declared size");
 }
 
+/* Read the rest of a large ELF file, keeping its section table and what
+ * lies just before it (.shstrtab), and make its sparse plan. */
+static void capture_plan(struct run *r, struct pass1 *p, uint32_t ordinal, struct kimg_tar_stream *s, uint64_t pos,
+			 uint64_t size, uint64_t lo, uint64_t hi)
+{
+	unsigned char *win = malloc(hi - lo ? hi - lo : 1), *buf = malloc(CHUNK / 4 + 24);
+	struct kimg_error err = { 0, 0, "" };
+	bool ok = win && buf;
+	struct kimg_sparse_wrapper *wr = NULL;
+	unsigned n_wr = 0, cap_wr = 0;
+	/* wrappers met in the head */
+	for (uint64_t o = 0; ok && o + 24 <= pos; o += 8) {
+		uint32_t m;
+		memcpy(&m, p->head + o, 4);
+		if (m == 0x466243B1u && n_wr < 1u << 20) {
+			if (n_wr == cap_wr) {
+				cap_wr = cap_wr ? cap_wr * 2 : 64;
+				struct kimg_sparse_wrapper *nw = realloc(wr, cap_wr * sizeof *nw);
+				if (!nw) {
+					ok = false;
+					break;
+				}
+				wr = nw;
+			}
+			wr[n_wr].off = o;
+			memcpy(&wr[n_wr].data, p->head + o + 8, 8);
+			n_wr++;
+		}
+	}
+	if (ok && pos > lo) /* the window starts inside the head already read */
+		memcpy(win, p->head + lo, (size_t)((pos < hi ? pos : hi) - lo));
+	/* the rest, 8-aligned chunks after the head: wrappers (24 bytes) may
+	 * straddle two chunks, so 24 bytes of the last one are carried over */
+	unsigned char carry[24];
+	uint64_t carry_at = pos >= 23 ? (pos - 23 + 7) / 8 * 8 : 0;
+	size_t carried = (size_t)(pos - carry_at);
+	memcpy(carry, p->head + carry_at, carried);
+	while (ok && pos < hi) {
+		int64_t n = kimg_tar_stream_read(s, buf + 24, CHUNK / 4, &err);
+		if (n <= 0) {
+			ok = false;
+			break;
+		}
+		uint64_t a = pos > lo ? pos : lo, b = pos + (uint64_t)n < hi ? pos + (uint64_t)n : hi;
+		if (a < b)
+			memcpy(win + (a - lo), buf + 24 + (a - pos), (size_t)(b - a));
+		/* [carry][chunk] from file offset carry_at */
+		unsigned char *scan = buf + 24 - carried;
+		memcpy(scan, carry, carried);
+		uint64_t base = carry_at, len = carried + (uint64_t)n;
+		const unsigned char magic[4] = { 0xB1, 0x43, 0x62, 0x46 };
+		for (const unsigned char *q = scan; ok && (q = memmem(q, (size_t)(scan + len - q), magic, 4)) != NULL; q++) {
+			uint64_t o = base + (uint64_t)(q - scan);
+			if (o % 8 || o + 24 > base + len)
+				continue;
+			if (n_wr == cap_wr) {
+				cap_wr = cap_wr ? cap_wr * 2 : 64;
+				struct kimg_sparse_wrapper *nw = n_wr < 1u << 20 ? realloc(wr, cap_wr * sizeof *nw) : NULL;
+				if (!nw) {
+					ok = false;
+					break;
+				}
+				wr = nw;
+			}
+			wr[n_wr].off = o;
+			memcpy(&wr[n_wr].data, q + 8, 8);
+			n_wr++;
+		}
+		/* keep the last 23 bytes (from an 8-aligned offset) for the next round */
+		uint64_t end = base + len, keep_from = end > 23 ? (end - 23 + 7) / 8 * 8 : base;
+		if (keep_from < base)
+			keep_from = base;
+		carried = (size_t)(end - keep_from);
+		memcpy(carry, scan + (keep_from - base), carried);
+		carry_at = keep_from;
+		pos += (uint64_t)n;
+	}
+	struct kimg_sparse_plan plan;
+	if (ok && kimg_sparse_plan_make(kimg_span_make(p->head, HEAD_SIZE), kimg_span_make(win, hi - lo), lo, size, wr,
+					n_wr, &plan)) {
+		if (r->n_sparse == r->cap_sparse) {
+			size_t cap = r->cap_sparse ? r->cap_sparse * 2 : 8;
+			struct sparse_entry *se = realloc(r->sparse, cap * sizeof *se);
+			if (se) {
+				r->sparse = se;
+				r->cap_sparse = cap;
+			}
+		}
+		if (r->n_sparse < r->cap_sparse)
+			r->sparse[r->n_sparse++] = (struct sparse_entry){ p->layer, ordinal, plan };
+	}
+	free(win);
+	free(buf);
+	free(wr);
+}
+
+static uint64_t sparse_min = PROBE_IMAGE_SPARSE_MIN;
+
+void probe_image_set_sparse_min(uint64_t bytes)
+{
+	sparse_min = bytes ? bytes : PROBE_IMAGE_SPARSE_MIN;
+}
+
 static int pass1_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry *e, struct kimg_tar_stream *s)
 {
 	struct pass1 *p = ctx;
@@ -847,6 +968,10 @@ static int pass1_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry 
 		return 0; /* the walk itself reports a damaged stream */
 	const char *base = strrchr(e->name, '/');
 	p->cand[p->n - 1] = r->w->want(r->w->ctx, base ? base + 1 : e->name, kimg_span_make(p->head, (uint64_t)hn));
+	uint64_t lo, hi;
+	if (p->cand[p->n - 1] && !r->w->whole_files && (uint64_t)e->size >= sparse_min &&
+	    kimg_sparse_window(kimg_span_make(p->head, (uint64_t)hn), (uint64_t)e->size, &lo, &hi))
+		capture_plan(r, p, ordinal, s, (uint64_t)hn, (uint64_t)e->size, lo, hi);
 	char norm[KIMG_LAYER_FS_PATH_MAX];
 	enum record_kind rk = kimg_layer_fs_normalize(e->name, false, false, norm, sizeof norm) > 0
 			      ? probe_image_record_kind(norm) : RECORD_NONE;
@@ -996,6 +1121,74 @@ static void pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 
 /* -- pass two: the surviving files that may hold device code -- */
 
+/* Give back the whole pages of [a, b) (read as zeros after). */
+static void drop_pages(unsigned char *map, uint64_t a, uint64_t b)
+{
+	const uint64_t page = 4096;
+	a = (a + page - 1) / page * page;
+	b = b / page * page;
+	if (a < b)
+		madvise(map + a, (size_t)(b - a), MADV_DONTNEED);
+}
+
+/* A large ELF file into map (anonymous, never-touched pages cost nothing),
+ * giving back, as the stream passes them, the ranges its plan drops and
+ * the large fatbin payloads its headers announce. */
+static int read_sparse(struct kimg_tar_stream *s, unsigned char *map, uint64_t size, const struct kimg_sparse_plan *plan,
+		       struct kimg_error *err)
+{
+	uint64_t have = 0, done_to = 0; /* plan->drop[di] given back up to done_to */
+	unsigned di = 0, fi = 0;
+	struct kimg_fatbin_stream fs;
+	struct kimg_sparse_range pending = { 0, 0 };
+	bool in_fatbin = false;
+	while (have < size) {
+		uint64_t want = size - have < CHUNK ? size - have : CHUNK;
+		int64_t n = kimg_tar_stream_read(s, map + have, want, err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		have += (uint64_t)n;
+		/* code sections the stream has passed */
+		while (di < plan->n_drop && plan->drop[di].off < have) {
+			const struct kimg_sparse_range *d = &plan->drop[di];
+			uint64_t end = d->off + d->size, from = d->off > done_to ? d->off : done_to / 4096 * 4096;
+			drop_pages(map, from, end < have ? end : have);
+			if (end > have) {
+				done_to = have;
+				break;
+			}
+			di++;
+		}
+		/* fatbin payloads, found by their headers */
+		for (;;) {
+			if (pending.size) {
+				uint64_t end = pending.off + pending.size;
+				drop_pages(map, pending.off, end < have ? end : have);
+				if (end > have)
+					break;
+				pending.size = 0;
+			}
+			if (!in_fatbin) {
+				if (fi >= plan->n_fatbin || plan->fatbin[fi].off >= have)
+					break;
+				kimg_fatbin_stream_begin(&fs, plan->fatbin[fi].off, plan->fatbin[fi].size);
+				in_fatbin = true;
+			}
+			if (kimg_fatbin_stream_next(&fs, kimg_span_make(map, have), have, &pending) == 1)
+				continue;
+			if (!fs.done && fs.cont < fs.sec_end)
+				break; /* more bytes needed */
+			in_fatbin = false;
+			fi++;
+		}
+	}
+	if (have != size)
+		return kimg_error_set(err, -KIMG_ETRUNC, have, "member ends before its declared size");
+	return 0;
+}
+
 struct pass2 {
 	struct run *r;
 	unsigned layer;
@@ -1017,14 +1210,22 @@ static int pass2_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry 
 			  (unsigned long long)KIMG_TAR_MEMBER_MAX_DEFAULT);
 		return 0;
 	}
-	unsigned char *buf = malloc(size ? size : 1);
+	const struct kimg_sparse_plan *plan = sparse_plan_of(r, p->layer, ordinal);
+	unsigned char *buf = plan ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+				  : malloc(size ? size : 1);
+	if (buf == MAP_FAILED)
+		buf = NULL;
 	struct kimg_error err = { 0, 0, "" };
 	if (!buf) {
 		run_error(r, (int)p->layer, "%s: out of memory for %llu bytes", as, (unsigned long long)size);
 		return 0;
 	}
-	if (read_rest(s, buf, 0, size, &err) < 0) {
-		free(buf);
+	int rrc = plan ? read_sparse(s, buf, size, plan, &err) : read_rest(s, buf, 0, size, &err);
+	if (rrc < 0) {
+		if (plan)
+			munmap(buf, size);
+		else
+			free(buf);
 		r->w->on_error(r->w->ctx, r->member_name, err.what);
 		r->errors++;
 		return 0;
@@ -1033,7 +1234,10 @@ static int pass2_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry 
 	r->member_set = true;
 	r->w->on_file(r->w->ctx, r->member_name, kimg_span_make(buf, size));
 	r->member_set = false;
-	free(buf);
+	if (plan)
+		munmap(buf, size);
+	else
+		free(buf);
 	return 0;
 }
 
@@ -1170,6 +1374,7 @@ out:
 	free(r->linfo);
 	free(r->maybe_compat);
 	free(r->compat);
+	free(r->sparse);
 	for (unsigned i = 0; i < r->n_env; i++)
 		free(r->env[i]);
 	free(r->env);

@@ -28,6 +28,11 @@
 #define PROBE_IMAGE_RECORDS_MAX ((uint64_t)64 << 20)
 /* Problems reported per layer one by one; the rest are counted. */
 #define PROBE_IMAGE_LAYER_PROBLEMS_SHOWN 8u
+/* Files from this size on are read sparsely in pass two (core/elf_sparse.h):
+ * the pages a check reads, not the file. */
+#define PROBE_IMAGE_SPARSE_MIN ((uint64_t)32 << 20)
+/* main: $KIMG_IMAGE_SPARSE_MIN (bytes; tests read small files sparsely too). */
+void probe_image_set_sparse_min(uint64_t bytes);
 
 struct probe_image_layer_info {
 	const char *digest;          /* "sha256:..." of the blob */
@@ -76,6 +81,7 @@ struct probe_image_walker {
 	void (*on_error)(void *ctx, const char *path, const char *problem);
 	void (*on_image)(void *ctx, const struct probe_image_info *image);  /* may be NULL */
 	const char *platform;        /* --platform, or NULL */
+	bool whole_files;            /* hand on every byte of large files (--deep, --kernels) */
 };
 
 /* Is path an image kimg reads as one: a directory with "oci-layout" and

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "image.h"
 #include "probe.h"
 #include "tar.h"
 #include "zip.h"
@@ -188,6 +189,16 @@ int main(int argc, char **argv)
 			return PROBE_EXIT_ERROR;
 		}
 		probe_set_payload_limit(bytes);
+	}
+	const char *sparse = getenv("KIMG_IMAGE_SPARSE_MIN");
+	if (sparse && *sparse) {
+		uint64_t bytes;
+		if (parse_size(sparse, &bytes) < 0) {
+			fprintf(stderr, "kimg-probe: KIMG_IMAGE_SPARSE_MIN='%s': expected a size in bytes (K, M, G suffixes)\n",
+				sparse);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_image_set_sparse_min(bytes);
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0) {

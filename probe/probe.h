@@ -92,6 +92,7 @@ struct probe_out {
 	bool every_file;                 /* --every-file: a walk opens source and docs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
 	const char *platform;            /* --platform OS/ARCH[/VARIANT] of images, or NULL */
+	bool reads_payloads;             /* scan --kernels: image files are handed on whole */
 	struct kimg_json j;
 	unsigned long errors;
 };

@@ -566,8 +566,9 @@ static void image_told(void *ctx, const struct probe_image_info *image)
 
 static void walk_image(struct walk_state *ws, const char *path)
 {
-	struct probe_image_walker iw = { ws, image_file, image_want, image_error, image_told,
-					 ws->w->out ? ws->w->out->platform : NULL };
+	const struct probe_out *o = ws->w->out;
+	struct probe_image_walker iw = { ws, image_file, image_want, image_error, image_told, o ? o->platform : NULL,
+					 o && (o->reads_payloads || (o->walk_flags & KIMG_INPUT_SCAN_DATA)) };
 	probe_image_walk(path, &iw);
 }
 
