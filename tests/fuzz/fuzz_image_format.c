@@ -1,12 +1,14 @@
 /* libFuzzer target for the container-image readers in core/: the OCI
  * index/manifest, docker manifest.json and config parsers, tar header and
  * pax records, NVIDIA_REQUIRE_* expressions, and the final file system of
- * layers (the input's lines as entries "L KIND NAME [LINK]"). No crash, no
+ * layers (the input's lines as entries "L KIND NAME [LINK]"), and the
+ * sparse-read plans and fatbin walk of core/elf_sparse.c. No crash, no
  * read past the input (ASan), every return a documented code. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_sparse.h"
 #include "image_format.h"
 #include "layer_fs.h"
 #include "nvidia_require.h"
@@ -38,6 +40,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kimg_tar_header h;
 	(void)kimg_tar_header_parse(in, &h, NULL);
 	(void)kimg_tar_pax_apply(in, &h, NULL);
+	/* sparse plans: the input as an ELF file, its own window; the fatbin
+	 * walk over all of it, every announced payload inside it */
+	uint64_t lo, hi;
+	struct kimg_sparse_plan plan;
+	if (kimg_sparse_window(in, size, &lo, &hi))
+		(void)kimg_sparse_plan_make(in, kimg_span_sub(&in, lo, hi - lo), lo, size, NULL, 0, &plan);
+	struct kimg_fatbin_stream fst;
+	struct kimg_sparse_range d;
+	kimg_fatbin_stream_begin(&fst, 0, size);
+	for (int n = 0; n < 4096 && kimg_fatbin_stream_next(&fst, in, size, &d) == 1; n++)
+		if (d.off > size || d.size > size - d.off)
+			abort();
 
 	char *text = malloc(size + 1);
 	if (!text)

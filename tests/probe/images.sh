@@ -121,6 +121,33 @@ run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/compat"
 expect_rc 0 "the same image against a 13.0 driver"
 expect_json "compat not needed on a 13.0 driver" "[v['outcome'] for x in d['files'] if x['kind'] == 'container_image' for c in x['container_image']['cuda_compat'] for v in c['verdicts']] == ['not_needed']"
 
+# ---- large files read sparsely (core/elf_sparse.c): the same verdicts as whole reads ----
+ents=""
+for f in "$FX"/*; do case $f in *.so|*_exe|*.o) ents="$ents[\"file\", \"fx/$(basename "$f")\", \"$f\"], ";; esac; done
+spec sparse "{\"images\": [{\"layers\": [{\"entries\": [${ents%, }]}]}]}"
+KIMG_IMAGE_SPARSE_MIN=1 run "$PROBE" check --sm 8.0,9.0,10.0,12.0 --json "$TMP/sparse"
+cp "$TMP/out" "$TMP/sparse.out"; sparse_rc=$rc
+KIMG_IMAGE_SPARSE_MIN=100G run "$PROBE" check --sm 8.0,9.0,10.0,12.0 --json "$TMP/sparse"
+check "every fixture read sparsely gives the JSON of a whole read" cmp -s "$TMP/sparse.out" "$TMP/out"
+check "... and the same exit status ($rc)" test "$sparse_rc" = "$rc"
+KIMG_IMAGE_SPARSE_MIN=1 run "$PROBE" scan --kernels --json "$TMP/sparse"
+cp "$TMP/out" "$TMP/sparse.out"
+KIMG_IMAGE_SPARSE_MIN=100G run "$PROBE" scan --kernels --json "$TMP/sparse"
+check "scan --kernels reads files whole (the kernel names are in the payloads)" cmp -s "$TMP/sparse.out" "$TMP/out"
+
+BIG=$(ls -S "${CUDA_HOME:-/usr/local/cuda}"/lib64/lib*.so.* 2>/dev/null | head -1)
+if [ -n "$BIG" ] && [ "$(stat -Lc %s "$BIG")" -ge $((100 << 20)) ] && [ -x /usr/bin/time ]; then
+	spec big "{\"images\": [{\"layers\": [{\"compress\": \"none\", \"entries\": [[\"file\", \"lib/$(basename "$BIG")\", \"$BIG\"]]}]}]}"
+	run /usr/bin/time -f "%M" "$PROBE" check --sm 9.0,10.0 -j 1 --json "$TMP/big"
+	cp "$TMP/out" "$TMP/big.out"; big_rss=$(tail -1 "$TMP/err")
+	KIMG_IMAGE_SPARSE_MIN=100G run "$PROBE" check --sm 9.0,10.0 -j 1 --json "$TMP/big"
+	check "$(basename "$BIG") read sparsely: the JSON of a whole read" cmp -s "$TMP/big.out" "$TMP/out"
+	check "$(basename "$BIG") read sparsely: peak RSS ${big_rss} KiB, under half its $(($(stat -Lc %s "$BIG") >> 10)) KiB" \
+		test "$big_rss" -lt $(($(stat -Lc %s "$BIG") / 2048))
+else
+	fail "no CUDA library of 100 MB in ${CUDA_HOME:-/usr/local/cuda}/lib64 (the toolkit the fixtures are built with) or no /usr/bin/time: the sparse read of a large file is not tested"
+fi
+
 # ---- bad input: each an error naming the image and layer, exit 2 ----
 spec missing "{\"images\": [{\"layers\": [{\"missing\": true, \"entries\": [[\"file\", \"a/libbad.so\", \"$BAD\"]]},
  {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
