@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "elf_sparse.h"
 #include "extras.h"
 #include "image_format.h"
@@ -749,7 +750,7 @@ struct layer_source {
 	int fd;
 	uint64_t off, size, pos;
 	unsigned char *buf;
-	struct kimg_sha256 *sha;
+	struct kimg_digest *sha;
 };
 
 static int64_t layer_read(void *ctx, const void **buf)
@@ -762,7 +763,7 @@ static int64_t layer_read(void *ctx, const void **buf)
 	if (rc < 0)
 		return rc;
 	if (ls->sha)
-		kimg_sha256_update(ls->sha, ls->buf, (size_t)n);
+		kimg_digest_update(ls->sha, ls->buf, (size_t)n);
 	ls->pos += n;
 	*buf = ls->buf;
 	return (int64_t)n;
@@ -1047,8 +1048,8 @@ static void pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 		run_error(r, (int)i, "blob is %llu bytes, the manifest says %llu", (unsigned long long)b.size,
 			  (unsigned long long)l->size);
 	l->size = b.size;
-	struct kimg_sha256 sha;
-	kimg_sha256_init(&sha);
+	struct kimg_digest sha;
+	kimg_digest_init(&sha);
 	struct layer_source ls = { b.fd, b.off, b.size, 0, chunk, &sha };
 	struct pass1 *p = calloc(1, sizeof *p);
 	if (!p) {
@@ -1084,17 +1085,21 @@ static void pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 	blob_close(&b);
 	if (ok && l->digest[0]) {
 		char got[65];
-		kimg_sha256_hex(&sha, got);
+		kimg_digest_hex(&sha, got);
 		if (strcmp(got, l->digest + 7) != 0) {
 			ok = false;
 			run_error(r, (int)i, "digest mismatch: the blob's bytes are sha256:%s: layer not applied", got);
 		}
 	} else if (ok && !l->digest[0]) {
 		char got[65];
-		kimg_sha256_hex(&sha, got);
+		kimg_digest_hex(&sha, got);
 		snprintf(l->digest, sizeof l->digest, "sha256:%s", got);
 		run_error(r, (int)i, "no digest to check the blob against (no diff_id in the config): layer not applied");
 		ok = false;
+	}
+	if (!ok && sha.evp) {
+		char unused[65];
+		kimg_digest_hex(&sha, unused); /* frees libcrypto's context */
 	}
 	if (!ok) {
 		drop_records_from(r, p->first_rec);

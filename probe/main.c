@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "digest.h"
 #include "image.h"
 #include "probe.h"
 #include "tar.h"
@@ -190,6 +191,9 @@ int main(int argc, char **argv)
 		}
 		probe_set_payload_limit(bytes);
 	}
+	const char *crypto = getenv("KIMG_LIBCRYPTO");
+	if (crypto)
+		kimg_digest_set_library(crypto); /* "" turns libcrypto off: the portable SHA-256 */
 	const char *sparse = getenv("KIMG_IMAGE_SPARSE_MIN");
 	if (sparse && *sparse) {
 		uint64_t bytes;

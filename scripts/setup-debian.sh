@@ -24,8 +24,9 @@ export DEBIAN_FRONTEND=noninteractive
 #   zstd                              tests/probe/archives.sh: the .tar.zst inside a .conda
 #   umoci skopeo                      tests/probe/images.sh: container images made by real tools
 #   time                              /usr/bin/time -v: peak RSS in images.sh and bench/image_bench.sh
+#   libssl3                           libcrypto.so.3: SHA-256 of image blobs, dlopen()ed (sys/digest.c)
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
-clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-base man-db bsdextrautils zlib1g zstd umoci skopeo time"
+clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-base man-db bsdextrautils zlib1g zstd umoci skopeo time libssl3"
 # --aarch64 (CI uses it), for make test-aarch64: the cross compiler,
 # qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
 # multiarch (it adds arm64 as a foreign architecture, hence opt-in).
