@@ -1197,14 +1197,19 @@ static int read_sparse(struct kimg_tar_stream *s, unsigned char *map, uint64_t s
 struct pass2 {
 	struct run *r;
 	unsigned layer;
+	uint32_t last;                  /* the last entry to hand on: the rest of the layer is not inflated */
 };
+
+#define PASS2_DONE 1
 
 static int pass2_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry *e, struct kimg_tar_stream *s)
 {
 	struct pass2 *p = ctx;
 	struct run *r = p->r;
+	if (ordinal > p->last)
+		return PASS2_DONE;
 	if (e->type != KIMG_TAR_ENTRY_FILE || ordinal >= r->n_cand[p->layer] || !r->cand[p->layer][ordinal])
-		return 0;
+		return ordinal == p->last ? PASS2_DONE : 0;
 	const char *as = kimg_layer_fs_judged_as(r->fs, p->layer, ordinal);
 	if (!as)
 		return 0;
@@ -1243,15 +1248,19 @@ static int pass2_entry(void *ctx, uint32_t ordinal, const struct kimg_tar_entry 
 		munmap(buf, size);
 	else
 		free(buf);
-	return 0;
+	return ordinal == p->last ? PASS2_DONE : 0;
 }
 
 static void pass2_layer(struct run *r, unsigned i, unsigned char *chunk)
 {
 	struct layer_plan *l = &r->pl->layers[i];
 	bool any = false;
-	for (uint32_t o = 0; o < r->n_cand[i] && !any; o++)
-		any = r->cand[i][o] && kimg_layer_fs_judged_as(r->fs, i, o);
+	uint32_t last = 0;
+	for (uint32_t o = 0; o < r->n_cand[i]; o++)
+		if (r->cand[i][o] && kimg_layer_fs_judged_as(r->fs, i, o)) {
+			any = true;
+			last = o;
+		}
 	if (!any)
 		return;
 	struct blob b;
@@ -1261,7 +1270,7 @@ static void pass2_layer(struct run *r, unsigned i, unsigned char *chunk)
 		return;
 	}
 	struct layer_source ls = { b.fd, b.off, b.size, 0, chunk, NULL };
-	struct pass2 p = { r, i };
+	struct pass2 p = { r, i, last };
 	int rc = kimg_tar_stream_walk(layer_read, &ls, pass2_entry, &p, &err);
 	if (rc < 0)
 		run_error(r, (int)i, "second read: %s", err.what);
