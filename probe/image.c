@@ -28,6 +28,7 @@
 #include "digest.h"
 #include "elf_sparse.h"
 #include "extras.h"
+#include "file.h"
 #include "image_format.h"
 #include "layer_fs.h"
 #include "probe.h"
@@ -90,7 +91,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 static int index_tar(struct source *s, struct kimg_error *err)
 {
 	struct stat st;
-	if (fstat(s->fd, &st) < 0)
+	if (kimg_file_fstat(s->fd, &st) < 0)
 		return kimg_error_set(err, -errno, 0, "%s", strerror(errno));
 	uint64_t pos = 0, end = (uint64_t)st.st_size;
 	struct kimg_tar_header *h = malloc(sizeof *h);
@@ -243,7 +244,7 @@ static int source_open(const char *path, struct source *s, struct kimg_error *er
 	if (s->fd < 0)
 		return kimg_error_set(err, -errno, 0, "%s", strerror(errno));
 	struct stat st;
-	if (fstat(s->fd, &st) < 0)
+	if (kimg_file_fstat(s->fd, &st) < 0)
 		return kimg_error_set(err, -errno, 0, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		s->is_dir = true;
@@ -263,7 +264,7 @@ static bool source_has(const struct source *s, const char *name)
 {
 	if (s->is_dir) {
 		struct stat st;
-		return fstatat(s->fd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+		return kimg_file_stat_at(s->fd, name, &st, true) == 0 && S_ISREG(st.st_mode);
 	}
 	return tar_find(s, name) != NULL;
 }
@@ -281,7 +282,7 @@ static int blob_open(const struct source *s, const char *name, struct blob *b, s
 		if (fd < 0)
 			return kimg_error_set(err, -errno, 0, "blob %s missing: %s", clean + 1, strerror(errno));
 		struct stat st;
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (kimg_file_fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 			close(fd);
 			return kimg_error_set(err, -KIMG_EFORMAT, 0, "blob %s is not a regular file", clean + 1);
 		}
@@ -1409,9 +1410,9 @@ bool probe_image_detect(const char *path)
 		char p[KIMG_LAYER_FS_PATH_MAX];
 		struct stat a, b;
 		snprintf(p, sizeof p, "%s/oci-layout", path);
-		bool layout = stat(p, &a) == 0 && S_ISREG(a.st_mode);
+		bool layout = kimg_file_stat(p, &a, true) == 0 && S_ISREG(a.st_mode);
 		snprintf(p, sizeof p, "%s/index.json", path);
-		return layout && stat(p, &b) == 0 && S_ISREG(b.st_mode);
+		return layout && kimg_file_stat(p, &b, true) == 0 && S_ISREG(b.st_mode);
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)(2 * KIMG_TAR_BLOCK))
 		return false;
