@@ -12,6 +12,8 @@
  *   kernel                       cuLibraryGetKernel(NAME)
  *   count                        cuLibraryGetKernelCount: an entry point kimg does not hook
  *   ptx                          cuModuleLoadData(FILE) on its own (218 / 222 for refused PTX)
+ *   pair                         two threads at once, after a barrier: cuLibraryGetGlobal(NAME)
+ *                                on FILE, and cuLibraryGetKernel(SYM_KERNEL) on SYM_FILE2
  * Environment:
  *   SYM_APP_LOG=1     register the program's own log callback first (before
  *                     cuInit) and print each message it got: "app log: MSG"
@@ -106,7 +108,7 @@ static void app_log(void *data, int level, char *msg, size_t len)
 	/* SYM_APP_LOG=malloc: a callback that allocates (the failing
 	 * allocator's own check: it must see this one) */
 	if (data) {
-		void *p = malloc(16);
+		void *volatile p = malloc(16);
 		if (!p)
 			n = n > 0 ? n : 0;
 		free(p);
@@ -117,7 +119,8 @@ static void app_log(void *data, int level, char *msg, size_t len)
 
 static const char *op, *file, *name;
 static void *image;
-static struct fatbin_wrapper wrapper;
+static struct fatbin_wrapper wrapper, wrapper2;
+static pthread_barrier_t pair_barrier;
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void say(const char *call, CUresult r)
@@ -151,6 +154,16 @@ static void *run_op(void *arg)
 													  name);
 		}
 		say("cuModuleGetGlobal", r);
+		return NULL;
+	}
+	if (strcmp(op, "pair") == 0) {
+		int second = arg != NULL;
+		api.lib_load(&lib, second ? &wrapper2 : &wrapper, NULL, NULL, 0, NULL, NULL, 0);
+		pthread_barrier_wait(&pair_barrier);
+		if (second)
+			say("cuLibraryGetKernel", api.get_kernel(&k, lib, getenv("SYM_KERNEL") ? getenv("SYM_KERNEL") : "k"));
+		else
+			say("cuLibraryGetGlobal", api.get_global(&d, &bytes, lib, name));
 		return NULL;
 	}
 	say("cuLibraryLoadData", api.lib_load(&lib, &wrapper, NULL, NULL, 0, NULL, NULL, 0));
@@ -204,7 +217,19 @@ int main(int argc, char **argv)
 		    api.logs_register(app_log, strcmp(getenv("SYM_APP_LOG"), "malloc") == 0 ? (void *)1 : NULL, NULL));
 	say("cuInit", api.init(0));
 	int threads = getenv("SYM_THREADS") ? atoi(getenv("SYM_THREADS")) : 0;
-	if (threads > 0) {
+	if (strcmp(op, "pair") == 0) {
+		if (!getenv("SYM_FILE2")) {
+			fprintf(stderr, "pair needs SYM_FILE2\n");
+			return 2;
+		}
+		wrapper2 = make_wrapper(read_all(getenv("SYM_FILE2"), NULL));
+		pthread_barrier_init(&pair_barrier, NULL, 2);
+		pthread_t a, b;
+		pthread_create(&a, NULL, run_op, NULL);
+		pthread_create(&b, NULL, run_op, (void *)1);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+	} else if (threads > 0) {
 		pthread_t t[16];
 		threads = threads > 16 ? 16 : threads;
 		for (int i = 0; i < threads; i++)
