@@ -155,9 +155,6 @@ struct kimg_failure {
 	const char *call;          /* "cuLibraryGetKernel", "cudaLaunchKernel", ... */
 	int error;                 /* the code the real function returned */
 	const char *kernel;        /* mangled kernel name when the call names one */
-	const char *symbol;        /* the variable (or unified function) a symbol lookup names, or NULL */
-	bool symbol_lookup;        /* a symbol API (cuLibraryGetGlobal, cudaMemcpyToSymbol, ...): a
-				    * registered name found for the handle is the symbol's, not a kernel's */
 	enum kimg_handle_kind handle_kind;
 	const void *handle;        /* the module/library/function/kernel/stub involved, or NULL */
 	const void *image;         /* image passed to a failed load, or NULL */
@@ -171,6 +168,10 @@ struct kimg_failure {
 	 * from an entry point kimg does not hook, reported at a failing exit */
 	const struct kimg_driver_lines *driver_lines; /* that call's lines, or NULL */
 	int exit_status;           /* with driver_lines: the status of the failing exit */
+	/* (last, so positional initialisers of the fields above stay valid) */
+	const char *symbol;        /* the variable (or unified function) a symbol lookup names, or NULL */
+	bool symbol_lookup;        /* a symbol API (cuLibraryGetGlobal, cudaMemcpyToSymbol, ...): a
+				    * registered name found for the handle is the symbol's, not a kernel's */
 };
 
 /* ---- the driver's error log (driver_log.c) ----
@@ -188,7 +189,7 @@ struct kimg_driver_lines {
 /* The callback (the CUlogsCallback ABI; level 0 error, 1 warning). */
 KIMG_HIDDEN void kimg_driver_log_callback(void *data, int level, char *message, size_t length);
 
-/* The hooks registered the callback with the driver: arms the safety
+/* The hooks registered the callback with the driver (safety_net.c): arms the safety
  * net's check at exit (on_exit). Once; cold. */
 KIMG_HIDDEN void kimg_driver_log_attached(void);
 

@@ -177,6 +177,13 @@ KIMG_HIDDEN unsigned kimg_driver_log_take(struct kimg_driver_lines *out);
  * the report) is marked taken: never the safety net's. */
 KIMG_HIDDEN void kimg_driver_log_settle(unsigned mark);
 
+/* Each image-class "Returning" line no report took, with the lines of its
+ * call (image_words: one of them names an image problem), every ring's,
+ * oldest first; each is marked taken before fn sees it. For the exit. */
+typedef void (*kimg_driver_untaken_fn)(void *ctx, const char *call, int code, bool image_words,
+				       const struct kimg_driver_lines *lines);
+KIMG_HIDDEN void kimg_driver_log_for_each_untaken(kimg_driver_untaken_fn fn, void *ctx);
+
 /* Lines lost because every ring was held by a live thread. */
 KIMG_HIDDEN unsigned long kimg_driver_log_dropped(void);
 

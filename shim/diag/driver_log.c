@@ -14,13 +14,13 @@
  * a generation count (odd while written), so a line being written is
  * skipped rather than read torn.
  *
- * Nothing here prints a line of the log: lines only join a report
- * (docs/report-json.md `driver_log`). The driver keeps calling the
+ * Nothing here prints a line of the log or reports: lines only join a
+ * report (docs/report-json.md `driver_log`), and the safety net
+ * (safety_net.c) reads the lines no report took. The driver keeps calling the
  * application's own callbacks and writing CUDA_LOG_FILE: registering one
  * more callback changes neither ([V] two callbacks coexist). */
 #include <errno.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -189,14 +189,9 @@ void kimg_driver_log_settle(unsigned mark)
 		r->e[i % RING_LINES].taken = true;
 }
 
-/* ---- the safety net ----
+/* ---- failures no report took (the safety net, safety_net.c) ----
  * A "Returning N" line for an image-class N that no report took came from
- * an entry point kimg does not hook (or a variant it could not wrap). Its
- * module is unknown, so the dispatch rules (docs/loading.md section 4.3)
- * cannot tell a library's probe for other GPUs from the program's need:
- * it is reported, as a recorded dispatched failure is, only when the
- * process exits with a failure status. 500 and 98 count only when the
- * call's own lines name an image problem. */
+ * an entry point kimg does not hook (or a variant it could not wrap). */
 
 struct snapshot {
 	struct entry e;
@@ -216,7 +211,7 @@ static void read_entry(struct ring *r, unsigned i, struct snapshot *s)
 	s->e.fn[FN_MAX - 1] = '\0';
 }
 
-static void report_untaken(struct ring *r, int status)
+static void untaken_of(struct ring *r, kimg_driver_untaken_fn fn, void *ctx)
 {
 	unsigned head = atomic_load_explicit(&r->head, memory_order_acquire);
 	unsigned lo = head > RING_LINES ? head - RING_LINES : 0;
@@ -245,33 +240,15 @@ static void report_untaken(struct ring *r, int status)
 			memcpy(lines.line[lines.n++], p.e.text, KIMG_DRIVER_LINE);
 			r->e[k % RING_LINES].taken = true;
 		}
-		if (kimg_cuda_error_needs_confirmation(s.e.code) && !image_words)
-			continue;
-		char call[FN_MAX];
-		memcpy(call, s.e.fn, sizeof call);
-		struct kimg_failure f = {
-			.call = call, .error = s.e.code, .driver_lines = &lines, .exit_status = status,
-		};
-		kimg_report_failure(&f);
+		fn(ctx, s.e.fn, s.e.code, image_words, &lines);
 	}
 }
 
-static void safety_net_at_exit(int status, void *arg)
+void kimg_driver_log_for_each_untaken(kimg_driver_untaken_fn fn, void *ctx)
 {
-	(void)arg;
-	if (status == 0 || kimg_opts.disabled || !kimg_opts.driver_log)
-		return;
 	for (size_t i = 0; i < RINGS; i++)
 		if (atomic_load_explicit(&rings[i].owner, memory_order_acquire) != 0)
-			report_untaken(&rings[i], status);
-}
-
-void kimg_driver_log_attached(void)
-{
-	static _Atomic int armed;
-	int expected = 0;
-	if (atomic_compare_exchange_strong(&armed, &expected, 1))
-		on_exit(safety_net_at_exit, NULL);
+			untaken_of(&rings[i], fn, ctx);
 }
 
 unsigned long kimg_driver_log_dropped(void)
