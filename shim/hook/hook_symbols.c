@@ -6,7 +6,7 @@
  * first launch gets 209 from cuLibraryGetGlobal, and without these hooks
  * no report). Each wrapper is a forward: the real call, one branch on the
  * result, the result unchanged; a failure names the library or module,
- * which the registry knows from its load (docs/loading.md section 4.1). */
+ * which the registry knows from its load (docs/loading.md section 12). */
 #include "hook.h"
 
 #define REAL(id, type)                                                             \
