@@ -56,6 +56,11 @@ run rtsym-private FAKE_CUDART_PRIVATE=1 -- "$PROGS/rtsym" "$SM80"
 check "runtime with a driver table kimg never saw: the runtime hook reports cudaMemcpyToSymbol" \
 	report rtsym-private 'len(R) == 1 and R[0]["call"] == "cudaMemcpyToSymbol" and R[0]["symbol"]["name"] == "coeffs"
 		and R[0]["module"]["origin"] == "__cudaRegisterFatBinary" and archs(R[0]) == ["sm_80"]'
+for first in from:cudaMemcpyFromSymbol address:cudaGetSymbolAddress size:cudaGetSymbolSize; do
+	run "rt-${first%%:*}" FAKE_CUDART_PRIVATE=1 -- "$PROGS/rtsym" "$SM80" "${first%%:*}"
+	check "runtime hook ${first#*:}: 209 unchanged, one report naming the call and the symbol" \
+		eval 'has "rt-${first%%:*}" "${first#*:}: 209" && report "rt-${first%%:*}" "len(R) == 1 and R[0][\"call\"] == \"${first#*:}\" and R[0][\"symbol\"][\"name\"] == \"coeffs\""'
+done
 run rtsym-launch -- "$PROGS/rtsym" "$SM90" launch
 check "symbol-first program with sm_90 code: copy and launch succeed, no report" \
 	eval 'has rtsym-launch "cudaMemcpyToSymbol: 0" && has rtsym-launch "cudaLaunchKernel: 0" && report rtsym-launch "R == []"'
