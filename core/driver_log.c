@@ -49,8 +49,8 @@ static bool parse_at(const char *msg, size_t len, size_t i, int *code, char *fn,
 	if (i == start)
 		return false;
 	size_t n = i - start;
-	if (fn_size == 0)
-		return false;
+	if (fn_size < 2)
+		return false; /* no room for one character of the name (found by fuzz_driver_log) */
 	if (n > fn_size - 1)
 		n = fn_size - 1;
 	memcpy(fn, msg + start, n);

@@ -14,7 +14,7 @@
  * time stamp is skipped). On a match: true, *code the number, fn the
  * entry point's name (cut to fn_size - 1, NUL-terminated). The name must
  * be an identifier ([A-Za-z_][A-Za-z0-9_]*) and the number decimal with at
- * most 9 digits; anything else is no match. */
+ * most 9 digits; anything else is no match, as is an fn_size below 2. */
 bool kimg_driver_log_parse_return(const char *msg, size_t len, int *code, char *fn, size_t fn_size);
 
 /* Does the message say the device code did not fit or did not compile
