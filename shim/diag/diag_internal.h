@@ -184,6 +184,13 @@ typedef void (*kimg_driver_untaken_fn)(void *ctx, const char *call, int code, bo
 				       const struct kimg_driver_lines *lines);
 KIMG_HIDDEN void kimg_driver_log_for_each_untaken(kimg_driver_untaken_fn fn, void *ctx);
 
+/* A report's driver_log from the lines taken; the kernel the lines name
+ * ("Kernel (k) cannot be found", the safety net's only name), in a static
+ * buffer (under the report lock), or NULL. */
+struct kimg_report;
+KIMG_HIDDEN void kimg_driver_lines_to_report(struct kimg_report *r, const struct kimg_driver_lines *dl);
+KIMG_HIDDEN const char *kimg_driver_lines_kernel(const struct kimg_driver_lines *dl);
+
 /* Lines lost because every ring was held by a live thread. */
 KIMG_HIDDEN unsigned long kimg_driver_log_dropped(void);
 
@@ -193,10 +200,12 @@ KIMG_HIDDEN unsigned long kimg_driver_log_dropped(void);
 #define KIMG_PTXAS_REASON_MAX_BYTES ((uint64_t)64 << 20)
 
 /* For a load the driver refused with 218 / 222 and no JIT log buffer of
- * the program's: compile the same bytes once more through the real
+ * the program's: compile the same code once more through the real
  * cuModuleLoadDataEx with CU_JIT_ERROR_LOG_BUFFER, unload the module if
  * it loads after all, and copy ptxas's words (trailing blanks cut) to log.
- * True when there are some. Cold; under the report lock. */
+ * image is the code as the program gave it (a registration wrapper is
+ * followed); size its length when the caller knew it (a link input), else
+ * 0. True when there are some. Cold; under the report lock. */
 KIMG_HIDDEN bool kimg_ptxas_reason(const void *image, uint64_t size, char *log, size_t log_size);
 
 /* ---- registry.c ---- */

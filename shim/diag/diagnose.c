@@ -13,7 +13,12 @@
  * of arch-dispatched failures (dispatch_track.c, which never reports), the
  * writer (emit.c) and the counters (stats.c). A report audit.c holds back
  * is kept here, so that a failure's report can write it first without
- * calling back. tests/scripts/layers.sh checks it on the objects. */
+ * calling back. tests/scripts/layers.sh checks it on the objects.
+ *
+ * Past 500 lines on purpose: the one report path (failures, load events,
+ * the held report) shares the report lock, the model and the seen sets,
+ * which stay private to this file; the driver's lines and ptxas's reason
+ * live in driver_log.c and ptxas_reason.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,7 +32,6 @@
 #include "cubin.h"
 #include "cuda_errors.h"
 #include "diag_internal.h"
-#include "driver_log.h"
 #include "fix.h"
 #include "link_fix.h"
 #include "module_images.h"
@@ -256,40 +260,6 @@ static void lock_reports(void)
 
 static void arm_exit_replay(void);
 
-/* ---- the driver's words and ptxas's (driver_log.c, ptxas_reason.c) ---- */
-
-static void copy_driver_lines(struct kimg_report *r, const struct kimg_driver_lines *dl)
-{
-	for (size_t i = 0; dl && i < dl->n && r->driver_log_count < KIMG_REPORT_MAX_DRIVER_LINES; i++) {
-		_Static_assert(KIMG_REPORT_DRIVER_LINE == KIMG_DRIVER_LINE, "one line length");
-		memcpy(r->driver_log[r->driver_log_count], dl->line[i], KIMG_REPORT_DRIVER_LINE);
-		r->driver_log[r->driver_log_count++][KIMG_REPORT_DRIVER_LINE - 1] = '\0';
-	}
-}
-
-/* The kernel a safety-net failure's lines name ("Kernel (k) cannot be found"). */
-static const char *logged_kernel(const struct kimg_driver_lines *dl)
-{
-	static char name[KIMG_DRIVER_LINE]; /* under report_lock */
-	for (size_t i = 0; dl && i < dl->n; i++)
-		if (kimg_driver_log_kernel(dl->line[i], strnlen(dl->line[i], KIMG_DRIVER_LINE), name, sizeof name))
-			return name;
-	return NULL;
-}
-
-/* 218 / 222 with no JIT log of the program's: ptxas's own words. */
-static void add_ptxas_reason(struct kimg_report *r, const struct kimg_failure *f, const struct kimg_located *loc)
-{
-	if ((f->error != 218 && f->error != 222) || r->jit_log[0] || !kimg_opts.ptxas_reason || !loc->image)
-		return;
-	const void *target = loc->image;
-	uint64_t size = loc->size;
-	struct kimg_error err = { 0 };
-	if (!size && kimg_image_bound(loc->image, IMAGE_LIMIT, &target, &size, &err) < 0)
-		return;
-	r->jit_log_by_kimg = kimg_ptxas_reason(target, size, r->jit_log, sizeof r->jit_log);
-}
-
 static void diagnose(const struct kimg_failure *f, const struct kimg_driver_lines *dl)
 {
 	struct kimg_report *r = &report;
@@ -303,7 +273,7 @@ static void diagnose(const struct kimg_failure *f, const struct kimg_driver_line
 	/* a program may reuse one buffer for several link inputs */
 	if (f->link && f->link->inputs && f->link->refused < f->link->n_inputs)
 		module_key = kimg_seen_mix(module_key ^ kimg_hash_str(f->link->inputs[f->link->refused].name));
-	const char *kernel = located ? loc.kernel : net ? logged_kernel(dl) : f->kernel;
+	const char *kernel = located ? loc.kernel : net ? kimg_driver_lines_kernel(dl) : f->kernel;
 	/* a symbol API: the registered name is the variable's, not a kernel's */
 	const char *symbol = NULL;
 	if (f->symbol_lookup) {
@@ -349,7 +319,7 @@ static void diagnose(const struct kimg_failure *f, const struct kimg_driver_line
 	r->symbol = symbol;
 	if (symbol)
 		kimg_demangle(symbol, r->symbol_demangled, sizeof r->symbol_demangled);
-	copy_driver_lines(r, dl);
+	kimg_driver_lines_to_report(r, dl);
 	r->safety_net = net;
 	r->exit_status = net ? f->exit_status : 0;
 	if (f->link)
@@ -428,8 +398,8 @@ static void diagnose(const struct kimg_failure *f, const struct kimg_driver_line
 		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
 	kimg_report_fill_process(&r->process);
-	if (located)
-		add_ptxas_reason(r, f, &loc);
+	if (located && (f->error == 218 || f->error == 222) && !r->jit_log[0] && kimg_opts.ptxas_reason)
+		r->jit_log_by_kimg = kimg_ptxas_reason(loc.image, loc.size, r->jit_log, sizeof r->jit_log);
 
 	count_kernel(module_key, kernel);
 	if (kimg_seen_insert(&failed_modules, module_key))

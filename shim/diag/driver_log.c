@@ -28,6 +28,7 @@
 #include "cuda_errors.h"
 #include "diag_internal.h"
 #include "driver_log.h"
+#include "report.h"
 
 #define RINGS 64
 #define RING_LINES 16
@@ -187,6 +188,25 @@ void kimg_driver_log_settle(unsigned mark)
 		mark = head - RING_LINES;
 	for (unsigned i = mark; i != head; i++)
 		r->e[i % RING_LINES].taken = true;
+}
+
+void kimg_driver_lines_to_report(struct kimg_report *r, const struct kimg_driver_lines *dl)
+{
+	_Static_assert(KIMG_REPORT_DRIVER_LINE == KIMG_DRIVER_LINE, "one line length");
+	_Static_assert(KIMG_REPORT_MAX_DRIVER_LINES == KIMG_DRIVER_LINES, "one line count");
+	for (size_t i = 0; dl && i < dl->n && r->driver_log_count < KIMG_REPORT_MAX_DRIVER_LINES; i++) {
+		memcpy(r->driver_log[r->driver_log_count], dl->line[i], KIMG_REPORT_DRIVER_LINE);
+		r->driver_log[r->driver_log_count++][KIMG_REPORT_DRIVER_LINE - 1] = '\0';
+	}
+}
+
+const char *kimg_driver_lines_kernel(const struct kimg_driver_lines *dl)
+{
+	static char name[KIMG_DRIVER_LINE];
+	for (size_t i = 0; dl && i < dl->n; i++)
+		if (kimg_driver_log_kernel(dl->line[i], strnlen(dl->line[i], KIMG_DRIVER_LINE), name, sizeof name))
+			return name;
+	return NULL;
 }
 
 /* ---- failures no report took (the safety net, safety_net.c) ----

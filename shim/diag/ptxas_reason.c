@@ -21,6 +21,7 @@
  * that of the failed load. */
 #include <string.h>
 
+#include "bound.h"
 #include "diag_internal.h"
 
 #define CU_JIT_ERROR_LOG_BUFFER 5
@@ -30,6 +31,9 @@ static char jit_error_log[4096];
 
 bool kimg_ptxas_reason(const void *image, uint64_t size, char *log, size_t log_size)
 {
+	struct kimg_error err = { 0 };
+	if (image && !size && kimg_image_bound(image, KIMG_PTXAS_REASON_MAX_BYTES, &image, &size, &err) < 0)
+		return false;
 	const struct kimg_driver_api *d = kimg_driver_real();
 	if (!image || size == 0 || size > KIMG_PTXAS_REASON_MAX_BYTES || !d || !d->cuModuleLoadDataEx || log_size == 0)
 		return false;
