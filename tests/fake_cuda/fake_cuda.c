@@ -588,6 +588,14 @@ FAKE_API CUresult cuLibraryUnload(void *lib)
 	return 0;
 }
 
+/* Not a driver API: one line of healthy-run noise, for fake_cudart to log
+ * after a failure the way a runtime asking for a context would. */
+FAKE_API void fake_cuda_log_noise(void);
+void fake_cuda_log_noise(void)
+{
+	log_return("cuCtxGetDevice_v2", 201);
+}
+
 /* ---- symbol and variable lookups ----
  * [V] CUDA 13: a library whose code does not fit fails its first lookup
  * of any kind, a variable's as a kernel's (209 from cuLibraryGetGlobal for

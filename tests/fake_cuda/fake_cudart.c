@@ -30,6 +30,7 @@ static struct {
 	kernel_fn_fn kernel_fn;
 	launch_fn launch;
 	get_global_fn get_global;
+	void (*log_noise)(void);
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -40,6 +41,7 @@ static void drv_init(void)
 		return;
 	drv.gpa = (gpa_fn)dlsym(h, "cuGetProcAddress_v2");
 	drv.private_gpa = (gpa_fn)dlsym(h, "fake_cuda_private_gpa");
+	drv.log_noise = (void (*)(void))dlsym(h, "fake_cuda_log_noise");
 	/* FAKE_CUDART_PRIVATE=1: a runtime whose driver calls libkimg never
 	 * sees, so only the runtime hooks can report (tests hook_runtime.c
 	 * on its own). */
@@ -116,6 +118,8 @@ static int function_of(const void *stub, void **fn)
 }
 
 /* ---- variables: __cudaRegisterVar and the symbol APIs ----
+ * FAKE_CUDART_NOISE=1: after a failed lookup the runtime makes the driver
+ * log one noise line (fake_cuda_log_noise) before it returns.
  * [V] cudart 13: the first symbol API call on a module reaches
  * cuLibraryGetGlobal, which fails with the module's error (209). */
 #define MAX_VARS 256
@@ -151,7 +155,13 @@ static int global_of(const void *host, unsigned long long *dptr, size_t *bytes)
 	pthread_mutex_unlock(&lock);
 	if (!m || !drv.get_global)
 		return 13; /* cudaErrorInvalidSymbol */
-	return drv.get_global(dptr, bytes, m->lib, name);
+	int rc = drv.get_global(dptr, bytes, m->lib, name);
+	/* FAKE_CUDART_NOISE=1: the runtime asks the driver something that logs
+	 * noise before it returns the error (as a context query without a context) */
+	const char *noise = getenv("FAKE_CUDART_NOISE");
+	if (rc && noise && *noise == '1' && drv.log_noise)
+		drv.log_noise();
+	return rc;
 }
 
 API int cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, int kind);

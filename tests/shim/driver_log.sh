@@ -49,6 +49,19 @@ env -u KIMG_DISABLE LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" KIMG_LOG= "$PROGS/
 check "text report: driver said: (three lines)" test "$(grep -c '^kimg:   driver said: ' "$TMP/text.err")" = 3
 check "text report: the Returning line last" grep -qx "kimg:   driver said: Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetKernel" "$TMP/text.err"
 
+# noise after the failing call (a runtime asking for a context before it
+# returns) is left out; the lines of an earlier call on the thread are not joined
+run noise-after FAKE_CUDART_PRIVATE=1 FAKE_CUDART_NOISE=1 -- "$PROGS/rtsym" "$SM80"
+check "runtime report after noise: only the failing call's two lines" \
+	report noise-after 'len(R) == 1 and R[0]["call"] == "cudaMemcpyToSymbol" and R[0]["driver_log"] == ['"$NO_FIT"',
+		"Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetGlobal"]'
+run two-calls SYM_EXIT=1 -- "$PROGS/sym_dl" gpa countkernel "$SM80" k
+check "an unhooked failure, then a hooked one on the same thread: the hooked report has its own lines only" \
+	report two-calls 'first("cuLibraryGetKernel", 209)["driver_log"] == ['"$NO_FIT"',
+		"Kernel (k) cannot be found in library due to compilation error", '"$RET209_KERNEL"']'
+check "... and the earlier unhooked one still reaches the safety net at the failing exit" \
+	report two-calls 'len(R) == 2 and first("cuLibraryGetKernelCount", 209)["safety_net"]["exit_status"] == 1'
+
 # --- never printed otherwise: the noise of a healthy run, a failing exit ---
 run healthy SYM_EXIT=1 -- "$PROGS/sym_dl" gpa kernel "$SM90" _Z5scalePf
 check "healthy run (six 201 noise lines, exit 1): no report" report healthy 'R == []'

@@ -11,6 +11,7 @@
  *   modglobal                    cuModuleLoadData(FILE), then cuModuleGetGlobal(NAME)
  *   kernel                       cuLibraryGetKernel(NAME)
  *   count                        cuLibraryGetKernelCount: an entry point kimg does not hook
+ *   countkernel                  cuLibraryGetKernelCount, then cuLibraryGetKernel(NAME)
  *   ptx                          cuModuleLoadData(FILE) on its own (218 / 222 for refused PTX)
  *   pair                         two threads at once, after a barrier: cuLibraryGetGlobal(NAME)
  *                                on FILE, and cuLibraryGetKernel(SYM_KERNEL) on SYM_FILE2
@@ -177,6 +178,10 @@ static void *run_op(void *arg)
 		say("cuLibraryGetKernel", api.get_kernel(&k, lib, name));
 	else if (strcmp(op, "count") == 0)
 		say("cuLibraryGetKernelCount", api.kernel_count(&count, lib));
+	else if (strcmp(op, "countkernel") == 0) {
+		say("cuLibraryGetKernelCount", api.kernel_count(&count, lib));
+		say("cuLibraryGetKernel", api.get_kernel(&k, lib, name));
+	}
 	return arg;
 }
 
