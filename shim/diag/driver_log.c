@@ -45,6 +45,7 @@ struct entry {
 
 struct ring {
 	_Atomic long owner;    /* thread id; 0 free */
+	_Atomic long pid;      /* the process of owner: a forked child's copy of its parent's rings is not its own */
 	_Atomic unsigned head; /* lines written; the next goes to head % RING_LINES */
 	struct entry e[RING_LINES];
 };
@@ -81,8 +82,10 @@ static struct ring *ring_of_thread(bool claim)
 			if (!claim)
 				return NULL;
 			long expected = 0;
-			if (atomic_compare_exchange_strong(&r->owner, &expected, tid))
+			if (atomic_compare_exchange_strong(&r->owner, &expected, tid)) {
+				atomic_store_explicit(&r->pid, (long)getpid(), memory_order_release);
 				return r;
+			}
 			if (expected == tid)
 				return r;
 		}
@@ -92,8 +95,11 @@ static struct ring *ring_of_thread(bool claim)
 	for (size_t i = 0; i < RINGS; i++) {
 		struct ring *r = &rings[(start + i) % RINGS];
 		long owner = atomic_load_explicit(&r->owner, memory_order_acquire);
-		if (owner > 0 && thread_gone(owner) && atomic_compare_exchange_strong(&r->owner, &owner, tid))
+		bool stale = atomic_load_explicit(&r->pid, memory_order_acquire) != (long)getpid() || thread_gone(owner);
+		if (owner > 0 && stale && atomic_compare_exchange_strong(&r->owner, &owner, tid)) {
+			atomic_store_explicit(&r->pid, (long)getpid(), memory_order_release);
 			return r;
+		}
 	}
 	return NULL;
 }
@@ -266,9 +272,11 @@ static void untaken_of(struct ring *r, kimg_driver_untaken_fn fn, void *ctx)
 
 void kimg_driver_log_for_each_untaken(kimg_driver_untaken_fn fn, void *ctx)
 {
+	long pid = (long)getpid();
 	for (size_t i = 0; i < RINGS; i++)
-		if (atomic_load_explicit(&rings[i].owner, memory_order_acquire) != 0)
-			untaken_of(&rings[i], fn, ctx);
+		if (atomic_load_explicit(&rings[i].owner, memory_order_acquire) != 0 &&
+		    atomic_load_explicit(&rings[i].pid, memory_order_acquire) == pid)
+			untaken_of(&rings[i], fn, ctx); /* a parent's lines are the parent's to report */
 }
 
 unsigned long kimg_driver_log_dropped(void)

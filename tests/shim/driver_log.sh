@@ -97,6 +97,9 @@ run net3 SYM_EXIT=1 SYM_THREADS=3 -- "$PROGS/sym_dl" gpa count "$SM80"
 check "three threads, the same unhooked failure: reported once" report net3 'len(R) == 1'
 run net-ok -- "$PROGS/sym_dl" gpa count "$SM80"
 check "dispatch rule: an unhooked failure the program survives (exit 0) stays silent" report net-ok 'R == []'
+run net-fork -- "$PROGS/sym_dl" gpa countfork "$SM80"
+check "a forked child's failing exit does not report its parent's unhooked failure (the parent exits 0)" \
+	eval 'has net-fork "child exit: 1" && report net-fork "R == []"'
 run net-hooked SYM_EXIT=1 -- "$PROGS/sym_dl" gpa kernel "$SM80" k
 check "a hooked failure is reported once, never again by the safety net" report net-hooked 'len(R) == 1 and "safety_net" not in R[0]'
 run net-off SYM_EXIT=1 KIMG_DRIVER_LOG=0 -- "$PROGS/sym_dl" gpa count "$SM80"

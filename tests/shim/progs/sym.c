@@ -12,6 +12,8 @@
  *   kernel                       cuLibraryGetKernel(NAME)
  *   count                        cuLibraryGetKernelCount: an entry point kimg does not hook
  *   countkernel                  cuLibraryGetKernelCount, then cuLibraryGetKernel(NAME)
+ *   countfork                    cuLibraryGetKernelCount, then fork: the child exits 1 at
+ *                                once, the parent waits for it (and exits SYM_EXIT)
  *   ptx                          cuModuleLoadData(FILE) on its own (218 / 222 for refused PTX)
  *   pair                         two threads at once, after a barrier: cuLibraryGetGlobal(NAME)
  *                                on FILE, and cuLibraryGetKernel(SYM_KERNEL) on SYM_FILE2
@@ -23,6 +25,8 @@
  *   SYM_EXIT=N        exit status at the end (default 0)
  * Prints "call: code" per call. */
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "progutil.h"
 
@@ -178,7 +182,16 @@ static void *run_op(void *arg)
 		say("cuLibraryGetKernel", api.get_kernel(&k, lib, name));
 	else if (strcmp(op, "count") == 0)
 		say("cuLibraryGetKernelCount", api.kernel_count(&count, lib));
-	else if (strcmp(op, "countkernel") == 0) {
+	else if (strcmp(op, "countfork") == 0) {
+		say("cuLibraryGetKernelCount", api.kernel_count(&count, lib));
+		fflush(stdout);
+		pid_t child = fork();
+		if (child == 0)
+			exit(1);
+		int status = 0;
+		waitpid(child, &status, 0);
+		say("child exit", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	} else if (strcmp(op, "countkernel") == 0) {
 		say("cuLibraryGetKernelCount", api.kernel_count(&count, lib));
 		say("cuLibraryGetKernel", api.get_kernel(&k, lib, name));
 	}
