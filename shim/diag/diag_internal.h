@@ -173,8 +173,12 @@ KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
  * marked taken. Returns a mark for kimg_driver_log_settle. */
 KIMG_HIDDEN unsigned kimg_driver_log_take(struct kimg_driver_lines *out);
 
+/* The mark of this thread's next line, taking nothing. */
+KIMG_HIDDEN unsigned kimg_driver_log_mark(void);
+
 /* Every line this thread logged since mark (kimg's own driver calls during
- * the report) is marked taken: never the safety net's. */
+ * a report, the fallback's stand-in loads) is marked taken: never the
+ * safety net's. */
 KIMG_HIDDEN void kimg_driver_log_settle(unsigned mark);
 
 /* Each image-class "Returning" line no report took, with the lines of its

@@ -184,6 +184,12 @@ unsigned kimg_driver_log_take(struct kimg_driver_lines *out)
 	return head;
 }
 
+unsigned kimg_driver_log_mark(void)
+{
+	struct ring *r = ring_of_thread(false);
+	return r ? atomic_load_explicit(&r->head, memory_order_acquire) : 0;
+}
+
 void kimg_driver_log_settle(unsigned mark)
 {
 	struct ring *r = ring_of_thread(false);
