@@ -195,9 +195,6 @@ struct kimg_report;
 KIMG_HIDDEN void kimg_driver_lines_to_report(struct kimg_report *r, const struct kimg_driver_lines *dl);
 KIMG_HIDDEN const char *kimg_driver_lines_kernel(const struct kimg_driver_lines *dl);
 
-/* Lines lost because every ring was held by a live thread. */
-KIMG_HIDDEN unsigned long kimg_driver_log_dropped(void);
-
 /* ---- ptxas_reason.c ---- */
 
 /* Largest image KIMG_PTXAS_REASON compiles again. */

@@ -51,7 +51,6 @@ struct ring {
 };
 
 static struct ring rings[RINGS];
-static _Atomic unsigned long lines_dropped; /* no ring free: for KIMG_VERBOSE's summary */
 
 static long thread_id(void)
 {
@@ -111,8 +110,7 @@ void kimg_driver_log_callback(void *data, int level, char *message, size_t lengt
 	int saved = errno;
 	struct ring *r = ring_of_thread(true);
 	if (!r) {
-		atomic_fetch_add_explicit(&lines_dropped, 1, memory_order_relaxed);
-		errno = saved;
+		errno = saved; /* every ring held by a live thread: the line is not kept */
 		return;
 	}
 	unsigned head = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -283,9 +281,4 @@ void kimg_driver_log_for_each_untaken(kimg_driver_untaken_fn fn, void *ctx)
 		if (atomic_load_explicit(&rings[i].owner, memory_order_acquire) != 0 &&
 		    atomic_load_explicit(&rings[i].pid, memory_order_acquire) == pid)
 			untaken_of(&rings[i], fn, ctx); /* a parent's lines are the parent's to report */
-}
-
-unsigned long kimg_driver_log_dropped(void)
-{
-	return atomic_load_explicit(&lines_dropped, memory_order_relaxed);
 }

@@ -10,8 +10,6 @@
  * wrapper (before the real call) or the first cuGetProcAddress answered.
  * It is never unregistered: libkimg is linked -z nodelete, so the
  * callback's code stays mapped for the life of the process. */
-#include <dlfcn.h>
-
 #include "hook.h"
 
 typedef void (*logs_callback_fn)(void *data, int level, char *message, size_t length);
