@@ -10,7 +10,13 @@
 # and each the row claims; a name the map exports is a hooked row; every
 # test a row names exists.
 . "$(dirname "$0")/../lib.bash"
-CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
+# the toolkit's headers: CUDA_INC, else beside the nvcc the fixtures use
+# (scripts/setup-debian.sh: /usr/local/cuda or on PATH), else /usr/local/cuda
+if [ -z "${CUDA_INC:-}" ]; then
+	nvcc=$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+	CUDA_INC=$(cd "$(dirname "$(readlink -f "$nvcc" 2>/dev/null || echo "$nvcc")")/../include" 2>/dev/null && pwd)
+	[ -f "$CUDA_INC/cuda.h" ] || CUDA_INC=/usr/local/cuda/include
+fi
 if [ ! -f "$CUDA_INC/cuda.h" ] || [ ! -f "$CUDA_INC/cuda_runtime_api.h" ]; then
 	missing "$CUDA_INC/cuda.h" "the CUDA toolkit (scripts/setup-debian.sh installs it)"
 	finish
