@@ -23,9 +23,13 @@
 #  11. the can-it-run API (api_gpu.py, issue 26: 20 checks): kimg.can_run on libtorch_cuda.so and
 #      a wrong-arch extension against the driver's own launch result, the C API, doctor's new
 #      sections on the stock environment
+#  12. the symbol lookups and the driver's error log (driver_log_gpu.py, issue 29: 44 checks): a
+#      symbol-first program reported, driver_log on a real 209, ptxas's line on a real 222 and
+#      218, the safety net on an unhooked call, healthy workloads silent, the callback's cost
+#      on the launch loop and on import torch (<= 1.01x, <= 1.02x)
 # Every part must end with "N passed, M failed", N > 0 and M = 0; the scripts assert their
-# own totals. The last line is "gpu suite: N passed, M failed in 11 parts".
-# KIMG_GPU_SKIP_SHIM / _MULTIRANK / _FALLBACK / _REACH / _HARDENING / _SITE / _DOCTOR / _ENV_SPEED / _API=1 leave a part out, said, and fail the suite
+# own totals. The last line is "gpu suite: N passed, M failed in 12 parts".
+# KIMG_GPU_SKIP_SHIM / _MULTIRANK / _FALLBACK / _REACH / _HARDENING / _SITE / _DOCTOR / _ENV_SPEED / _API / _DRIVER_LOG=1 leave a part out, said, and fail the suite
 # anyway (a partial run is not a passing one) unless KIMG_GPU_ALLOW_PARTIAL=1.
 # Logs go to ${OUT:-build/gpu}.
 set -u
@@ -121,6 +125,11 @@ if [ "${KIMG_GPU_SKIP_API:-0}" = 1 ]; then skip_part "the can-it-run API" KIMG_G
 	make -j"$(nproc)" BUILD="$BUILD" "$BUILD/tests/api_ask" >>"$LOGS/build.log" 2>&1
 	python3 tests/gpu/api_gpu.py "$BUILD" "$BUILD/gpu-work" >"$LOGS/api.log" 2>&1 || status=1
 	cat "$LOGS/api.log"; part api "$LOGS/api.log"
+fi
+if [ "${KIMG_GPU_SKIP_DRIVER_LOG:-0}" = 1 ]; then skip_part "symbol lookups and the driver's log" KIMG_GPU_SKIP_DRIVER_LOG; else
+	echo "== symbol lookups, the driver's error log, the safety net, ptxas's reason, the callback's cost"
+	python3 tests/gpu/driver_log_gpu.py "$BUILD" "$BUILD/gpu-driver-log" >"$LOGS/driver_log.log" 2>&1 || status=1
+	cat "$LOGS/driver_log.log"; part driver_log "$LOGS/driver_log.log"
 fi
 if [ "$left_out" -gt 0 ] && [ "${KIMG_GPU_ALLOW_PARTIAL:-0}" != 1 ]; then
 	echo "FAIL $left_out part(s) left out (KIMG_GPU_ALLOW_PARTIAL=1 to accept a partial run)"; status=1

@@ -219,7 +219,8 @@ START_TEST(banner_is_one_line_with_every_option)
 	ck_assert_uint_eq(n, strlen(line));
 	ck_assert_ptr_eq(strchr(line, '\n'), line + n - 1);
 	ck_assert_str_eq(line, "kimg " KIMG_VERSION ": loaded into python3.12; KIMG_LOG=/tmp/k.4242 KIMG_FORMAT=json "
-			       "KIMG_VERBOSE=1 KIMG_ON_ERROR=exit:7 KIMG_FALLBACK=force-ptx:sgemm* KIMG_AUDIT=0 "
+			       "KIMG_VERBOSE=1 KIMG_ON_ERROR=exit:7 KIMG_FALLBACK=force-ptx:sgemm* KIMG_AUDIT=0 KIMG_DRIVER_LOG=1 "
+			       "KIMG_PTXAS_REASON=1 "
 			       "KIMG_SKIP=nvcc,cicc,ptxas,fatbinary,nvlink,gcc,g++,cc,c++,cc1,cc1plus,ld,ld.gold,ld.lld,as,"
 			       "ninja,make,cmake KIMG_DISABLE=0\n");
 }
@@ -341,6 +342,7 @@ START_TEST(option_table_rows_match_the_enum)
 		[KIMG_OPT_LOG] = "KIMG_LOG",           [KIMG_OPT_FORMAT] = "KIMG_FORMAT",
 		[KIMG_OPT_VERBOSE] = "KIMG_VERBOSE",   [KIMG_OPT_ON_ERROR] = "KIMG_ON_ERROR",
 		[KIMG_OPT_FALLBACK] = "KIMG_FALLBACK", [KIMG_OPT_AUDIT] = "KIMG_AUDIT",
+		[KIMG_OPT_DRIVER_LOG] = "KIMG_DRIVER_LOG", [KIMG_OPT_PTXAS_REASON] = "KIMG_PTXAS_REASON",
 		[KIMG_OPT_SKIP] = "KIMG_SKIP",         [KIMG_OPT_DISABLE] = "KIMG_DISABLE",
 	};
 	ck_assert_int_eq(parse_ctx(&ctx_python, (char *const[]){ "PATH=/bin", NULL }), 0);
