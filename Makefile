@@ -6,6 +6,8 @@
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make bench      benchmarks (bench/README.md): judged against their goals
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
+#   make mutants    generated mutants, sampled (MUTANTS_N, MUTANTS_SEED): the score
+#   make mutants-map  refreshes tests/mutation/coverage.txt (gcov) that make mutants reads
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
 #   make deb        dist/kimg_*.deb (dpkg -i it)
@@ -69,7 +71,7 @@ SHIM := $(BUILD)/libkimg.so
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB))
 
 $(BUILD)/obj/%.o: %.c
@@ -200,6 +202,21 @@ bench: all fixtures
 # reused): "mutations: K caught, M missed"; fails on a miss or a stale pattern.
 mutation: all fixtures unit shim-tests $(PROBE_AHEAD8)
 	BUILD=$(BUILD) tests/mutation/run.sh
+
+# Generated mutants (tests/mutation/README.md): MUTANTS_N (default 60) sites
+# drawn by MUTANTS_SEED (default random, printed), each planted alone in a
+# scratch copy and judged by the tests that cover its file; closing line
+# "mutants: K killed, S survived, E equivalent of N sampled (seed X): score P%".
+mutants: all fixtures unit shim-tests $(PROBE_AHEAD8)
+	python3 tests/mutation/mutants.py run
+
+# The file->tests map make mutants reads, from gcov: a coverage build in
+# build-cov (fixtures shared), each test alone. Run it after tests or
+# sources are added or moved, and commit tests/mutation/coverage.txt.
+COV_BUILD := build-cov
+mutants-map: fixtures
+	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests $(COV_BUILD)/tests/kimg-probe-ahead8
+	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
 # kimg-probe; man7: libkimg). kimg-run finds the library as bin/../lib, so
