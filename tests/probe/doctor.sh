@@ -198,15 +198,15 @@ h200 run env PATH="$TMP/bin:$PATH" "$PROBE" doctor --json
 expect_rc 1 "doctor with no arguments: python3 on PATH"
 expect_json "its sys.path directories that exist, and foo found there" \
 	'd["python"]["paths"] == ["'"$sp"'"] and d["python"]["version"] == "3.11.9" and [p["package"]["name"] for p in d["packages"] if p["package"]] == ["foo"]'
-run env PATH="$TMP/bin:$PATH" LD_LIBRARY_PATH="$TMP/empty" "$PROBE" doctor
-if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
-	ok "no-driver doctor case skipped: this machine has libcuda.so.1 installed"
-else
-	expect_rc 2 "doctor without a driver"
-	expect_grep "says there is no GPU to check against" "$TMP/out" "NO GPU TO CHECK AGAINST"
-	expect_grep "and why" "$TMP/out" "cannot load libcuda.so.1"
-	expect_grep "still lists the packages with device code" "$TMP/out" "foo 1.2.3 (pip)"
-fi
+# No driver, on every machine: an empty file named libcuda.so.1 first on
+# LD_LIBRARY_PATH (searched before the loader cache) makes dlopen fail
+# ("file too short") even where a driver is installed.
+mkdir -p "$TMP/nodriver" && : >"$TMP/nodriver/libcuda.so.1"
+run env PATH="$TMP/bin:$PATH" LD_LIBRARY_PATH="$TMP/nodriver" "$PROBE" doctor
+expect_rc 2 "doctor without a driver"
+expect_grep "says there is no GPU to check against" "$TMP/out" "NO GPU TO CHECK AGAINST"
+expect_grep "and why" "$TMP/out" "cannot load libcuda.so.1"
+expect_grep "still lists the packages with device code" "$TMP/out" "foo 1.2.3 (pip)"
 run env PATH="$TMP/bin:$PATH" "$PROBE" doctor --python /nonexistent/python
 expect_rc 2 "doctor --python with an interpreter that does not exist"
 expect_grep "names it" "$TMP/err" "cannot run /nonexistent/python"
