@@ -39,6 +39,12 @@ else
 	run "$PROBE" check --sm 9.0 "$TMP/rt"
 	expect_rc 0 "no driver given: the runtime is described, not failed"
 	expect_grep "no driver: says what it needs" "$TMP/out" "needs a driver >= $floor"
+	# doctor's exit status counts it too (issue 23: only check's was tested)
+	run "$PROBE" doctor --sm 9.0 --driver "$old" "$TMP/rt"
+	expect_rc 1 "doctor: the same runtime with --driver $old fails (1 CUDA library needs a newer driver)"
+	expect_grep "doctor: says so in its closing line" "$TMP/out" "1 CUDA library needs a newer driver"
+	run "$PROBE" doctor --sm 9.0 --driver "$N.0" "$TMP/rt"
+	expect_rc 0 "doctor: with --driver $N.0 it passes"
 	# a pip-style name carrying the full version: a newer minor on an older one of the same major
 	rm "$TMP/rt/libcudart.so.$N"
 	cp -L "$cudart" "$TMP/rt/libcudart.so.$N.4.127"
