@@ -155,6 +155,17 @@ $(UNIT_DIAG_DRIVER): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) \
 	-L$(FAKE_DIR) -lcuda -Wl,-rpath,$(abspath $(FAKE_DIR))
 $(UNIT_DIAG_DRIVER): tests/unit/driver_standin.c tests/unit/driver_standin.h $(DIAG_LIB) $(FAKE_CUDA)
+# probe/ units (issue 23): each test links the one probe object it tests,
+# with the layers below; the tree lister's is the 8-entry-window build
+# (tree-ahead8.o), so its back-pressure path runs.
+UNIT_PROBE_OBJ_pool := $(BUILD)/obj/probe/pool.o
+UNIT_PROBE_OBJ_tree := $(BUILD)/obj/probe/tree-ahead8.o
+UNIT_PROBE_OBJ_targets_async := $(BUILD)/obj/probe/targets_async.o
+UNIT_PROBE := $(call unit_bin,pool tree targets_async)
+$(UNIT_PROBE): CPPFLAGS += -Iprobe
+$(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o
+$(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
+$(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
