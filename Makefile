@@ -219,7 +219,8 @@ mutation: all fixtures unit shim-tests $(PROBE_AHEAD8)
 # scratch copy and judged by the tests that cover its file; closing line
 # "mutants: K killed, S survived, E equivalent of N sampled (seed X): score P%".
 mutants: all fixtures unit shim-tests $(PROBE_AHEAD8)
-	python3 tests/mutation/mutants.py run
+	MUTANTS_N="$(MUTANTS_N)" MUTANTS_SEED="$(MUTANTS_SEED)" MUTANTS_MIN_SCORE="$(MUTANTS_MIN_SCORE)" \
+		python3 tests/mutation/mutants.py run
 
 # The file->tests map make mutants reads, from gcov: a coverage build in
 # build-cov (fixtures shared), each test alone. Run it after tests or

@@ -8,7 +8,9 @@
 Sites are found by rule (RULES below) in every .c file of core/, sys/,
 report/, probe/ and shim/, outside comments, strings and preprocessor
 lines. `run` draws MUTANTS_N of them (default 60) in an order fixed by
-MUTANTS_SEED (default: random, printed), plants each alone in one scratch
+MUTANTS_SEED (default: random, printed; MUTANTS_FILES="core/x.c ..." and
+MUTANTS_KEYS="file@hash ..." narrow the pool, e.g. to re-judge survivors),
+plants each alone in one scratch
 copy of the tree (made once, with build/; fixtures shared), rebuilds the
 mutated object and what links it, and runs the tests that cover the file
 (coverage.txt, made from gcov by `map`; the whole suite when the file has no
@@ -394,11 +396,12 @@ def show(m):
 
 
 def cmd_run(args):
-    n_want = int(os.environ.get("MUTANTS_N", "60"))
+    n_want = int(os.environ.get("MUTANTS_N") or "60")
     seed_env = os.environ.get("MUTANTS_SEED", "")
     seed = int(seed_env) if seed_env else random.SystemRandom().randrange(1, 1 << 31)
-    min_score = float(os.environ.get("MUTANTS_MIN_SCORE", "90"))
+    min_score = float(os.environ.get("MUTANTS_MIN_SCORE") or "90")
     only = os.environ.get("MUTANTS_FILES", "").split()
+    keys = set(os.environ.get("MUTANTS_KEYS", "").split())
     fixtures = os.path.realpath(os.environ.get("KIMG_FIXTURES", os.path.join(ROOT, "build", "fixtures")))
     if not os.path.exists(os.path.join(fixtures, "multi.fatbin")):
         die("fixtures missing in %s (make fixtures)" % fixtures)
@@ -413,7 +416,7 @@ def cmd_run(args):
     pool = []
     for src in product_sources():
         if not only or src in only:
-            pool += file_mutants(src)
+            pool += [m for m in file_mutants(src) if not keys or m["key"] in keys]
     random.Random(seed).shuffle(pool)
 
     scratch = tempfile.mkdtemp(prefix="kimg-mutants.")
