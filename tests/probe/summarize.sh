@@ -147,4 +147,20 @@ env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json K
 run "$PROBE" summarize --json "$logs"/solo-0.log
 expect_json "no launcher: %r is 0 in the file name, rank null in the report" \
 	"d['groups'][0]['ranks'] == [] and d['groups'][0]['unknown_rank_reports'] == 1"
+# ---- six GPUs in one group: the text names four and "+2 more" ----
+mkdir -p "$TMP/six"
+python3 - "$logs/solo-0.log" "$TMP/six/all.log" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as f:
+    for k, name in enumerate(["GPU A", "GPU B", "GPU C", "GPU D", "GPU E", "GPU F"]):
+        d["device"]["name"] = name
+        d["process"]["rank"] = k
+        f.write(json.dumps(d) + "\n")
+PY
+run "$PROBE" summarize "$TMP/six/all.log"
+expect_grep "text: four GPUs named, then +2 more" "$TMP/out" \
+	"GPU A (SM 9.0), GPU B (SM 9.0), GPU C (SM 9.0), GPU D (SM 9.0) +2 more"
+run "$PROBE" summarize --json "$TMP/six/all.log"
+expect_json "JSON: all six GPUs" "len(d['groups'][0]['devices']) == 6"
 finish
