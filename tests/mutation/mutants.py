@@ -113,6 +113,10 @@ FLAG_R = re.compile(r"\s*(?<![|])\|(?![|=])\s*([A-Z][A-Z0-9_]{2,})\b")
 CALL = re.compile(r"^(\s*)(?:\(void\)\s*)?([A-Za-z_]\w*(?:(?:\.|->)\w+)*)\s*\(")
 RET = re.compile(r"^(\s*)return\s+(\S.*?)\s*;\s*$")
 IF = re.compile(r"\bif\s*\(")
+# Calls whose removal only leaks (memory, a descriptor, a mapping): no
+# functional test can see it; the fuzz targets run the core under ASan's
+# leak checker instead. Not drawn by call-removed.
+RELEASE = re.compile(r"^(?:free|\w+_free|close|fclose|closedir|munmap|dlclose|pthread_\w+_destroy|\w*unmap\w*)$")
 ARRAY_DECL = re.compile(r"\b(?:char|int|unsigned|size_t|uint\d+_t|int\d+_t|long|short|bool|struct \w+|\w+_t)\s+\**\w+\s*\[\s*$")
 
 
@@ -148,7 +152,7 @@ def sites_of_line(m, line):
             for v in ("1", "0"):
                 out.append(("if-" + ("true" if v == "1" else "false"), line[:o + 1] + v + line[c:]))
     cm = CALL.match(m)
-    if cm and cm.group(2) not in KEYWORDS:
+    if cm and cm.group(2) not in KEYWORDS and not RELEASE.match(cm.group(2)):
         o = m.index("(", cm.end(2))
         c = close_paren(m, o)
         if c > 0 and re.fullmatch(r"\s*;\s*", m[c + 1:]):
