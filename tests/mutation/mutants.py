@@ -116,7 +116,7 @@ IF = re.compile(r"\bif\s*\(")
 # Calls whose removal only leaks (memory, a descriptor, a mapping): no
 # functional test can see it; the fuzz targets run the core under ASan's
 # leak checker instead. Not drawn by call-removed.
-RELEASE = re.compile(r"^(?:free|\w+_free|close|fclose|closedir|munmap|dlclose|pthread_\w+_destroy|\w*unmap\w*)$")
+RELEASE = re.compile(r"^(?:free|\w*_free\w*|\w*free_\w*|close|fclose|closedir|munmap|dlclose|pthread_\w+_destroy|\w*unmap\w*)$")
 ARRAY_DECL = re.compile(r"\b(?:char|int|unsigned|size_t|uint\d+_t|int\d+_t|long|short|bool|struct \w+|\w+_t)\s+\**\w+\s*\[\s*$")
 
 
