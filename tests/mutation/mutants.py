@@ -423,6 +423,10 @@ def cmd_run(args):
             pool += [m for m in file_mutants(src) if not keys or m["key"] in keys]
     random.Random(seed).shuffle(pool)
 
+    # ended from outside (CI's timeout, a kill): the finally below still
+    # removes the scratch copy
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(3))
     scratch = tempfile.mkdtemp(prefix="kimg-mutants.")
     try:
         tree = copy_tree(scratch)
