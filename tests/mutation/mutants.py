@@ -375,11 +375,24 @@ def strip_debug_equal(a, b):
 def copy_tree(scratch):
     tree = os.path.join(scratch, "tree")
     os.makedirs(os.path.join(tree, "build"))
-    r = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard"], capture_output=True)
-    if r.returncode:
-        die("git ls-files failed in %s" % ROOT)
-    names = [n for n in r.stdout.decode("utf-8", "surrogateescape").split("\0") if n and os.path.lexists(
-        os.path.join(ROOT, n))]
+    # the tree as git sees it (tracked and untracked, not ignored); without
+    # git (a minimal system, a tarball of the sources), all but .git and
+    # the build folders
+    try:
+        r = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard"], capture_output=True)
+        listed = r.returncode == 0
+    except OSError:
+        listed = False
+    if listed:
+        names = [n for n in r.stdout.decode("utf-8", "surrogateescape").split("\0") if n and os.path.lexists(
+            os.path.join(ROOT, n))]
+    else:
+        names = []
+        for base, dirs, files in os.walk(ROOT):
+            rel = os.path.relpath(base, ROOT)
+            if rel == ".":
+                dirs[:] = [d for d in dirs if d not in (".git", "build", "dist") and not d.startswith("build-")]
+            names += [os.path.normpath(os.path.join(rel, f)) for f in files]
     tar = subprocess.Popen(["tar", "--null", "-T", "-", "-cf", "-"], cwd=ROOT, stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE)
     untar = subprocess.Popen(["tar", "-xf", "-", "-C", tree], stdin=tar.stdout)
