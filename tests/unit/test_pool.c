@@ -73,7 +73,7 @@ START_TEST(runs_threads_at_once)
 		struct job jobs[12];
 		int order[12], n = 0;
 		for (int i = 0; i < 12; i++) {
-			jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false }, i, 15, order, &n, NULL };
+			jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false }, i, 40, order, &n, NULL };
 			probe_pool_submit(p, &jobs[i].base);
 		}
 		probe_pool_end(p);
