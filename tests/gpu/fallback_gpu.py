@@ -44,7 +44,7 @@ EXPECTED = 33
 
 
 # CUDA version the driver reports -> the highest PTX ISA it accepts:
-# /work/shared/reference/compat-rules.md section 4 (NVIDIA's PTX ISA release
+# docs/rules.md §4 (NVIDIA's PTX ISA release
 # history; 12.6 -> 8.5 from XLA-16504). Typed here, not read from kimg.
 DRIVER_CUDA_TO_PTX_ISA = {
     (11, 8): "7.8", (12, 0): "8.0", (12, 1): "8.1", (12, 2): "8.2", (12, 3): "8.3", (12, 4): "8.4",

@@ -112,7 +112,7 @@ static const struct name_case names[] = {
 };
 
 /* Every row of core/gpus.c's table, pinned: canonical name, CC, Tegra,
- * family, typed from /work/shared/reference/compat-rules.md §6 (NVIDIA's
+ * family, typed from docs/rules.md §6 (NVIDIA's
  * CUDA GPUs page [doc GPUS] and legacy page [doc LEGACY]), row by row of
  * that table, not from gpus.c. Rows the reference does not list carry the
  * source gpus.c gives for them (the die they share). The table must hold

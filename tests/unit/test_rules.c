@@ -274,7 +274,7 @@ END_TEST
 
 
 /* Every row of the PTX ISA <-> CUDA <-> driver table, pinned: typed from
- * /work/shared/reference/compat-rules.md section 4 (ISA 6.0 / CUDA 9.0
+ * docs/rules.md §4 (ISA 6.0 / CUDA 9.0
  * onwards), not read from rules_tables.c. The three rows before it (CUDA
  * 7.0-8.0) are not in the reference: they are copied from rules_tables.c's
  * own sourced rows and pin them against change only. Each row is checked three ways: the driver of that
