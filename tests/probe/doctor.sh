@@ -43,6 +43,10 @@ else
 	run "$PROBE" doctor --sm 9.0 --driver "$old" "$TMP/rt"
 	expect_rc 1 "doctor: the same runtime with --driver $old fails (1 CUDA library needs a newer driver)"
 	expect_grep "doctor: says so in its closing line" "$TMP/out" "1 CUDA library needs a newer driver"
+	run "$PROBE" doctor --json --sm 9.0 --driver "$old" "$TMP/rt"
+	expect_json "doctor --json: its package group counts it, verdict needs_newer_driver, the file among the failures" \
+		'[(p["files"], p["cannot_run"], p["needs_newer_driver"], p["verdict"], [(f["path"].endswith("/libcudart.so.'"$N"'"), f["needs_newer_driver"]) for f in p["failures"]]) for p in d["packages"]]
+		 == [(1, 0, 1, "needs_newer_driver", [(True, True)])] and d["ok"] is False'
 	run "$PROBE" doctor --sm 9.0 --driver "$N.0" "$TMP/rt"
 	expect_rc 0 "doctor: with --driver $N.0 it passes"
 	# a pip-style name carrying the full version: a newer minor on an older one of the same major
