@@ -151,6 +151,20 @@ run "$PROBE" check --sm "@$TMP/bad.jsonl" "$FX/sm80_exe"
 expect_rc 2 "--sm @FILE with a line that is no device document"
 expect_grep "names the file and line" "$TMP/err" "bad.jsonl:1: not a 'kimg-probe device --json' document"
 
+# a document line of exactly 1 MiB (FLEET_LINE_MAX) is read; one byte more is refused, named
+python3 - "$TMP/fleet.jsonl" "$TMP/max.jsonl" "$TMP/over.jsonl" <<'PY'
+import sys
+line = open(sys.argv[1]).readline().rstrip("\n")
+for path, size in ((sys.argv[2], 1 << 20), (sys.argv[3], (1 << 20) + 1)):
+    with open(path, "w") as f:
+        f.write(line + " " * (size - len(line)) + "\n")
+PY
+run "$PROBE" check --sm "@$TMP/max.jsonl" "$FX/sm80_exe"
+expect_rc 1 "--sm @FILE: a document line of exactly 1 MiB is read (sm80_exe cannot run on its H200)"
+run "$PROBE" check --sm "@$TMP/over.jsonl" "$FX/sm80_exe"
+expect_rc 2 "--sm @FILE: a line of 1 MiB + 1 byte is refused"
+expect_grep "names the file, the line and the limit" "$TMP/err" "over.jsonl:1: line longer than 1048576 bytes"
+
 # summarize: inventories beside reports
 cp "$TMP/fleet.jsonl" "$TMP/mixed.jsonl"
 echo '{"error":{"code":209,"name":"CUDA_ERROR_NO_BINARY_FOR_GPU"},"call":"cuLibraryGetKernel","module":{"file":"/app","offset":4096},"device":{"name":"NVIDIA H200","sm":"9.0"},"process":{"host":"node3","rank":0}}' >>"$TMP/mixed.jsonl"
