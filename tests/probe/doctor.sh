@@ -185,6 +185,16 @@ expect_json "doctor: packages failures first, foo and bar failing, each with a f
 	 == [("bar", "cannot_run", True), ("foo", "cannot_run", True), (None, "cannot_run", True)]'
 expect_json "doctor: GPU readings agree, target is GPU 0" \
 	'd["gpus"][0]["cc_readings"]["agree"] is True and d["targets"][0]["label"] == "GPU 0 (NVIDIA H200, 9.0)"'
+# files named like data or source inside a directory are left unopened, even when they hold
+# device code (an sm_80 cubin saved as weights.pt, kernels.py, a.npz); the same cubin as .so is read
+mkdir -p "$TMP/named"
+for n in weights.pt kernels.py a.npz; do cp "$FX/sm80.cubin" "$TMP/named/$n"; done
+h200 run "$PROBE" doctor --json "$TMP/named"
+expect_rc 0 "doctor: a directory of an sm_80 cubin named weights.pt, kernels.py, a.npz: nothing read"
+expect_json "doctor: no package with device code" 'd["packages"] == []'
+cp "$FX/sm80.cubin" "$TMP/named/libk.so"
+h200 run "$PROBE" doctor --json "$TMP/named"
+expect_rc 1 "doctor: the same cubin as libk.so is read and cannot run on 9.0"
 # a library that selects per-GPU modules at run time: its sm_80-only module, next to one that runs
 # on 9.0, is code for other GPUs (not a failure); with no module that runs, the file still fails
 mkdir -p "$TMP/libs/ok" "$TMP/libs/bad"
