@@ -12,9 +12,10 @@ MUTANTS_SEED (default: random, printed; MUTANTS_FILES="core/x.c ..." and
 MUTANTS_KEYS="file@hash ..." narrow the pool, e.g. to re-judge survivors),
 plants each alone in one scratch
 copy of the tree (made once, with build/; fixtures shared), rebuilds the
-mutated object and what links it, and runs the tests that cover the file
-(coverage.txt, made from gcov by `map`; the whole suite when the file has no
-entry), quickest first, stopping at the first failure. A mutant that does not
+mutated object and what links it, and runs the tests that executed the
+mutated line (coverage.txt, made from gcov by `map`; all tests of the file
+for a line gcov does not count or a file changed since; the whole suite for
+a file with no entry), quickest first, stopping at the first failure. A mutant that does not
 compile, or whose object code equals the original's (the compiler proved it
 equivalent), is discarded and replaced by the next site. A surviving mutant
 is equivalent when its key (file@hash of the rule, the line before and after
@@ -244,12 +245,12 @@ def run_test(name, cwd, build, fixtures, limit):
     return rc, time.time() - t0
 
 
-def gcov_files(build):
-    """source files with an executed line, from every .gcda under build"""
+def gcov_lines(build):
+    """{source: (executed lines, executable lines)} from every .gcda under build"""
     gcdas = []
     for base, _, files in os.walk(os.path.join(ROOT, build)):
         gcdas += [os.path.join(base, f) for f in files if f.endswith(".gcda")]
-    hit = set()
+    out = {}
     for k in range(0, len(gcdas), 40):
         chunk = gcdas[k:k + 40]
         r = subprocess.run(["gcov", "--json-format", "--stdout"] + chunk, cwd=ROOT, capture_output=True, text=True)
@@ -268,9 +269,39 @@ def gcov_files(build):
                 pos = nl + 1
                 continue
             for f in obj.get("files", []):
-                if any(l.get("count", 0) > 0 for l in f.get("lines", [])):
-                    hit.add(os.path.normpath(f["file"]))
-    return hit
+                hit, known = out.setdefault(os.path.normpath(f["file"]), (set(), set()))
+                for l in f.get("lines", []):
+                    known.add(l["line_number"])
+                    if l.get("count", 0) > 0:
+                        hit.add(l["line_number"])
+    return out
+
+
+def ranges(nums):
+    """sorted ints -> "1-4,7,9-10" """
+    out, nums = [], sorted(nums)
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        out.append(str(nums[i]) if i == j else "%d-%d" % (nums[i], nums[j]))
+        i = j + 1
+    return ",".join(out) or "-"
+
+
+def unranges(text):
+    out = set()
+    for part in text.split(","):
+        if part and part != "-":
+            a, _, b = part.partition("-")
+            out.update(range(int(a), int(b or a) + 1))
+    return out
+
+
+def file_digest(path):
+    with open(os.path.join(ROOT, path), "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()[:12]
 
 
 def cmd_map(args):
@@ -280,27 +311,40 @@ def cmd_map(args):
     tests = all_tests(build)
     if not tests:
         die("no tests in %s (make mutants-map builds them)" % build)
-    durations, covers = {}, {}
+    durations, covers, hits, executable = {}, {}, {}, {}
     for name in tests:
         for base, _, files in os.walk(os.path.join(ROOT, build)):
             for f in files:
                 if f.endswith(".gcda"):
                     os.unlink(os.path.join(base, f))
         rc, dt = run_test(name, ROOT, build, fixtures, 900)
-        files = sorted(gcov_files(build) & sources)
+        lines = gcov_lines(build)
+        files = sorted(f for f in lines if f in sources and lines[f][0])
         durations[name] = (dt, rc)
+        for f in sources & set(lines):
+            executable.setdefault(f, set()).update(lines[f][1])
         for f in files:
             covers.setdefault(f, []).append(name)
+            hits[(f, name)] = lines[f][0]
         print("map: %-36s %6.1fs rc=%s %d files" % (name, dt, rc, len(files)), flush=True)
     order = sorted(tests, key=lambda t: durations[t][0])
     with open(MAP + ".tmp", "w") as out:
         out.write("# Made by `make mutants-map` (tests/mutation/mutants.py map) from gcov: do not edit.\n"
                   "# test NAME SECONDS RC: each test alone in the coverage build (-O0 --coverage)\n"
-                  "# file PATH TEST...: the tests that execute a line of PATH, quickest first\n")
+                  "# file PATH TEST...: the tests that execute a line of PATH, quickest first\n"
+                  "# lines PATH SHA1 EXECUTABLE: PATH's content when mapped, the lines gcov counts\n"
+                  "# hit PATH TEST LINES: the lines TEST executed (a mutant on an executable line\n"
+                  "#   runs only the tests that executed it; elsewhere, or once PATH has changed,\n"
+                  "#   all of PATH's tests)\n")
         for t in order:
             out.write("test %s %.1f %s\n" % (t, durations[t][0], durations[t][1]))
         for f in sorted(sources):
             out.write("file %s%s\n" % (f, "".join(" " + t for t in order if t in covers.get(f, []))))
+        for f in sorted(sources):
+            out.write("lines %s %s %s\n" % (f, file_digest(f), ranges(executable.get(f, ()))))
+            for t in order:
+                if (f, t) in hits:
+                    out.write("hit %s %s %s\n" % (f, t, ranges(hits[(f, t)])))
     os.replace(MAP + ".tmp", MAP)
     uncovered = [f for f in sorted(sources) if f not in covers]
     print("map: %d tests, %d of %d files covered -> %s" % (len(tests), len(covers), len(sources),
@@ -312,20 +356,39 @@ def cmd_map(args):
         print("map: failed in the coverage build (coverage still recorded): " + " ".join(failing))
 
 
-def read_map():
-    durations, covers = {}, {}
-    if not os.path.exists(MAP):
-        return durations, None
-    with open(MAP) as f:
-        for line in f:
-            w = line.split()
-            if not w or w[0].startswith("#"):
-                continue
-            if w[0] == "test":
-                durations[w[1]] = float(w[2])
-            elif w[0] == "file":
-                covers[w[1]] = w[2:]
-    return durations, covers
+class Map:
+    """coverage.txt: durations, the tests of each file, and by line"""
+
+    def __init__(self):
+        self.durations, self.covers, self.digest, self.executable, self.hits = {}, None, {}, {}, {}
+        if not os.path.exists(MAP):
+            return
+        self.covers = {}
+        with open(MAP) as f:
+            for line in f:
+                w = line.split()
+                if not w or w[0].startswith("#"):
+                    continue
+                if w[0] == "test":
+                    self.durations[w[1]] = float(w[2])
+                elif w[0] == "file":
+                    self.covers[w[1]] = w[2:]
+                elif w[0] == "lines" and len(w) == 4:
+                    self.digest[w[1]], self.executable[w[1]] = w[2], w[3]
+                elif w[0] == "hit" and len(w) == 4:
+                    self.hits[(w[1], w[2])] = w[3]
+
+    def tests_for(self, path, line):
+        """(tests, how): the tests to run for a mutant of path at line, or
+        (None, ...) when the map has no entry for path"""
+        tests = self.covers.get(path)
+        if tests is None:
+            return None, "file not in the map"
+        if path not in self.digest or self.digest[path] != file_digest(path):
+            return tests, "file changed since the map"
+        if line not in unranges(self.executable[path]):
+            return tests, "line gcov does not count"
+        return [t for t in tests if line in unranges(self.hits.get((path, t), ""))], "tests executing the line"
 
 
 def read_equivalents():
@@ -424,8 +487,9 @@ def cmd_run(args):
     fixtures = os.path.realpath(os.environ.get("KIMG_FIXTURES", os.path.join(ROOT, "build", "fixtures")))
     if not os.path.exists(os.path.join(fixtures, "multi.fatbin")):
         die("fixtures missing in %s (make fixtures)" % fixtures)
-    durations, covers = read_map()
-    if covers is None:
+    cmap = Map()
+    durations = cmap.durations
+    if cmap.covers is None:
         die("no coverage map %s (make mutants-map)" % os.path.relpath(MAP, ROOT))
     equivalents = read_equivalents()
     suite = all_tests("build")
@@ -476,7 +540,7 @@ def cmd_run(args):
                 if strip_debug_equal(obj, os.path.join(scratch, "orig.o")):
                     discarded_same += 1
                     continue
-                tests = covers.get(m["file"])
+                tests, how = cmap.tests_for(m["file"], m["line"])
                 if tests is None:
                     tests = sorted(suite, key=lambda t: durations.get(t, 60.0))
                 # what each test needs is linked just before it runs: most
@@ -517,7 +581,7 @@ def cmd_run(args):
                                                            equivalents[m["key"]]), flush=True)
                 else:
                     survived.append(m)
-                    print("SURVIVED   %s (key %s; %d tests, %.0fs)" % (show(m), m["key"], len(tests), dt),
+                    print("SURVIVED   %s (key %s; %d tests: %s, %.0fs)" % (show(m), m["key"], len(tests), how, dt),
                           flush=True)
             finally:
                 # the original back: the source newer than the mutant's
