@@ -154,6 +154,17 @@ run "$PROBE" check --sm "@$TMP/bad.jsonl" "$FX/sm80_exe"
 expect_rc 2 "--sm @FILE with a line that is no device document"
 expect_grep "names the file and line" "$TMP/err" "bad.jsonl:1: not a 'kimg-probe device --json' document"
 
+# documents with no GPU in them: an error naming the file and the count, not an empty target list
+python3 - "$TMP/fleet.jsonl" "$TMP/nogpu.jsonl" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+d["devices"] = []
+with open(sys.argv[2], "w") as f:
+    f.write(json.dumps(d) + "\n" + json.dumps(d) + "\n")
+PY
+run "$PROBE" check --sm "@$TMP/nogpu.jsonl" "$FX/sm80_exe"
+expect_rc 2 "--sm @FILE whose documents list no GPU"
+expect_grep "names the file and the documents" "$TMP/err" "nogpu.jsonl: no GPUs in 2 device documents"
 # a document line of exactly 1 MiB (FLEET_LINE_MAX) is read; one byte more is refused, named
 python3 - "$TMP/fleet.jsonl" "$TMP/max.jsonl" "$TMP/over.jsonl" <<'PY'
 import sys
