@@ -312,6 +312,9 @@ def cmd_map(args):
     if not tests:
         die("no tests in %s (make mutants-map builds them)" % build)
     durations, covers, hits, executable = {}, {}, {}, {}
+    # the content the coverage build was made from: a file edited while the
+    # map runs then reads as changed (file-level), not as mapped by line
+    digests = {f: file_digest(f) for f in sources}
     for name in tests:
         for base, _, files in os.walk(os.path.join(ROOT, build)):
             for f in files:
@@ -341,7 +344,7 @@ def cmd_map(args):
         for f in sorted(sources):
             out.write("file %s%s\n" % (f, "".join(" " + t for t in order if t in covers.get(f, []))))
         for f in sorted(sources):
-            out.write("lines %s %s %s\n" % (f, file_digest(f), ranges(executable.get(f, ()))))
+            out.write("lines %s %s %s\n" % (f, digests[f], ranges(executable.get(f, ()))))
             for t in order:
                 if (f, t) in hits:
                     out.write("hit %s %s %s\n" % (f, t, ranges(hits[(f, t)])))
