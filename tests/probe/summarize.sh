@@ -161,6 +161,7 @@ PY
 run "$PROBE" summarize "$TMP/six/all.log"
 expect_grep "text: four GPUs named, then +2 more" "$TMP/out" \
 	"GPU A (SM 9.0), GPU B (SM 9.0), GPU C (SM 9.0), GPU D (SM 9.0) +2 more"
+if grep -E " 0-5 +GPU A " "$TMP/out" >/dev/null; then ok "text: ranks 0 to 5 as one range, 0-5"; else fail "text: ranks 0-5: $(cat "$TMP/out")"; fi
 run "$PROBE" summarize --json "$TMP/six/all.log"
 expect_json "JSON: all six GPUs" "len(d['groups'][0]['devices']) == 6"
 finish
