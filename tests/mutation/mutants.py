@@ -299,8 +299,8 @@ def unranges(text):
     return out
 
 
-def file_digest(path):
-    with open(os.path.join(ROOT, path), "rb") as f:
+def file_digest(path, root=ROOT):
+    with open(os.path.join(root, path), "rb") as f:
         return hashlib.sha1(f.read()).hexdigest()[:12]
 
 
@@ -381,13 +381,14 @@ class Map:
                 elif w[0] == "hit" and len(w) == 4:
                     self.hits[(w[1], w[2])] = w[3]
 
-    def tests_for(self, path, line):
-        """(tests, how): the tests to run for a mutant of path at line, or
-        (None, ...) when the map has no entry for path"""
+    def tests_for(self, path, line, root=ROOT):
+        """(tests, how): the tests to run for a mutant of path (as it is
+        under root, unmutated) at line, or (None, ...) when the map has no
+        entry for path"""
         tests = self.covers.get(path)
         if tests is None:
             return None, "file not in the map"
-        if path not in self.digest or self.digest[path] != file_digest(path):
+        if path not in self.digest or self.digest[path] != file_digest(path, root):
             return tests, "file changed since the map"
         if line not in unranges(self.executable[path]):
             return tests, "line gcov does not count"
@@ -525,6 +526,8 @@ def cmd_run(args):
             ok, log = make(tree, [os.path.relpath(obj, tree)])
             if not ok:
                 die("the unmutated %s does not build:\n%s" % (m["file"], log[-2000:]))
+            # which tests, judged on the unmutated file of the copy
+            tests, how = cmap.tests_for(m["file"], m["line"], tree)
             shutil.copy2(src, os.path.join(scratch, "orig.c"))
             shutil.copy2(obj, os.path.join(scratch, "orig.o"))
             with open(src, encoding="utf-8", errors="surrogateescape") as f:
@@ -543,7 +546,6 @@ def cmd_run(args):
                 if strip_debug_equal(obj, os.path.join(scratch, "orig.o")):
                     discarded_same += 1
                     continue
-                tests, how = cmap.tests_for(m["file"], m["line"])
                 if tests is None:
                     tests = sorted(suite, key=lambda t: durations.get(t, 60.0))
                 # what each test needs is linked just before it runs: most
