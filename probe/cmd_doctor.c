@@ -31,6 +31,14 @@ static const char doctor_help[] =
 	"    sys.path, asked once), or of --python PATH, or over the DIRs given:\n"
 	"    failures first, grouped by the package that installed each file (pip,\n"
 	"    conda, dpkg), each with the fix for that package\n"
+	"  - the toolchains: Triton's ptxas (bundled, or $TRITON_PTXAS_PATH) and the\n"
+	"    nvcc and ptxas on PATH and in /usr/local/cuda* ($KIMG_TOOLKIT_DIRS:\n"
+	"    colon-separated toolkit roots instead), each --version against the GPUs\n"
+	"  - the JIT caches (CuPy $CUPY_CACHE_DIR, $TORCH_EXTENSIONS_DIR, Triton\n"
+	"    $TRITON_CACHE_DIR, FlashInfer, the driver's $CUDA_CACHE_PATH), every\n"
+	"    cached cubin, PTX and library judged; stale ones named with what to remove\n"
+	"  - CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, CUDA_MODULE_LOADING,\n"
+	"    TORCH_CUDA_ARCH_LIST and CUDA_CACHE_* when set, with what each changes\n"
 	"\n"
 	"  --json         one JSON document on stdout (docs/json.md)\n"
 	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
@@ -41,9 +49,10 @@ static const char doctor_help[] =
 	"with device code and the CUDA runtimes, and exits 2 (nothing to check\n"
 	"against) unless --sm is given.\n"
 	"\n"
-	"Exit status as check: 0 everything can run; 1 some module cannot run, or a\n"
-	"CUDA runtime needs a newer driver; 2 usage error, unreadable input, or no GPU\n"
-	"to check against.\n";
+	"Exit status as check: 0 everything can run; 1 some module cannot run, a\n"
+	"CUDA runtime needs a newer driver, the ptxas Triton uses cannot target a\n"
+	"GPU, or a JIT cache holds stale code; 2 usage error, unreadable input, or no\n"
+	"GPU to check against. An nvcc or ptxas too old for a GPU is named only.\n";
 
 
 static struct doc_file *new_file(struct doctor *d)
@@ -316,6 +325,12 @@ int probe_cmd_doctor(int argc, char **argv)
 	else
 		probe_walk(args.paths, args.n_paths, &w);
 	add_system_libs(&d);
+	if (have_py)
+		probe_doctor_tools(&d, py.paths, py.n_paths);
+	else
+		probe_doctor_tools(&d, args.paths, args.n_paths);
+	probe_doctor_caches(&d);
+	probe_doctor_switches(&d);
 	unsigned long cannot = 0, libs_bad = 0;
 	for (size_t i = 0; i < d.n_files; i++) {
 		struct doc_file *f = &d.files[i];
@@ -337,7 +352,7 @@ int probe_cmd_doctor(int argc, char **argv)
 		failing_pkgs += groups[k].cannot || groups[k].libs_bad;
 	status = d.out.errors ? PROBE_EXIT_ERROR
 		 : d.n_targets == 0 ? PROBE_EXIT_ERROR
-		 : cannot || libs_bad ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+		 : cannot || libs_bad || d.tools.triton_bad || d.caches.stale ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	double elapsed = now_s() - t0;
 	struct doctor_totals tot = { status, cannot, libs_bad, failing_pkgs, elapsed, sm_list };
 	if (json)
@@ -352,6 +367,7 @@ out:
 	for (size_t i = 0; i < d.n_files; i++)
 		free(d.files[i].path);
 	free(d.files);
+	probe_doctor_caches_free(&d);
 	free(d.targets);
 	probe_extras_free(&d.extras);
 	probe_python_free(&py);

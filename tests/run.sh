@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every unit test program (build/tests/test_*) and every integration
-# script (tests/{probe,shim,scripts}/*.sh), then prints "N passed, N failed".
+# script (tests/{probe,shim,api,scripts}/*.sh), then prints "N passed, N failed".
 # Each program/script is one test unit; its own output says what it checked.
 # Every one runs under a time limit (timeout(1), which ends its whole
 # process group): KIMG_TEST_TIMEOUT seconds (default 300), or the number a
@@ -36,7 +36,7 @@ for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "$(basename "$t")" "$DEFAULT_TIMEOUT" "$t"
 done
-for s in tests/probe/*.sh tests/shim/*.sh tests/scripts/*.sh; do
+for s in tests/probe/*.sh tests/shim/*.sh tests/api/*.sh tests/scripts/*.sh; do
 	[ -f "$s" ] || continue
 	run_one "$s" "$(limit_of "$s")" bash "$s"
 done

@@ -6,7 +6,7 @@
     mutants.py list  FILE...               print the mutants of FILE (no build)
 
 Sites are found by rule (RULES below) in every .c file of core/, sys/,
-report/, probe/ and shim/, outside comments, strings and preprocessor
+report/, probe/, shim/ and api/, outside comments, strings and preprocessor
 lines. `run` draws MUTANTS_N of them (default 60) in an order fixed by
 MUTANTS_SEED (default: random, printed; MUTANTS_FILES="core/x.c ..." and
 MUTANTS_KEYS="file@hash ..." narrow the pool, e.g. to re-judge survivors),
@@ -44,7 +44,7 @@ ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.join(ROOT, "tests", "mutation")
 MAP = os.path.join(HERE, "coverage.txt")
 EQUIV = os.path.join(HERE, "equivalent.txt")
-PRODUCT_DIRS = ("core", "sys", "report", "probe", "shim")
+PRODUCT_DIRS = ("core", "sys", "report", "probe", "shim", "api")
 KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case", "_Static_assert",
             "static_assert", "alignof", "_Alignof", "typeof", "__typeof__", "defined"}
 
@@ -212,7 +212,7 @@ def all_tests(build):
         p = os.path.join(tdir, f)
         if f.startswith("test_") and os.access(p, os.X_OK) and os.path.isfile(p):
             tests.append(f)
-    for d in ("probe", "shim", "scripts"):
+    for d in ("probe", "shim", "api", "scripts"):
         for f in sorted(os.listdir(os.path.join(ROOT, "tests", d))):
             if f.endswith(".sh"):
                 tests.append("tests/%s/%s" % (d, f))
@@ -423,6 +423,8 @@ def targets_of(test):
         return ["build/libkimg.so", "build/tsan/libkimg.so", "build/kimg-probe"]
     if test.startswith("tests/shim/"):
         return ["build/libkimg.so", "build/kimg-probe"]
+    if test.startswith("tests/api/"):
+        return ["all", "build/tests/api_ask"]
     return ["all"]
 
 
