@@ -374,9 +374,6 @@ class Map:
                     continue
                 if w[0] == "test":
                     self.durations[w[1]] = float(w[2])
-                    self.failed_here = getattr(self, "failed_here", set())
-                    if len(w) > 3 and w[3] != "0":
-                        self.failed_here.add(w[1])
                 elif w[0] == "file":
                     self.covers[w[1]] = w[2:]
                 elif w[0] == "lines" and len(w) == 4:
@@ -552,11 +549,12 @@ def cmd_run(args):
                     discarded_same += 1
                     continue
                 if tests is None:
-                    # the whole suite, but for the tests that failed in the
-                    # coverage build (deb.sh, wheel.sh need a git checkout,
-                    # which the scratch copy is not): no judges here
-                    skip = getattr(cmap, "failed_here", set())
-                    tests = sorted((t for t in suite if t not in skip), key=lambda t: durations.get(t, 60.0))
+                    # the whole suite, but for the mapped tests that executed
+                    # no product line at all (deb.sh and wheel.sh, which need
+                    # a git checkout; the scratch copy is none): no judges
+                    mapped = {t for ts in cmap.covers.values() for t in ts}
+                    idle = {t for t in durations if t not in mapped}
+                    tests = sorted((t for t in suite if t not in idle), key=lambda t: durations.get(t, 60.0))
                 # what each test needs is linked just before it runs: most
                 # mutants die in the first (quickest) test, so most links
                 # are never made
