@@ -317,6 +317,27 @@ START_TEST(fallback_glob_must_be_well_formed)
 }
 END_TEST
 
+/* Every option given at once: each kept copy is its own option's value
+ * (the banner and a forked child's log path read them), none overwritten
+ * by an option that keeps nothing (a make mutants survivor gave
+ * KIMG_VERBOSE a one-byte copy at offset 0, over CUDA_FORCE_PTX_JIT's). */
+START_TEST(kept_values_stay_their_own)
+{
+	PARSE("KIMG_LOG=/tmp/k-%p.log", "KIMG_FORMAT=json", "KIMG_VERBOSE=1", "KIMG_ON_ERROR=exit:3",
+	      "KIMG_FALLBACK=force-ptx:*cublas*", "KIMG_AUDIT=1", "CUDA_FORCE_PTX_JIT=1", "CUDA_DISABLE_PTX_JIT=1");
+	ck_assert(env.force_ptx_jit);
+	ck_assert(env.disable_ptx_jit);
+	ck_assert_str_eq(env.log_spec, "/tmp/k-%p.log");
+	ck_assert(env.log_per_process);
+	ck_assert_str_eq(o.log_path, "/tmp/k-4242.log");
+	ck_assert_str_eq(env.fallback_spec, "force-ptx:*cublas*");
+	ck_assert(o.verbose);
+	ck_assert(o.audit);
+	ck_assert_int_eq(o.exit_code, 3);
+	ck_assert_str_eq(warnings, "");
+}
+END_TEST
+
 /* issue 12 item 6: a forked child expands the same spec with its own pid */
 START_TEST(log_path_expands_again_per_pid)
 {
@@ -390,6 +411,7 @@ int main(void)
 	tcase_add_test(tc, skip_list_default_and_custom);
 	tcase_add_test(tc, disable);
 	tcase_add_test(tc, driver_jit_switches_snapshot);
+	tcase_add_test(tc, kept_values_stay_their_own);
 	tcase_add_test(tc, names_match_exactly);
 	tcase_add_test(tc, banner_is_one_line_with_every_option);
 	tcase_add_test(tc, launcher_rank_snapshot);
