@@ -45,7 +45,7 @@ static const char doctor_help[] =
 	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
 	"  --sm LIST      check against these GPUs instead of this machine's (as check)\n"
 	"  --driver X.Y   driver CUDA version for the GPUs of --sm (as check)\n"
-	"  -j N, --jobs N, --deep, --all, --every-file   as for check\n"
+	"  -j N, --jobs N, --deep, --all, --every-file, --platform OS/ARCH   as for check\n"
 	"\n"
 	"On a machine without a GPU or driver it says so, still lists the packages\n"
 	"with device code and the CUDA runtimes, and exits 2 (nothing to check\n"
