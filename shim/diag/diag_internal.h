@@ -162,6 +162,11 @@ KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
 /* Lines for people (banner, summary): the log target in text format,
  * stderr in json format (the log then holds JSON objects only). */
 KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
+/* At exit, on stderr: the reports a log reader that did not read cost. */
+KIMG_HIDDEN void kimg_log_say_dropped(void);
+/* dir opened O_PATH one name at a time, never through a symbolic link
+ * (ELOOP): the fallback of a kernel without openat2; unit tested. */
+KIMG_HIDDEN int kimg_log_walk_dir(const char *dir);
 
 /* ---- registry.c ---- */
 
