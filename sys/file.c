@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 /* stat, lstat and fstat are functions of libc.so only since glibc 2.33
@@ -378,4 +379,29 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
 	if (failed)
 		return kimg_error_set(err, -EIO, 0, "file changed while it was read");
 	return 0;
+}
+
+const char *kimg_file_pseudo_fs(const char *path)
+{
+	/* <linux/magic.h>; devtmpfs reports tmpfs's number, so /dev goes by name */
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} pseudo[] = {
+		{ 0x9fa0, "proc" },	     { 0x62656572, "sysfs" },	  { 0x27e0eb, "cgroup" },
+		{ 0x63677270, "cgroup2" },   { 0x64626720, "debugfs" },	  { 0x74726163, "tracefs" },
+		{ 0x73636673, "securityfs" }, { 0xcafe4a11, "bpf" },	  { 0x62656570, "configfs" },
+		{ 0xde5e81e4, "efivarfs" },  { 0x6165676c, "pstore" },	  { 0xf97cff8c, "selinuxfs" },
+		{ 0x1cd1, "devpts" },	     { 0x65735543, "fusectl" },	  { 0x42494e4d, "binfmt_misc" },
+		{ 0x6e736673, "nsfs" },	     { 0x57ac6e9d, "mqueue" },	  { 0x958458f6, "hugetlbfs" },
+	};
+	if (strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0)
+		return "devtmpfs";
+	struct statfs sfs;
+	if (statfs(path, &sfs) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++)
+		if ((unsigned long)sfs.f_type == pseudo[i].magic)
+			return pseudo[i].name;
+	return NULL;
 }

@@ -103,4 +103,9 @@ int kimg_file_stat(const char *path, struct stat *st, bool follow_links);
 /* The same for name in the directory dirfd (fstatat(2)). */
 int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links);
 
+/* The pseudo file system path lies on ("proc", "sysfs", "cgroup2",
+ * "devtmpfs"...), whose files are the kernel's controls and views, not
+ * stored files; NULL for an ordinary one (or when statfs fails). */
+const char *kimg_file_pseudo_fs(const char *path);
+
 #endif
