@@ -166,6 +166,11 @@ struct probe_walker {
 	 * not now). Until then the workers start large files only: a small
 	 * one would wait in its worker (probe_pool_close_gate). */
 	void (*when_ready)(void *ctx, void (*fn)(void *arg), void *arg);
+	/* A symbolic link inside a directory that leads nowhere holds no
+	 * device code: counted in one line at the end, unless strict_links
+	 * (check --strict), which makes each an error as before. One named on
+	 * the command line is always an error. */
+	bool strict_links;
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
@@ -196,6 +201,9 @@ struct probe_tree_visitor {
 	/* Optional, from any thread, without waiting: true to list no more
 	 * (directories not yet listed are then visited empty). */
 	bool (*stop)(void *ctx);
+	/* Optional, as on_problem: a symbolic link that leads nowhere
+	 * (dangling or looping). NULL: on_problem. */
+	void (*on_dangling)(void *ctx, const char *path, const char *problem);
 };
 
 /* Visit the tree under the directory root with `threads` threads listing
