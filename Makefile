@@ -36,6 +36,29 @@ LDLIBS_SYS := -ldl -lpthread
 # so -ldl alone leaves no DT_NEEDED behind).
 SHIM_LDLIBS := -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
 
+# make asan: the same tree with AddressSanitizer and UBSan, in $(BUILD)/asan
+# (SANITIZE=asan), and make asan-test runs make test there. The glibc
+# symbol pins (sys/glibc_pins.h, shim/shim_pins.h, sys/file.c's stat
+# versions, probe/crt) are off in that build only: a pinned reference
+# bypasses ASan's interceptor of the same function and the binary does not
+# start ("unexpected PLT reloc type 0x00"). Executables carry the ASan
+# runtime statically, so that a test may LD_PRELOAD into them.
+# libkimg.so itself is built plain there (objects in $(BUILD)/plain, pins
+# on): a preloaded library cannot bring ASan into a program built without
+# it (the runtime must come first in the initial library list, before
+# libc), and the shim tests preload it into plain programs. The shim's
+# diagnosis layer runs under ASan through its unit tests, which link it;
+# the whole shim stays under TSan (tests/shim/threads.sh) as in every build.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ifeq ($(SANITIZE),asan)
+CPPFLAGS += -DKIMG_NO_GLIBC_PINS
+CFLAGS += $(SAN_FLAGS)
+SAN_EXE_LDFLAGS := -static-libasan -static-libubsan
+endif
+# What the shim's objects are compiled with (the plain flags in every build).
+PLAIN_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS))
+PLAIN_CPPFLAGS = $(filter-out -DKIMG_NO_GLIBC_PINS,$(CPPFLAGS))
+
 CORE_SRC := $(sort $(wildcard core/*.c))
 SYS_SRC := $(sort $(wildcard sys/*.c))
 REPORT_SRC := $(sort $(wildcard report/*.c))
@@ -104,9 +127,9 @@ $(BUILD)/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 
 # kimg-probe must start on glibc 2.17 as well: probe/crt/libc_start.c replaces
 # the 2.34-only start-up call, and libdl/libpthread are named as for the shim.
-PROBE_CRT_OBJ := $(call obj,probe/crt/libc_start.c)
+PROBE_CRT_OBJ := $(if $(filter asan,$(SANITIZE)),,$(call obj,probe/crt/libc_start.c))
 $(PROBE): $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
-	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
 # kimg-probe whose tree walk lists at most 8 entries ahead of the visit
 # (probe/tree.c TREE_AHEAD_MAX): tests/probe/jobs.sh takes the listers'
@@ -118,14 +141,24 @@ $(BUILD)/obj/probe/tree-ahead8.o: probe/tree.c
 $(PROBE_AHEAD8): $(filter-out $(BUILD)/obj/probe/tree.o,$(PROBE_OBJ)) $(BUILD)/obj/probe/tree-ahead8.o $(PROBE_CRT_OBJ) \
 		$(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(SHIM_LDLIBS)
+	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $^ $(SHIM_LDLIBS)
 
 # The one link recipe of libkimg.so, for the product and the TSan build
 # (tests/shim/shim.mk): $(1) extra flags, $(2) what goes in.
-libkimg_link = $(CC) $(CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
+libkimg_link = $(CC) $(PLAIN_CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
 	-o $@ $(2) $(SHIM_LDLIBS)
-$(SHIM): $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
-	$(call libkimg_link,,$(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB))
+ifeq ($(SANITIZE),asan)
+SHIM_LINK_IN := $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(SHIM_SRC) $(REPORT_SRC) $(SYS_SRC) $(CORE_SRC))
+$(BUILD)/plain/obj/shim/hook/%.o: CPPFLAGS += $(SHIM_HOOK_CPPFLAGS)
+$(BUILD)/plain/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(BUILD)/plain/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLAIN_CPPFLAGS) $(PLAIN_CFLAGS) -MMD -MP -c -o $@ $<
+else
+SHIM_LINK_IN := $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+endif
+$(SHIM): $(SHIM_LINK_IN) $(SHIM_MAP)
+	$(call libkimg_link,,$(SHIM_LINK_IN))
 
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
@@ -155,7 +188,7 @@ $(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $
 $(UNIT_DIAG_DRIVER): tests/unit/driver_standin.c tests/unit/driver_standin.h $(DIAG_LIB) $(FAKE_CUDA)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
@@ -167,7 +200,14 @@ demo: all fixtures
 unit: $(UNIT_BIN)
 
 test: all fixtures unit shim-tests $(PROBE_AHEAD8)
-	BUILD=$(BUILD) tests/run.sh
+	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) tests/run.sh
+
+# The sanitizer build (see SAN_FLAGS above) and make test in it.
+.PHONY: asan asan-test
+asan:
+	$(MAKE) SANITIZE=asan BUILD=$(BUILD)/asan all
+asan-test:
+	$(MAKE) SANITIZE=asan BUILD=$(BUILD)/asan test
 
 # The shim test programs and the TSan libkimg (shim-tests target).
 include tests/shim/shim.mk
@@ -225,4 +265,4 @@ clean:
 # make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
 include packaging/packaging.mk
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/plain/obj -name '*.d' 2>/dev/null)

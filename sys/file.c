@@ -17,8 +17,9 @@
  * __lxstat and __fxstat with a layout version, which every glibc still
  * exports. Calling those directly keeps kimg-probe free of GLIBC_2.33.
  * The layout version is _STAT_VER_LINUX (1) on x86-64 and _STAT_VER (0)
- * on aarch64, the struct stat of the headers on both. */
-#if defined(__x86_64__) || defined(__aarch64__)
+ * on aarch64, the struct stat of the headers on both. Not in the
+ * sanitizer build (KIMG_NO_GLIBC_PINS), whose interceptors are stat's. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(KIMG_NO_GLIBC_PINS)
 #if defined(__x86_64__)
 #define XSTAT_VERSION 1
 __asm__(".symver __xstat,__xstat@GLIBC_2.2.5");
