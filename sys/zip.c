@@ -369,9 +369,18 @@ int kimg_zip_walk(struct kimg_span zip, const struct kimg_zip_walk *walk, struct
 		size_t i = index++;
 		if (e.is_dir || e.is_symlink)
 			continue;
+		/* a NUL in the name would cut it short: carried as C0 80, which
+		 * the renderers show as \x00 (report/text_escape.h) */
 		char name[1024];
-		size_t n = e.name.size < sizeof name - 1 ? (size_t)e.name.size : sizeof name - 1;
-		memcpy(name, e.name.data, n);
+		size_t n = 0;
+		for (uint64_t k = 0; k < e.name.size && n + 2 < sizeof name; k++) {
+			if (e.name.data[k] == 0) {
+				name[n++] = (char)0xc0;
+				name[n++] = (char)0x80;
+			} else {
+				name[n++] = (char)e.name.data[k];
+			}
+		}
 		name[n] = '\0';
 		if (walk->want_name && !walk->want_name(walk->ctx, name))
 			continue;
