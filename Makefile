@@ -54,6 +54,9 @@ ifeq ($(SANITIZE),asan)
 CPPFLAGS += -DKIMG_NO_GLIBC_PINS
 CFLAGS += $(SAN_FLAGS)
 SAN_EXE_LDFLAGS := -static-libasan -static-libubsan
+# any report fails the test that met it; leaks of the stand-in driver are the host's (tests/lsan.supp)
+SAN_TEST_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 endif
 # What the shim's objects are compiled with (the plain flags in every build).
 PLAIN_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS))
@@ -200,7 +203,7 @@ demo: all fixtures
 unit: $(UNIT_BIN)
 
 test: all fixtures unit shim-tests $(PROBE_AHEAD8)
-	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) tests/run.sh
+	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh
 
 # The sanitizer build (see SAN_FLAGS above) and make test in it.
 .PHONY: asan asan-test

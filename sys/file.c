@@ -287,6 +287,13 @@ static void guard_remove(const struct kimg_file *f)
 	for (size_t i = n_extra; i-- > 0;)
 		if (extra[i] == f) {
 			extra[i] = extra[--n_extra];
+			if (n_extra == 0) {
+				/* per thread: a worker that ends would lose it (found
+				 * by make asan-test) */
+				free(extra);
+				extra = NULL;
+				cap_extra = 0;
+			}
 			return;
 		}
 }
