@@ -55,7 +55,8 @@ CPPFLAGS += -DKIMG_NO_GLIBC_PINS
 CFLAGS += $(SAN_FLAGS)
 SAN_EXE_LDFLAGS := -static-libasan -static-libubsan
 # any report fails the test that met it; leaks of the stand-in driver are the host's (tests/lsan.supp)
-SAN_TEST_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+# handle_sigbus=0: kimg's own SIGBUS guard is under test (tests/unit/test_file.c)
+SAN_TEST_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:handle_sigbus=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 endif
 # What the shim's objects are compiled with (the plain flags in every build).
@@ -157,6 +158,13 @@ $(BUILD)/plain/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/plain/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PLAIN_CPPFLAGS) $(PLAIN_CFLAGS) -MMD -MP -c -o $@ $<
+# The plain core and diagnosis libraries, for tests/shim/stack.sh, which
+# links them into programs and a library that Python loads (no ASan there).
+PLAIN_TEST_LIBS := $(BUILD)/plain/libkimgcore.a $(BUILD)/plain/libkimgdiag.a
+$(BUILD)/plain/libkimgcore.a: $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(CORE_SRC))
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/plain/libkimgdiag.a: $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(SHIM_DIAG_SRC))
+	rm -f $@ && ar rcs $@ $^
 else
 SHIM_LINK_IN := $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 endif
@@ -202,7 +210,7 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
-test: all fixtures unit shim-tests $(PROBE_AHEAD8)
+test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(PLAIN_TEST_LIBS)
 	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh
 
 # The sanitizer build (see SAN_FLAGS above) and make test in it.
