@@ -233,8 +233,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c
 		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c -ldl -lpthread
 
 # fuzz_options links the shim's option parser and the log it warns to
-# (shim/diag/options.c, log.c), as tests/unit/test_options.c does.
-FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c
+# (shim/diag/options.c, log.c, log_open.c), as tests/unit/test_options.c does.
+FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c shim/diag/log_open.c
 $(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_SRC) shim/diag.h shim/diag/diag_internal.h
 $(BUILD)/fuzz/fuzz_options: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_SRC = $(FUZZ_OPTIONS_SRC)
