@@ -53,14 +53,21 @@ else
 fi
 
 # ---- item 3: an interpreter that hangs, one whose child keeps stdout ----
-standin hangs 'exec sleep 600'
+standin hangs "echo \$\$ >'$TMP/hangs.pid'; exec sleep 600"
 timed 60 "$PROBE" doctor --sm 9.0 --python "$TMP/bin/hangs"
 check "an interpreter that never answers: doctor gives up in ${ms} ms (limit 10 s, well under 60)" test "$ms" -lt 20000
 expect_rc 2 "... exit 2"
 expect_eq "... one line, naming it" \
 	"kimg-probe doctor: cannot run $TMP/bin/hangs: no answer within 10 s: give the directories to check, or --python PATH" \
 	"$(cat "$TMP/err")"
-check "... and its process is gone" bash -c "! pgrep -f '^sleep 600$' -u $(id -u) >/dev/null || ! pgrep -P 1 -f '^sleep 600$' >/dev/null"
+hung=$(cat "$TMP/hangs.pid" 2>/dev/null)
+sleep 0.2
+if [ -n "$hung" ] && kill -0 "$hung" 2>/dev/null; then
+	fail "... and its process is gone (pid $hung still runs)"
+	kill -9 "$hung" 2>/dev/null
+else
+	ok "... and its process is gone (pid ${hung:-?})"
+fi
 standin forks "$(declare -f answer); MARK=$MARK; answer /nonexistent '$sp'; sleep 30 & exit 0"
 timed 60 "$PROBE" doctor --sm 9.0 --json --python "$TMP/bin/forks"
 check "an interpreter that leaves a child holding its stdout: doctor ends at its exit (${ms} ms, not 30 s)" test "$ms" -lt 10000
