@@ -48,7 +48,7 @@ struct probe_file {
 	char error[200];                 /* "" or the file-level problem */
 	/* A thin archive's member files, mapped while pf lives (images point
 	 * into them): their modules' offsets are in the member's file. */
-	struct kimg_file *members;
+	struct kimg_file **members;      /* each allocated alone: the SIGBUS guard holds their addresses */
 	size_t n_members;
 };
 
