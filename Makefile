@@ -73,6 +73,8 @@ PROBE_SRC := $(sort $(wildcard probe/*.c))
 SHIM_HOOK_SRC := $(sort $(wildcard shim/hook/*.c))
 SHIM_DIAG_SRC := $(sort $(wildcard shim/diag/*.c))
 SHIM_SRC := $(SHIM_HOOK_SRC) $(SHIM_DIAG_SRC)
+# libkimgapi.so: the can-it-run API of api/kimg.h (docs/api.md).
+API_SRC := $(sort $(wildcard api/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -83,6 +85,7 @@ REPORT_OBJ := $(call obj,$(REPORT_SRC))
 PROBE_OBJ := $(call obj,$(PROBE_SRC))
 SHIM_OBJ := $(call obj,$(SHIM_SRC))
 SHIM_DIAG_OBJ := $(call obj,$(SHIM_DIAG_SRC))
+API_OBJ := $(call obj,$(API_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
@@ -92,12 +95,14 @@ REPORT_LIB := $(BUILD)/libkimgreport.a
 DIAG_LIB := $(BUILD)/libkimgdiag.a
 PROBE := $(BUILD)/kimg-probe
 SHIM := $(BUILD)/libkimg.so
+API_LIB := $(BUILD)/libkimgapi.so
+API_MAP := api/libkimgapi.map
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 .PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
-all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB))
+all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -171,6 +176,29 @@ endif
 $(SHIM): $(SHIM_LINK_IN) $(SHIM_MAP)
 	$(call libkimg_link,,$(SHIM_LINK_IN))
 
+# libkimgapi.so: the questions of api/kimg.h over the same core, sys and
+# report libraries as the probe (no hooks, no constructor: loading it with
+# dlopen or ctypes changes nothing in the process). Exports exactly
+# api/libkimgapi.map; glibc 2.17 as the shim (libdl, libpthread named).
+$(BUILD)/obj/api/%.o: CPPFLAGS += -Iapi -DKIMG_RELEASE='"$(VERSION)"'
+# In the sanitizer build it is plain too, as libkimg.so: Python loads it.
+ifeq ($(SANITIZE),asan)
+API_LINK_IN := $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(API_SRC) $(REPORT_SRC) $(SYS_SRC) $(CORE_SRC))
+$(BUILD)/plain/obj/api/%.o: CPPFLAGS += -Iapi -DKIMG_RELEASE='"$(VERSION)"'
+else
+API_LINK_IN := $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+endif
+$(API_LIB): $(API_LINK_IN) $(API_MAP)
+	$(CC) $(PLAIN_CFLAGS) -shared -Wl,--version-script=$(API_MAP) -Wl,-soname,libkimgapi.so.1 -Wl,-z,now \
+		-o $@ $(API_LINK_IN) $(SHIM_LDLIBS)
+	ln -sf libkimgapi.so $(BUILD)/libkimgapi.so.1 # its soname, for programs linked with it here
+
+# tests/api/api.sh's program: the API as a user links it (the header, -lkimgapi).
+API_ASK := $(BUILD)/tests/api_ask
+$(API_ASK): tests/api/ask.c api/kimg.h $(API_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
+
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
 
@@ -210,7 +238,7 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
-test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(PLAIN_TEST_LIBS)
+test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) $(PLAIN_TEST_LIBS)
 	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh
 
 # The sanitizer build (see SAN_FLAGS above) and make test in it.
@@ -249,7 +277,7 @@ bench: all fixtures
 
 # Each planted bug alone in a scratch copy (prebuilt objects and fixtures
 # reused): "mutations: K caught, M missed"; fails on a miss or a stale pattern.
-mutation: all fixtures unit shim-tests $(PROBE_AHEAD8)
+mutation: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 	BUILD=$(BUILD) tests/mutation/run.sh
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
@@ -263,12 +291,18 @@ install: all
 	if [ -f $(SHIM) ]; then install -m 0755 $(SHIM) "$(DESTDIR)$(PREFIX)/lib/libkimg.so"; fi
 	install -m 0644 docs/man/kimg-run.1 docs/man/kimg-probe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
 	install -m 0644 docs/man/libkimg.7 "$(DESTDIR)$(PREFIX)/share/man/man7/"
+	install -d "$(DESTDIR)$(PREFIX)/include"
+	install -m 0644 api/kimg.h "$(DESTDIR)$(PREFIX)/include/kimg.h"
+	install -m 0755 $(API_LIB) "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so.1"
+	ln -sf libkimgapi.so.1 "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/kimg-probe" "$(DESTDIR)$(PREFIX)/bin/kimg-run" \
 		"$(DESTDIR)$(PREFIX)/lib/libkimg.so" \
 		"$(DESTDIR)$(PREFIX)/share/man/man1/kimg-run.1" "$(DESTDIR)$(PREFIX)/share/man/man1/kimg-probe.1" \
 		"$(DESTDIR)$(PREFIX)/share/man/man7/libkimg.7"
+	rm -f "$(DESTDIR)$(PREFIX)/include/kimg.h" "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so.1" \
+		"$(DESTDIR)$(PREFIX)/lib/libkimgapi.so"
 
 clean:
 	rm -rf $(BUILD)

@@ -23,7 +23,7 @@ DEB := $(DIST)/kimg_$(VERSION)-1_$(DEB_ARCH).deb
 # the owner must replace (file and name) before anything is published.
 LICENCE_FILE := packaging/LICENSE.placeholder
 LICENCE_NAME := UNDECIDED (placeholder: no licence has been chosen yet; see LICENSE)
-PY_SRC := packaging/python/kimg/__init__.py packaging/python/kimg/__main__.py
+PY_SRC := packaging/python/kimg/__init__.py packaging/python/kimg/__main__.py packaging/python/kimg/_api.py
 MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.7)
 
 .PHONY: wheel deb version-check
@@ -40,19 +40,24 @@ $(PKG_DIR)/kimg-probe: $(PROBE)
 $(PKG_DIR)/libkimg.so: $(SHIM)
 	@mkdir -p $(dir $@)
 	$(OBJCOPY) --strip-debug $< $@
+$(PKG_DIR)/libkimgapi.so: $(API_LIB)
+	@mkdir -p $(dir $@)
+	$(OBJCOPY) --strip-debug $< $@
 
-$(WHEEL): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so scripts/kimg-run $(PY_SRC) $(MAN_PAGES) \
+$(WHEEL): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so $(PKG_DIR)/libkimgapi.so scripts/kimg-run $(PY_SRC) $(MAN_PAGES) \
 		packaging/make_wheel.py packaging/README.pypi.md $(LICENCE_FILE) | version-check
 	python3 packaging/make_wheel.py --version $(VERSION) --arch $(MACHINE) \
 		--probe $(PKG_DIR)/kimg-probe --lib $(PKG_DIR)/libkimg.so --run scripts/kimg-run \
 		--man docs/man --readme packaging/README.pypi.md --python packaging/python \
-		--licence $(LICENCE_FILE) --licence-name "$(LICENCE_NAME)" --out $(DIST)
+		--licence $(LICENCE_FILE) --licence-name "$(LICENCE_NAME)" --out $(DIST) \
+		--api-lib $(PKG_DIR)/libkimgapi.so
 
-$(DEB): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so scripts/kimg-run $(MAN_PAGES) \
+$(DEB): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so $(PKG_DIR)/libkimgapi.so api/kimg.h scripts/kimg-run $(MAN_PAGES) \
 		packaging/make_deb.sh $(LICENCE_FILE) | version-check
 	packaging/make_deb.sh --version $(VERSION) --arch $(DEB_ARCH) --probe $(PKG_DIR)/kimg-probe \
 		--lib $(PKG_DIR)/libkimg.so --run scripts/kimg-run --man docs/man --licence $(LICENCE_FILE) \
-		--licence-name "$(LICENCE_NAME)" --stage $(PKG_DIR)/deb --out $@
+		--licence-name "$(LICENCE_NAME)" --stage $(PKG_DIR)/deb --out $@ \
+		--api-lib $(PKG_DIR)/libkimgapi.so --header api/kimg.h
 
 # The aarch64 build's version script: shim/libkimg.map with the pre-2.34
 # dlsym node renamed to aarch64's base version.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every unit test program (build/tests/test_*) and every integration
-# script (tests/{probe,shim,scripts}/*.sh), then prints "N passed, N failed".
+# script (tests/{probe,shim,api,scripts}/*.sh), then prints "N passed, N failed".
 # Each program/script is one test unit; its own output says what it checked.
 set -u
 BUILD=${BUILD:-build}
@@ -17,7 +17,7 @@ for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "$(basename "$t")" "$t"
 done
-for s in tests/probe/*.sh tests/shim/*.sh tests/scripts/*.sh; do
+for s in tests/probe/*.sh tests/shim/*.sh tests/api/*.sh tests/scripts/*.sh; do
 	[ -f "$s" ] || continue
 	run_one "$s" bash "$s"
 done

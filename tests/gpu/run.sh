@@ -20,9 +20,12 @@
 #  10. environment speed (bench/env_bench.py, issue 15): check --sm native of python3's
 #      site-packages cold and warm against reading every file, -j 1 / 8 / 16: outputs identical
 #      to -j 1, goals (cold <= 0.1, warm <= 0.05 of the read) judged, KIMG_READAHEAD compared
+#  11. the can-it-run API (api_gpu.py, issue 26: 20 checks): kimg.can_run on libtorch_cuda.so and
+#      a wrong-arch extension against the driver's own launch result, the C API, doctor's new
+#      sections on the stock environment
 # Every part must end with "N passed, M failed", N > 0 and M = 0; the scripts assert their
-# own totals. The last line is "gpu suite: N passed, M failed in 10 parts".
-# KIMG_GPU_SKIP_SHIM / _MULTIRANK / _FALLBACK / _REACH / _HARDENING / _SITE / _DOCTOR / _ENV_SPEED=1 leave a part out, said, and fail the suite
+# own totals. The last line is "gpu suite: N passed, M failed in 11 parts".
+# KIMG_GPU_SKIP_SHIM / _MULTIRANK / _FALLBACK / _REACH / _HARDENING / _SITE / _DOCTOR / _ENV_SPEED / _API=1 leave a part out, said, and fail the suite
 # anyway (a partial run is not a passing one) unless KIMG_GPU_ALLOW_PARTIAL=1.
 # Logs go to ${OUT:-build/gpu}.
 set -u
@@ -112,6 +115,12 @@ if [ "${KIMG_GPU_SKIP_ENV_SPEED:-0}" = 1 ]; then skip_part "environment speed" K
 	echo "== environment speed: check of site-packages vs reading it, cold and warm"
 	python3 bench/env_bench.py "$BUILD/kimg-probe" --site-packages --sm native --jobs 8,16 >"$LOGS/env_speed.log" 2>&1 || status=1
 	cat "$LOGS/env_speed.log"; part env_speed "$LOGS/env_speed.log"
+fi
+if [ "${KIMG_GPU_SKIP_API:-0}" = 1 ]; then skip_part "the can-it-run API" KIMG_GPU_SKIP_API; else
+	echo "== the can-it-run API: kimg.can_run against the driver"
+	make -j"$(nproc)" BUILD="$BUILD" "$BUILD/tests/api_ask" >>"$LOGS/build.log" 2>&1
+	python3 tests/gpu/api_gpu.py "$BUILD" "$BUILD/gpu-work" >"$LOGS/api.log" 2>&1 || status=1
+	cat "$LOGS/api.log"; part api "$LOGS/api.log"
 fi
 if [ "$left_out" -gt 0 ] && [ "${KIMG_GPU_ALLOW_PARTIAL:-0}" != 1 ]; then
 	echo "FAIL $left_out part(s) left out (KIMG_GPU_ALLOW_PARTIAL=1 to accept a partial run)"; status=1

@@ -5,6 +5,10 @@
 # minor-version table says 13.x needs >= 580), package records written
 # here, and the stand-in driver and NVML of tests/fake_cuda.
 . "$(dirname "$0")/../lib.bash" probe
+# doctor also reads the JIT caches under $HOME and the variables that move
+# them (tests/probe/doctor_tools.sh tests those): none of this machine's
+mkdir -p "$TMP/home" && export HOME=$TMP/home
+unset CUPY_CACHE_DIR TORCH_EXTENSIONS_DIR TRITON_CACHE_DIR FLASHINFER_WORKSPACE_BASE CUDA_CACHE_PATH TRITON_PTXAS_PATH XDG_CACHE_HOME
 
 # ---- 1. the toolkit's real CUDA runtime against a driver one major older ----
 # The fixtures are built with this toolkit (CUDA 13: libcudart.so.13; a 12.9 toolkit: .so.12), so its
