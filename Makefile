@@ -102,7 +102,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 .PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
-all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB)
+all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB) $(if $(filter asan,$(SANITIZE)),$(API_OBJ))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
