@@ -38,6 +38,33 @@ LDLIBS_SYS := -ldl -lpthread
 # so -ldl alone leaves no DT_NEEDED behind).
 SHIM_LDLIBS := -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
 
+# make asan: the same tree with AddressSanitizer and UBSan, in $(BUILD)/asan
+# (SANITIZE=asan), and make asan-test runs make test there. The glibc
+# symbol pins (sys/glibc_pins.h, shim/shim_pins.h, sys/file.c's stat
+# versions, probe/crt) are off in that build only: a pinned reference
+# bypasses ASan's interceptor of the same function and the binary does not
+# start ("unexpected PLT reloc type 0x00"). Executables carry the ASan
+# runtime statically, so that a test may LD_PRELOAD into them.
+# libkimg.so itself is built plain there (objects in $(BUILD)/plain, pins
+# on): a preloaded library cannot bring ASan into a program built without
+# it (the runtime must come first in the initial library list, before
+# libc), and the shim tests preload it into plain programs. The shim's
+# diagnosis layer runs under ASan through its unit tests, which link it;
+# the whole shim stays under TSan (tests/shim/threads.sh) as in every build.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ifeq ($(SANITIZE),asan)
+CPPFLAGS += -DKIMG_NO_GLIBC_PINS
+CFLAGS += $(SAN_FLAGS)
+SAN_EXE_LDFLAGS := -static-libasan -static-libubsan
+# any report fails the test that met it; leaks of the stand-in driver are the host's (tests/lsan.supp)
+# handle_sigbus=0: kimg's own SIGBUS guard is under test (tests/unit/test_file.c)
+SAN_TEST_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:handle_sigbus=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+endif
+# What the shim's objects are compiled with (the plain flags in every build).
+PLAIN_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS))
+PLAIN_CPPFLAGS = $(filter-out -DKIMG_NO_GLIBC_PINS,$(CPPFLAGS))
+
 CORE_SRC := $(sort $(wildcard core/*.c))
 SYS_SRC := $(sort $(wildcard sys/*.c))
 REPORT_SRC := $(sort $(wildcard report/*.c))
@@ -77,7 +104,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 .PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean
-all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB)
+all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB) $(if $(filter asan,$(SANITIZE)),$(API_OBJ))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -111,9 +138,9 @@ $(BUILD)/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 
 # kimg-probe must start on glibc 2.17 as well: probe/crt/libc_start.c replaces
 # the 2.34-only start-up call, and libdl/libpthread are named as for the shim.
-PROBE_CRT_OBJ := $(call obj,probe/crt/libc_start.c)
+PROBE_CRT_OBJ := $(if $(filter asan,$(SANITIZE)),,$(call obj,probe/crt/libc_start.c))
 $(PROBE): $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
-	$(CC) $(CFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $(PROBE_OBJ) $(PROBE_CRT_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
 
 # kimg-probe whose tree walk lists at most 8 entries ahead of the visit
 # (probe/tree.c TREE_AHEAD_MAX): tests/probe/jobs.sh takes the listers'
@@ -125,30 +152,54 @@ $(BUILD)/obj/probe/tree-ahead8.o: probe/tree.c
 $(PROBE_AHEAD8): $(filter-out $(BUILD)/obj/probe/tree.o,$(PROBE_OBJ)) $(BUILD)/obj/probe/tree-ahead8.o $(PROBE_CRT_OBJ) \
 		$(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(SHIM_LDLIBS)
+	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $^ $(SHIM_LDLIBS)
 
 # The one link recipe of libkimg.so, for the product and the TSan build
 # (tests/shim/shim.mk): $(1) extra flags, $(2) what goes in.
-libkimg_link = $(CC) $(CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
+libkimg_link = $(CC) $(PLAIN_CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl,-z,now -Wl,-z,nodelete \
 	-o $@ $(2) $(SHIM_LDLIBS)
-$(SHIM): $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
-	$(call libkimg_link,,$(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB))
+ifeq ($(SANITIZE),asan)
+SHIM_LINK_IN := $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(SHIM_SRC) $(REPORT_SRC) $(SYS_SRC) $(CORE_SRC))
+$(BUILD)/plain/obj/shim/hook/%.o: CPPFLAGS += $(SHIM_HOOK_CPPFLAGS)
+$(BUILD)/plain/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(BUILD)/plain/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLAIN_CPPFLAGS) $(PLAIN_CFLAGS) -MMD -MP -c -o $@ $<
+# The plain core and diagnosis libraries, for tests/shim/stack.sh, which
+# links them into programs and a library that Python loads (no ASan there).
+PLAIN_TEST_LIBS := $(BUILD)/plain/libkimgcore.a $(BUILD)/plain/libkimgdiag.a
+$(BUILD)/plain/libkimgcore.a: $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(CORE_SRC))
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/plain/libkimgdiag.a: $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(SHIM_DIAG_SRC))
+	rm -f $@ && ar rcs $@ $^
+else
+SHIM_LINK_IN := $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+endif
+$(SHIM): $(SHIM_LINK_IN) $(SHIM_MAP)
+	$(call libkimg_link,,$(SHIM_LINK_IN))
 
 # libkimgapi.so: the questions of api/kimg.h over the same core, sys and
 # report libraries as the probe (no hooks, no constructor: loading it with
 # dlopen or ctypes changes nothing in the process). Exports exactly
 # api/libkimgapi.map; glibc 2.17 as the shim (libdl, libpthread named).
 $(BUILD)/obj/api/%.o: CPPFLAGS += -Iapi -DKIMG_RELEASE='"$(VERSION)"'
-$(API_LIB): $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(API_MAP)
-	$(CC) $(CFLAGS) -shared -Wl,--version-script=$(API_MAP) -Wl,-soname,libkimgapi.so.1 -Wl,-z,now \
-		-o $@ $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+# In the sanitizer build it is plain too, as libkimg.so: Python loads it.
+ifeq ($(SANITIZE),asan)
+API_LINK_IN := $(patsubst %.c,$(BUILD)/plain/obj/%.o,$(API_SRC) $(REPORT_SRC) $(SYS_SRC) $(CORE_SRC))
+$(BUILD)/plain/obj/api/%.o: CPPFLAGS += -Iapi -DKIMG_RELEASE='"$(VERSION)"'
+else
+API_LINK_IN := $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+endif
+$(API_LIB): $(API_LINK_IN) $(API_MAP)
+	$(CC) $(PLAIN_CFLAGS) -shared -Wl,--version-script=$(API_MAP) -Wl,-soname,libkimgapi.so.1 -Wl,-z,now \
+		-o $@ $(API_LINK_IN) $(SHIM_LDLIBS)
 	ln -sf libkimgapi.so $(BUILD)/libkimgapi.so.1 # its soname, for programs linked with it here
 
 # tests/api/api.sh's program: the API as a user links it (the header, -lkimgapi).
 API_ASK := $(BUILD)/tests/api_ask
 $(API_ASK): tests/api/ask.c api/kimg.h $(API_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
+	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
 
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
@@ -189,7 +240,7 @@ $(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
 $(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
@@ -200,8 +251,15 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
-test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
-	BUILD=$(BUILD) tests/run.sh
+test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) $(PLAIN_TEST_LIBS)
+	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh
+
+# The sanitizer build (see SAN_FLAGS above) and make test in it.
+.PHONY: asan asan-test
+asan:
+	$(MAKE) SANITIZE=asan BUILD=$(BUILD)/asan all
+asan-test:
+	$(MAKE) SANITIZE=asan BUILD=$(BUILD)/asan test
 
 # The shim test programs and the TSan libkimg (shim-tests target).
 include tests/shim/shim.mk
@@ -216,8 +274,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c
 		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c -ldl -lpthread
 
 # fuzz_options links the shim's option parser and the log it warns to
-# (shim/diag/options.c, log.c), as tests/unit/test_options.c does.
-FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c
+# (shim/diag/options.c, log.c, log_open.c), as tests/unit/test_options.c does.
+FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c shim/diag/log_open.c
 $(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_SRC) shim/diag.h shim/diag/diag_internal.h
 $(BUILD)/fuzz/fuzz_options: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_SRC = $(FUZZ_OPTIONS_SRC)
@@ -282,4 +340,4 @@ clean:
 # make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
 include packaging/packaging.mk
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/plain/obj -name '*.d' 2>/dev/null)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "gpus.h"
 #include "json_read.h"
 
 int kimg_inventory_parse_cuda_version(const char *text)
@@ -46,17 +47,35 @@ int kimg_inventory_parse(struct kimg_span line, void *arena, size_t arena_size,
 		struct kimg_inventory_gpu g;
 		struct kimg_arch cc;
 		memset(&g, 0, sizeof g);
-		const char *ccs = kimg_jval_string(kimg_jval_get(d, "cc"));
-		if (!ccs || kimg_arch_parse(ccs, &cc, NULL) != 0 || cc.sm < 10)
-			continue;
+		/* as --sm takes them (probe/targets.c): a compute capability
+		 * some NVIDIA GPU has; "860" would be 86.0, a typo of 8.6 */
+		const struct kimg_jval *ccv = kimg_jval_get(d, "cc");
+		const char *ccs = kimg_jval_string(ccv);
+		if (!ccv || ccv->type == KIMG_JNULL)
+			continue; /* a device the driver could not describe */
+		if (!ccs || kimg_arch_parse(ccs, &cc, NULL) != 0 || cc.sm < 10 || !kimg_cc_is_known(cc.sm))
+			return kimg_error_set(err, -KIMG_EFORMAT, d->offset,
+					      "device %d: \"cc\" %.32s%s%s is not the compute capability of an NVIDIA GPU "
+					      "(X.Y, as --sm takes it)",
+					      count, ccs ? "\"" : "", ccs ? ccs : "(not a string)", ccs ? "\"" : "");
 		g.sm = cc.sm;
 		const struct kimg_jval *t = kimg_jval_get(d, "tegra");
 		g.tegra = t && t->type == KIMG_JTRUE;
 		copy(g.name, sizeof g.name, kimg_jval_string(kimg_jval_get(d, "name")));
-		const char *cuda = kimg_jval_string(kimg_jval_get(d, "cuda_driver"));
-		if (!cuda)
-			cuda = kimg_jval_string(kimg_jval_get(drv, "cuda_version"));
-		int v = kimg_inventory_parse_cuda_version(cuda);
+		const char *field = "cuda_driver";
+		const struct kimg_jval *cv = kimg_jval_get(d, field);
+		if (!cv || cv->type == KIMG_JNULL) {
+			field = "driver.cuda_version";
+			cv = kimg_jval_get(drv, "cuda_version");
+		}
+		int v = 0;
+		/* absent or null: unknown; anything else must read as --driver
+		 * X.Y does, not become "CUDA ?" and lose the PTX limit */
+		if (cv && cv->type != KIMG_JNULL &&
+		    (v = kimg_inventory_parse_cuda_version(kimg_jval_string(cv))) < 0)
+			return kimg_error_set(err, -KIMG_EFORMAT, cv->offset,
+					      "device %d: \"%s\" %.32s is not a CUDA version X.Y (as --driver takes it)",
+					      count, field, kimg_jval_string(cv) ? kimg_jval_string(cv) : "(not a string)");
 		g.driver_version = v > 0 ? v : 0;
 		const char *rel = kimg_jval_string(kimg_jval_get(d, "driver"));
 		copy(g.release, sizeof g.release, rel ? rel : kimg_jval_string(kimg_jval_get(drv, "release")));

@@ -355,8 +355,12 @@ size_t kimg_pkg_advice_format(const struct kimg_pkg_advice *a, const char *pkg, 
 				cmake[k++] = *p;
 		cmake[k] = '\0';
 	}
-	const char *vals[] = { pkg ? pkg : "?", sm ? sm : "this GPU", cc ? cc : "?", arch_list ? arch_list : "?",
-			       cmake[0] ? cmake : "?" };
+	/* an unknown value reads as words, never a literal "?" (a file with
+	 * no package record: "rebuild the code for sm_90") */
+	const char *vals[] = { pkg && *pkg ? pkg : "the code", sm && *sm ? sm : "this GPU",
+			       cc && *cc ? cc : "this GPU's compute capability",
+			       arch_list && *arch_list ? arch_list : cc && *cc ? cc : "this GPU's compute capability",
+			       cmake[0] ? cmake : "this GPU's compute capability without the dot" };
 	for (const char *p = a->advice ? a->advice : ""; *p && n + 1 < size;) {
 		bool done = false;
 		if (*p == '{')

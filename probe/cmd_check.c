@@ -59,7 +59,9 @@ static const char check_help[] =
 	"                 data sections (.rodata, ...), loaded at run time with\n"
 	"                 cuModuleLoadData (as 'scan --deep')\n"
 	"  --strict       every module must run on every listed GPU: no module is\n"
-	"                 excused as dispatched for other GPUs (see below)\n"
+	"                 excused as dispatched for other GPUs (see below); and a\n"
+	"                 symbolic link inside a directory that leads nowhere is an\n"
+	"                 error (without it: counted in one line, not an error)\n"
 	"  --all          also list the -rdc device-link inputs (__nv_relfatbin of\n"
 	"                 executables and shared objects; as 'scan --all'). They\n"
 	"                 are always used in the verdict of the linked module\n"
@@ -1016,7 +1018,8 @@ int probe_cmd_check(int argc, char **argv)
 		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  check_job_begin, check_job_end, NULL, NULL, NULL, check_image };
+				  check_job_begin, check_job_end, NULL, NULL, NULL, check_image, false };
+	w.strict_links = s.strict;
 	if (start_asking(&s, sm_lists, n_sm_lists, driver)) {
 		w.output_ready = check_output_ready;
 		w.called_off = check_called_off;

@@ -270,7 +270,7 @@ int probe_cmd_scan(int argc, char **argv)
 	}
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  scan_job_begin, scan_job_end, NULL, NULL, NULL, scan_image };
+				  scan_job_begin, scan_job_end, NULL, NULL, NULL, scan_image, false };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_object(j);

@@ -198,9 +198,14 @@ static int on_thin_member(void *ctx, const char *name, uint64_t size)
 	}
 	size_t len = strlen(t->dir) + strlen(name) + 1;
 	char *path = malloc(len);
-	struct kimg_file *members = realloc(pf->members, (pf->n_members + 1) * sizeof *members);
-	if (!path || !members) {
+	/* an array of pointers: kimg_file_guard_add keeps f's address, which
+	 * a realloc of the files themselves would move (found by make
+	 * asan-test: the guard list kept stale pointers) */
+	struct kimg_file **members = realloc(pf->members, (pf->n_members + 1) * sizeof *members);
+	struct kimg_file *f = calloc(1, sizeof *f);
+	if (!path || !members || !f) {
 		free(path);
+		free(f);
 		if (members)
 			pf->members = members;
 		thin_problem(t, name, "out of memory");
@@ -208,17 +213,17 @@ static int on_thin_member(void *ctx, const char *name, uint64_t size)
 	}
 	pf->members = members;
 	snprintf(path, len, "%s%s", name[0] == '/' ? "" : t->dir, name);
-	struct kimg_file *f = &pf->members[pf->n_members];
 	struct kimg_error err = { 0, 0, "" };
 	if (kimg_file_open(path, f, &err) < 0) {
 		char what[300];
 		snprintf(what, sizeof what, "%s: %s", path, err.what);
 		thin_problem(t, name, what);
 		free(path);
+		free(f);
 		return 0;
 	}
 	free(path);
-	pf->n_members++;
+	pf->members[pf->n_members++] = f;
 	(void)kimg_file_guard_add(f); /* read under the archive's guard, and later for payloads */
 	if (kimg_input_is_thin_archive(f->bytes)) {
 		thin_problem(t, name, "a thin archive inside a thin archive: not followed");
@@ -360,8 +365,10 @@ void probe_file_free(struct probe_file *pf)
 	free(pf->mods);
 	pf->mods = NULL;
 	pf->n_mods = pf->cap_mods = 0;
-	for (size_t i = pf->n_members; i-- > 0;)
-		kimg_file_close(&pf->members[i]);
+	for (size_t i = pf->n_members; i-- > 0;) {
+		kimg_file_close(pf->members[i]);
+		free(pf->members[i]);
+	}
 	free(pf->members);
 	pf->members = NULL;
 	pf->n_members = 0;

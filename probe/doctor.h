@@ -2,24 +2,35 @@
 #ifndef KIMG_PROBE_DOCTOR_H
 #define KIMG_PROBE_DOCTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "extras.h"
 #include "gpu_readings.h"
 #include "probe.h"
 
-#define PROBE_PYTHON_MAX_PATHS 64
+/* How long the interpreter may take to answer (python_env.c). */
+#define PROBE_PYTHON_TIME_LIMIT_S 10.0
 
 struct probe_python {
 	char executable[512];   /* sys.executable */
 	char version[32];       /* "3.11.2" */
-	char *paths[PROBE_PYTHON_MAX_PATHS]; /* existing sys.path directories, in order, none inside another */
-	int n_paths;
+	char cwd[1024];         /* os.getcwd(): sys.path entries equal to it came from the cwd */
+	char **paths;           /* existing sys.path directories, in order, none inside another */
+	int n_paths, cap_paths;
+	char **skipped, **skipped_why; /* entries not checked ("/", pseudo file systems), and why */
+	int n_skipped, cap_skipped;
+	bool answer_over_limit; /* the answer was over 1 MiB: its first MiB was used */
 };
 
 /* Run `python -c ...` once (execvp, no shell) and read sys.executable,
- * the version and sys.path. Returns 0, or -1 with a reason in err. */
+ * the version and sys.path, within PROBE_PYTHON_TIME_LIMIT_S. Returns 0,
+ * or -1 with a reason in err (also when the answer names no directory to
+ * check). */
 int probe_python_env(const char *python, struct probe_python *py, char *err, size_t err_size);
+/* Is dir the interpreter's working directory (put in sys.path by an
+ * empty PYTHONPATH item)? */
+bool probe_python_is_cwd(const struct probe_python *py, const char *dir);
 void probe_python_free(struct probe_python *py);
 
 /* ---- the model of one doctor run (cmd_doctor.c fills it, doctor_render.c renders it) ---- */

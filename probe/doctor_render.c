@@ -371,6 +371,17 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 		for (int i = 0; i < py->n_paths; i++)
 			kimg_json_string(j, py->paths[i]);
 		kimg_json_end_array(j);
+		kimg_json_kv_string(j, "cwd", py->cwd[0] ? py->cwd : NULL);
+		kimg_json_key(j, "not_checked");
+		kimg_json_begin_array(j);
+		for (int i = 0; i < py->n_skipped; i++) {
+			kimg_json_begin_object(j);
+			kimg_json_kv_string(j, "path", py->skipped[i]);
+			kimg_json_kv_string(j, "why", py->skipped_why[i]);
+			kimg_json_end_object(j);
+		}
+		kimg_json_end_array(j);
+		kimg_json_kv_bool(j, "answer_over_1mib", py->answer_over_limit);
 		kimg_json_end_object(j);
 	} else {
 		kimg_json_null(j);
@@ -422,10 +433,24 @@ void probe_doctor_text(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 		printf("NO GPU TO CHECK AGAINST: the device code below is listed, not judged "
 		       "(kimg-probe doctor --sm LIST to judge it for other GPUs)\n");
 	text_runtimes(d);
-	static struct probe_esc e;
-	if (py)
-		printf("Python: %s %s, %d director%s of sys.path\n", probe_esc(&e, py->executable), py->version, py->n_paths,
-		       py->n_paths == 1 ? "y" : "ies");
+	static struct probe_esc e, e2;
+	if (py) {
+		/* every field is the interpreter's word: escaped */
+		printf("Python: %s %s, %d director%s of sys.path\n", probe_esc(&e, py->executable),
+		       probe_esc(&e2, py->version), py->n_paths, py->n_paths == 1 ? "y" : "ies");
+		for (int i = 0; i < py->n_paths; i++)
+			if (probe_python_is_cwd(py, py->paths[i]))
+				printf("  sys.path entry %s is the current directory (an empty PYTHONPATH item puts it "
+				       "there): checked\n",
+				       probe_esc(&e, py->paths[i]));
+		for (int i = 0; i < py->n_skipped; i++)
+			printf("  sys.path entry %s%s not checked: %s\n", probe_esc(&e, py->skipped[i]),
+			       probe_python_is_cwd(py, py->skipped[i]) ? " (the current directory)" : "",
+			       py->skipped_why[i]);
+		if (py->answer_over_limit)
+			printf("  the interpreter's answer was over 1 MiB: the sys.path entries in its first MiB are "
+			       "checked\n");
+	}
 	printf("Packages with device code (%zu), failures first:\n", n_groups);
 	for (size_t k = 0; groups && k < n_groups; k++)
 		text_group(d, &groups[k]);

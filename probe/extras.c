@@ -15,6 +15,13 @@ void probe_extras_init(struct probe_extras *x)
 
 void probe_extras_free(struct probe_extras *x)
 {
+	/* records that could not be read: their files went without an owner */
+	const char *const *lines;
+	size_t n = x->owners ? kimg_owners_problems(x->owners, &lines) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct probe_esc e;
+		fprintf(stderr, "kimg-probe: %s\n", probe_esc(&e, lines[i]));
+	}
 	kimg_owners_free(x->owners);
 	free(x->groups);
 	memset(x, 0, sizeof *x);

@@ -163,6 +163,7 @@ static int run_command(int argc, char **argv)
 	}
 	kimg_zip_set_limits(max_member, (unsigned)max_ratio);
 	kimg_tar_set_member_max(max_member);
+	kimg_tar_set_ratio_max((unsigned)max_ratio);
 	const char *native = getenv("KIMG_NATIVE");
 	if (native && *native) {
 		if (strcmp(native, "cuda") != 0 && strcmp(native, "auto") != 0) {

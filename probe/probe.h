@@ -50,7 +50,7 @@ struct probe_file {
 	char error[200];                 /* "" or the file-level problem */
 	/* A thin archive's member files, mapped while pf lives (images point
 	 * into them): their modules' offsets are in the member's file. */
-	struct kimg_file *members;
+	struct kimg_file **members;      /* each allocated alone: the SIGBUS guard holds their addresses */
 	size_t n_members;
 };
 
@@ -174,6 +174,11 @@ struct probe_walker {
 	/* Optional: each container image (image.h), before its files, which
 	 * are then named "IMAGE:/path/in/image". */
 	void (*on_image)(void *ctx, const struct probe_image_info *image);
+	/* A symbolic link inside a directory that leads nowhere holds no
+	 * device code: counted in one line at the end, unless strict_links
+	 * (check --strict), which makes each an error as before. One named on
+	 * the command line is always an error. */
+	bool strict_links;
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
@@ -204,6 +209,9 @@ struct probe_tree_visitor {
 	/* Optional, from any thread, without waiting: true to list no more
 	 * (directories not yet listed are then visited empty). */
 	bool (*stop)(void *ctx);
+	/* Optional, as on_problem: a symbolic link that leads nowhere
+	 * (dangling or looping). NULL: on_problem. */
+	void (*on_dangling)(void *ctx, const char *path, const char *problem);
 };
 
 /* Visit the tree under the directory root with `threads` threads listing

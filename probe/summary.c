@@ -157,6 +157,27 @@ static bool add_report(struct probe_summary *s, const struct kimg_jval *r, struc
 	return true;
 }
 
+/* A line shaped like a kimg report (an object with both "error" and
+ * "module", keys every report has) that add_report refused is a damaged
+ * report, not stray text: a failure that cannot be shown (exit 2). What
+ * is wrong, or NULL when it is not report-shaped. */
+static const char *damaged_report(const struct kimg_jval *r)
+{
+	if (!r || r->type != KIMG_JOBJECT)
+		return NULL;
+	const struct kimg_jval *e = kimg_jval_get(r, "error"), *m = kimg_jval_get(r, "module");
+	if (!e || !m)
+		return NULL;
+	int64_t code;
+	if (e->type == KIMG_JNULL)
+		return "a report whose error is null";
+	if (e->type != KIMG_JOBJECT)
+		return "a report whose error is not an object";
+	if (!kimg_jval_int(kimg_jval_get(e, "code"), &code))
+		return "a report without a numeric error.code";
+	return NULL;
+}
+
 void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_span bytes)
 {
 	struct kimg_jdoc doc;
@@ -180,13 +201,15 @@ void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_s
 			continue;
 		if (rc == 0 && probe_summary_add_inventory(s, doc.root, line))
 			continue;
+		const char *damage = rc == 0 ? damaged_report(doc.root) : NULL;
 		if (skipped++ == 0) {
 			first_bad = lineno;
-			snprintf(why, sizeof why, "%s", rc < 0 ? err.what : "a JSON value without error.code and module (or \"report\")");
+			snprintf(why, sizeof why, "%s",
+				 rc < 0 ? err.what : damage ? damage : "a JSON value without error.code and module (or \"report\")");
 		}
-		if (rc < 0 && line.data[0] == '{' && unreadable++ == 0) {
+		if (((rc < 0 && line.data[0] == '{') || damage) && unreadable++ == 0) {
 			first_unreadable = lineno;
-			snprintf(unreadable_why, sizeof unreadable_why, "%s", err.what);
+			snprintf(unreadable_why, sizeof unreadable_why, "%s", rc < 0 ? err.what : damage);
 		}
 	}
 	s->skipped += skipped;

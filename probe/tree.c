@@ -31,14 +31,14 @@
 
 enum node_state { NODE_QUEUED, NODE_LISTING, NODE_LISTED };
 
-enum item_kind { ITEM_FILE, ITEM_DIR, ITEM_PROBLEM };
+enum item_kind { ITEM_FILE, ITEM_DIR, ITEM_PROBLEM, ITEM_DANGLING };
 
 struct node;
 
 struct item {
 	enum item_kind kind;
 	char *path;
-	char *problem;               /* ITEM_PROBLEM */
+	char *problem;               /* ITEM_PROBLEM, ITEM_DANGLING */
 	struct node *dir;            /* ITEM_DIR */
 };
 
@@ -124,8 +124,11 @@ static bool entry_item(struct tree *t, int dfd, const struct node *nd, const str
 		if (kimg_file_stat_at(dfd, e->name, &st, false) != 0)
 			goto problem;
 		if (S_ISLNK(st.st_mode)) {
-			if (kimg_file_stat_at(dfd, e->name, &st, true) != 0)
-				goto problem; /* dangling or looping link */
+			if (kimg_file_stat_at(dfd, e->name, &st, true) != 0) {
+				if (errno == ENOENT || errno == ELOOP)
+					goto dangling; /* leads nowhere: holds no device code */
+				goto problem;
+			}
 			if (S_ISDIR(st.st_mode))
 				goto drop;
 		}
@@ -144,6 +147,14 @@ static bool entry_item(struct tree *t, int dfd, const struct node *nd, const str
 drop:
 	free(it->path);
 	return false;
+dangling:
+	it->kind = ITEM_DANGLING;
+	it->problem = errno_text(errno);
+	if (!it->problem) {
+		free(it->path);
+		return false;
+	}
+	return true;
 problem:
 	it->kind = ITEM_PROBLEM;
 	it->problem = errno_text(errno);
@@ -308,6 +319,8 @@ static void visit(struct tree *t, struct node *nd)
 		} else {
 			if (it->kind == ITEM_FILE)
 				v->on_file(v->ctx, it->path);
+			else if (it->kind == ITEM_DANGLING && v->on_dangling)
+				v->on_dangling(v->ctx, it->path, it->problem);
 			else
 				v->on_problem(v->ctx, it->path, it->problem);
 			free(it->path);

@@ -175,6 +175,8 @@ struct unread {
 struct walk_state {
 	const struct probe_walker *w;
 	struct unread zlib, tar;
+	unsigned long dangling;        /* links inside the trees that lead nowhere */
+	char *first_dangling;
 	struct probe_pool *pool;       /* main thread with workers, else NULL */
 	bool gated;                    /* the pool's gate waits for when_ready */
 };
@@ -806,6 +808,31 @@ static void tree_problem(void *ctx, const char *path, const char *problem)
 	walk_error(ctx, path, problem);
 }
 
+/* On the main thread, in walk order. */
+static void tree_dangling(void *ctx, const char *path, const char *problem)
+{
+	struct walk_state *ws = ctx;
+	if (ws->w->strict_links) {
+		walk_error(ws, path, problem);
+		return;
+	}
+	if (ws->dangling++ == 0)
+		ws->first_dangling = strdup(path);
+}
+
+static void dangling_report(const struct walk_state *ws)
+{
+	if (!ws->dangling)
+		return;
+	struct probe_esc e;
+	fprintf(stderr,
+		"kimg-probe: %lu symbolic link%s inside the directories lead%s nowhere and %s no device code (not an "
+		"error; check --strict makes %s): %s%s\n",
+		ws->dangling, ws->dangling == 1 ? "" : "s", ws->dangling == 1 ? "s" : "", ws->dangling == 1 ? "holds" : "hold",
+		ws->dangling == 1 ? "it one" : "each one", probe_esc(&e, ws->first_dangling ? ws->first_dangling : "?"),
+		ws->dangling > 1 ? " and others" : "");
+}
+
 void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 {
 	struct walk_state ws;
@@ -828,7 +855,7 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 		if (S_ISDIR(st.st_mode) && probe_image_detect(paths[i])) {
 			walk_file(&ws, paths[i], true); /* an OCI image layout: read as an image */
 		} else if (S_ISDIR(st.st_mode)) {
-			struct probe_tree_visitor v = { &ws, want_file, tree_file, tree_problem, tree_stop };
+			struct probe_tree_visitor v = { &ws, want_file, tree_file, tree_problem, tree_stop, tree_dangling };
 			probe_tree_walk(paths[i], jobs, &v);
 		}
 		else
@@ -842,7 +869,9 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 	if (output_ready(&ws)) {
 		unread_report(&ws, &ws.zlib, "install zlib (Debian: zlib1g) or name it with KIMG_ZLIB");
 		unread_report(&ws, &ws.tar, "install libarchive (Debian: libarchive13) or name it with KIMG_LIBARCHIVE");
+		dangling_report(&ws);
 	}
+	free(ws.first_dangling);
 	free(ws.zlib.paths);
 	free(ws.tar.paths);
 }

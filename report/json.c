@@ -121,6 +121,9 @@ static void write_escaped(FILE *out, const char *str, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(out, "\\u%04x", c);
 			i++;
+		} else if (c == 0xc0 && i + 1 < n && s[i + 1] == 0x80) {
+			fputs("\\u0000", out); /* a NUL inside a name (text_escape.h) */
+			i += 2;
 		} else if ((len = kimg_utf8_seq_len(s + i, n - i)) != 0) {
 			fwrite(s + i, 1, len, out);
 			i += len;

@@ -6,6 +6,25 @@
 
 #include "json.h"
 
+/* The code point of a valid sequence of seq bytes when it is a bidi or
+ * invisible format character, else 0: U+061C, U+200B-200F, U+2028-202E
+ * (line and paragraph separators, embeddings and overrides), U+2060-206F
+ * (isolates among them), U+FEFF, U+FFF9-FFFB. Shown raw, they reorder or
+ * hide the text around them ("Trojan Source"). */
+static unsigned format_char(const unsigned char *s, size_t seq)
+{
+	unsigned cp;
+	if (seq == 2)
+		cp = (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+	else if (seq == 3)
+		cp = (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+	else
+		return 0;
+	bool fmt = cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+		   (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+	return fmt ? cp : 0;
+}
+
 /* The rendering of the sequence at s[0..n) (n >= 1): writes at most 8
  * chars to out and their count to *len; returns the bytes consumed. */
 static size_t escape_one(const unsigned char *s, size_t n, char out[8], size_t *len)
@@ -14,6 +33,22 @@ static size_t escape_one(const unsigned char *s, size_t n, char out[8], size_t *
 	unsigned char c = s[0];
 	size_t seq = c < 0x80 ? 1 : kimg_utf8_seq_len(s, n);
 	bool c1 = seq == 2 && c == 0xc2 && s[1] < 0xa0; /* terminals may obey U+009B as CSI */
+	/* NUL inside a name, as the readers carry it (modified UTF-8 C0 80:
+	 * a C string cannot hold the byte itself) */
+	if (c == 0xc0 && n >= 2 && s[1] == 0x80) {
+		memcpy(out, "\\x00", 4);
+		*len = 4;
+		return 2;
+	}
+	unsigned cp = format_char(s, seq);
+	if (cp) {
+		out[0] = '\\';
+		out[1] = 'u';
+		for (int k = 0; k < 4; k++)
+			out[2 + k] = hex[cp >> (12 - 4 * k) & 15];
+		*len = 6;
+		return seq;
+	}
 	if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
 		out[0] = '\\';
 		out[1] = c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\t' ? 't' : 'r';

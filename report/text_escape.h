@@ -2,8 +2,10 @@
  * symbol names) as text output shows it: a name cannot move the cursor,
  * recolour the terminal or split "one line per problem". Control bytes,
  * ESC, DEL, C1 controls (U+0080-U+009F) and bytes that are not UTF-8
- * become \xNN; newline, tab, CR \n \t \r; a backslash \\. Valid UTF-8
- * stays as it is. Shared by kimg-probe and libkimg.so: no allocation. */
+ * become \xNN; newline, tab, CR \n \t \r; a backslash \\; bidi and
+ * invisible format characters (U+202A-202E, U+2066-2069 and the like)
+ * \uXXXX; a NUL carried inside a name as C0 80 (sys/zip.c) \x00. Other
+ * valid UTF-8 stays as it is. Shared by kimg-probe and libkimg.so: no allocation. */
 #ifndef KIMG_REPORT_TEXT_ESCAPE_H
 #define KIMG_REPORT_TEXT_ESCAPE_H
 

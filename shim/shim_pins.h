@@ -11,7 +11,9 @@
  * versions, which would stop libkimg from loading on older glibc. Pin the
  * references made by the hooks layer to the architecture's base version,
  * which every glibc since then still provides (libdl or libc). */
-#if defined(__x86_64__)
+#if defined(KIMG_NO_GLIBC_PINS)
+/* the sanitizer build (Makefile SAN_FLAGS): no pins */
+#elif defined(__x86_64__)
 #define KIMG_GLIBC_BASE "GLIBC_2.2.5"
 #elif defined(__aarch64__)
 #define KIMG_GLIBC_BASE "GLIBC_2.17"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 /* stat, lstat and fstat are functions of libc.so only since glibc 2.33
@@ -16,8 +17,9 @@
  * __lxstat and __fxstat with a layout version, which every glibc still
  * exports. Calling those directly keeps kimg-probe free of GLIBC_2.33.
  * The layout version is _STAT_VER_LINUX (1) on x86-64 and _STAT_VER (0)
- * on aarch64, the struct stat of the headers on both. */
-#if defined(__x86_64__) || defined(__aarch64__)
+ * on aarch64, the struct stat of the headers on both. Not in the
+ * sanitizer build (KIMG_NO_GLIBC_PINS), whose interceptors are stat's. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(KIMG_NO_GLIBC_PINS)
 #if defined(__x86_64__)
 #define XSTAT_VERSION 1
 __asm__(".symver __xstat,__xstat@GLIBC_2.2.5");
@@ -295,6 +297,13 @@ static void guard_remove(const struct kimg_file *f)
 	for (size_t i = n_extra; i-- > 0;)
 		if (extra[i] == f) {
 			extra[i] = extra[--n_extra];
+			if (n_extra == 0) {
+				/* per thread: a worker that ends would lose it (found
+				 * by make asan-test) */
+				free(extra);
+				extra = NULL;
+				cap_extra = 0;
+			}
 			return;
 		}
 }
@@ -388,4 +397,29 @@ int kimg_file_guard(const struct kimg_file *f, void (*fn)(void *ctx), void *ctx,
 	if (failed)
 		return kimg_error_set(err, -EIO, 0, "file changed while it was read");
 	return 0;
+}
+
+const char *kimg_file_pseudo_fs(const char *path)
+{
+	/* <linux/magic.h>; devtmpfs reports tmpfs's number, so /dev goes by name */
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} pseudo[] = {
+		{ 0x9fa0, "proc" },	     { 0x62656572, "sysfs" },	  { 0x27e0eb, "cgroup" },
+		{ 0x63677270, "cgroup2" },   { 0x64626720, "debugfs" },	  { 0x74726163, "tracefs" },
+		{ 0x73636673, "securityfs" }, { 0xcafe4a11, "bpf" },	  { 0x62656570, "configfs" },
+		{ 0xde5e81e4, "efivarfs" },  { 0x6165676c, "pstore" },	  { 0xf97cff8c, "selinuxfs" },
+		{ 0x1cd1, "devpts" },	     { 0x65735543, "fusectl" },	  { 0x42494e4d, "binfmt_misc" },
+		{ 0x6e736673, "nsfs" },	     { 0x57ac6e9d, "mqueue" },	  { 0x958458f6, "hugetlbfs" },
+	};
+	if (strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0)
+		return "devtmpfs";
+	struct statfs sfs;
+	if (statfs(path, &sfs) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++)
+		if ((unsigned long)sfs.f_type == pseudo[i].magic)
+			return pseudo[i].name;
+	return NULL;
 }

@@ -105,4 +105,9 @@ int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_
 /* fstat, with the same care for old glibc. */
 int kimg_file_fstat(int fd, struct stat *st);
 
+/* The pseudo file system path lies on ("proc", "sysfs", "cgroup2",
+ * "devtmpfs"...), whose files are the kernel's controls and views, not
+ * stored files; NULL for an ordinary one (or when statfs fails). */
+const char *kimg_file_pseudo_fs(const char *path);
+
 #endif

@@ -11,7 +11,9 @@
 #ifndef KIMG_SYS_GLIBC_PINS_H
 #define KIMG_SYS_GLIBC_PINS_H
 
-#if defined(__x86_64__)
+#if defined(KIMG_NO_GLIBC_PINS)
+/* the sanitizer build (Makefile SAN_FLAGS): no pins */
+#elif defined(__x86_64__)
 #define KIMG_SYS_GLIBC_BASE "GLIBC_2.2.5"
 #elif defined(__aarch64__)
 #define KIMG_SYS_GLIBC_BASE "GLIBC_2.17"

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_read.h"
 #include "packages.h"
 #include "file.h"
 #include "source_names.h"
@@ -65,7 +66,46 @@ struct kimg_owners {
 	char *dpkg_dir;
 	bool dpkg_loaded;
 	struct kimg_pkg wheel; /* answer for wheel members (last one asked) */
+	char **problems;      /* records that could not be read: "PATH: why" */
+	size_t n_problems, cap_problems;
 };
+
+/* A record that names files but could not be read: kept for the caller
+ * to say (kimg_owners_problems), never dropped silently. */
+static void add_problem(struct kimg_owners *o, const char *record, const char *why)
+{
+	if (o->n_problems == o->cap_problems) {
+		size_t nc = o->cap_problems ? o->cap_problems * 2 : 8;
+		char **v = realloc(o->problems, nc * sizeof *v);
+		if (!v)
+			return;
+		o->problems = v;
+		o->cap_problems = nc;
+	}
+	size_t n = strlen(record) + strlen(why) + 3;
+	char *line = malloc(n);
+	if (!line)
+		return;
+	snprintf(line, n, "%s: %s", record, why);
+	o->problems[o->n_problems++] = line;
+}
+
+size_t kimg_owners_problems(const struct kimg_owners *o, const char *const **lines)
+{
+	*lines = (const char *const *)o->problems;
+	return o->n_problems;
+}
+
+/* The arena a JSON document needs at most: a node per value, and a value
+ * starts the document or follows '[', '{' or ',' (counted inside strings
+ * too: an over-estimate); decoded strings are no longer than the text. */
+static size_t json_arena_bound(struct kimg_span doc)
+{
+	size_t starts = 1;
+	for (uint64_t i = 0; i < doc.size; i++)
+		starts += doc.data[i] == ',' || doc.data[i] == '[' || doc.data[i] == '{';
+	return starts * (sizeof(struct kimg_jval) + _Alignof(struct kimg_jval)) + (size_t)doc.size * 2 + 4096;
+}
 
 /* dst = a "/" b, or -1 when it does not fit (never truncated). */
 static int join(char *dst, size_t size, const char *a, const char *b)
@@ -400,16 +440,31 @@ static int index_conda(struct kimg_owners *o, uint32_t idx, char *name, size_t n
 	struct kimg_file f;
 	if (kimg_file_open_small_read(o->pkgs[idx]->record, &f, RECORD_READ_BELOW, NULL) < 0)
 		return -1;
-	size_t arena_size = (size_t)f.bytes.size * 4 + 4096;
-	void *arena = f.bytes.size <= CONDA_META_MAX ? malloc(arena_size) : NULL;
-	if (arena) {
+	int rc = -1;
+	char why[160];
+	if (f.bytes.size > CONDA_META_MAX) {
+		snprintf(why, sizeof why, "conda-meta record of %llu bytes is over the limit (%u MiB): its files have no owner",
+			 (unsigned long long)f.bytes.size, CONDA_META_MAX >> 20);
+	} else {
+		/* sized from the document: many short names need far more
+		 * nodes than bytes (a 64-byte node per value) */
+		size_t arena_size = json_arena_bound(f.bytes);
+		void *arena = malloc(arena_size);
+		struct kimg_error err = { 0, 0, "" };
 		struct conda_ctx c = { o, o->bases[idx], idx };
-		(void)kimg_conda_meta_parse(f.bytes, arena, arena_size, name, name_size, version, version_size,
-					    conda_file, &c, NULL);
+		if (!arena)
+			snprintf(why, sizeof why, "out of memory for a %zu-byte parse: its files have no owner", arena_size);
+		else if (kimg_conda_meta_parse(f.bytes, arena, arena_size, name, name_size, version, version_size,
+					       conda_file, &c, &err) < 0)
+			snprintf(why, sizeof why, "conda-meta record not read (%s): its files have no owner", err.what);
+		else
+			rc = 0;
 		free(arena);
 	}
+	if (rc < 0)
+		add_problem(o, o->pkgs[idx]->record, why);
 	kimg_file_close(&f);
-	return 0;
+	return rc;
 }
 
 static void read_conda_meta(struct kimg_owners *o, const char *prefix)
@@ -623,6 +678,9 @@ void kimg_owners_free(struct kimg_owners *o)
 	free(o->pkgs);
 	free(o->bases);
 	free(o->dpkg_dir);
+	for (size_t i = 0; i < o->n_problems; i++)
+		free(o->problems[i]);
+	free(o->problems);
 	free(o);
 }
 

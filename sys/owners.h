@@ -40,6 +40,12 @@ const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *pat
  * read. For a caller that has time to spare before its first lookup. */
 void kimg_owners_prepare(struct kimg_owners *o, const char *dir);
 
+/* The records read so far that name files but could not be read ("PATH:
+ * why", e.g. a damaged conda-meta JSON): their files have no owner, and the
+ * caller says so. Valid until the next lookup or kimg_owners_free. */
+#include <stddef.h>
+size_t kimg_owners_problems(const struct kimg_owners *o, const char *const **lines);
+
 /* Lexically normalised absolute form of path (cwd prepended when
  * relative). Returns 0, or -1 when it does not fit. */
 int kimg_path_normalize(const char *path, char *out, unsigned long size);

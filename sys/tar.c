@@ -68,10 +68,26 @@ static struct kimg_lazylib libarchive = {
 	.n_fns = sizeof libarchive_fns / sizeof libarchive_fns[0], .once = PTHREAD_ONCE_INIT,
 };
 static uint64_t member_max = KIMG_TAR_MEMBER_MAX_DEFAULT;
+static unsigned ratio_max = KIMG_TAR_RATIO_MAX_DEFAULT;
 
 void kimg_tar_set_member_max(uint64_t max)
 {
 	member_max = max ? max : KIMG_TAR_MEMBER_MAX_DEFAULT;
+}
+
+void kimg_tar_set_ratio_max(unsigned ratio)
+{
+	ratio_max = ratio ? ratio : KIMG_TAR_RATIO_MAX_DEFAULT;
+}
+
+/* What one archive's members may come to in all: ratio_max times the
+ * archive's (compressed) size, plus KIMG_TAR_RATIO_FLOOR. A tar stream
+ * has no per-member stored size, so the zip cap becomes one per archive;
+ * a 93 KB .tar.zst no longer inflates 3 GB. */
+static uint64_t archive_budget(uint64_t size)
+{
+	return size > (UINT64_MAX - KIMG_TAR_RATIO_FLOOR) / ratio_max ? UINT64_MAX
+								      : size * ratio_max + KIMG_TAR_RATIO_FLOOR;
 }
 
 void kimg_tar_set_library(const char *soname)
@@ -117,14 +133,26 @@ static int64_t read_some(struct archive *a, unsigned char *buf, uint64_t cap, st
 
 /* Inflate the rest of a wanted member after its head. The declared size
  * (when set) sizes the buffer; members without one grow by doubling. */
+static int budget_error(struct kimg_error *err, uint64_t at, uint64_t total)
+{
+	return kimg_error_set(err, -KIMG_ELIMIT, at,
+			      "member passes what the archive may hold in all (%u times its size plus %llu MiB: %llu "
+			      "bytes; limit)",
+			      ratio_max, (unsigned long long)(KIMG_TAR_RATIO_FLOOR >> 20), (unsigned long long)total);
+}
+
 static int read_member(struct archive *a, struct archive_entry *e, const unsigned char *head,
 		       uint64_t head_len, unsigned char **out,
-		       uint64_t *out_len, struct kimg_error *err, bool *fatal)
+		       uint64_t *out_len, uint64_t *budget_left, uint64_t budget, struct kimg_error *err, bool *fatal)
 {
 	uint64_t cap = api.entry_size_is_set(e) && api.entry_size(e) > 0 ? (uint64_t)api.entry_size(e) : 1 << 20;
 	if (cap > member_max)
 		return kimg_error_set(err, -KIMG_ELIMIT, 0, "member larger than the limit (%llu bytes)",
 				      (unsigned long long)member_max);
+	/* the limit is the smaller of the member cap and what is left */
+	uint64_t limit = member_max < *budget_left ? member_max : *budget_left;
+	if (cap > limit)
+		return budget_error(err, 0, budget);
 	if (cap < head_len)
 		cap = head_len;
 	unsigned char *buf = malloc(cap + 1);
@@ -150,10 +178,12 @@ static int read_member(struct archive *a, struct archive_entry *e, const unsigne
 		}
 		if (m == 0)
 			break;
-		if (cap * 2 > member_max) {
+		if (cap * 2 > limit) {
 			free(buf);
-			return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than the limit (%llu bytes)",
-					      (unsigned long long)member_max);
+			if (cap * 2 > member_max)
+				return kimg_error_set(err, -KIMG_ELIMIT, len, "member larger than the limit (%llu bytes)",
+						      (unsigned long long)member_max);
+			return budget_error(err, len, budget);
 		}
 		unsigned char *nb = realloc(buf, cap * 2 + 1);
 		if (!nb) {
@@ -166,6 +196,7 @@ static int read_member(struct archive *a, struct archive_entry *e, const unsigne
 	}
 	*out = buf;
 	*out_len = len;
+	*budget_left -= len < *budget_left ? len : *budget_left;
 	return 0;
 }
 
@@ -183,6 +214,7 @@ int kimg_tar_for_each_member(struct kimg_span zip, kimg_tar_want_fn want, kimg_t
 		goto out;
 	}
 	unsigned char head[KIMG_TAR_HEAD_SIZE];
+	uint64_t budget = archive_budget(zip.size), budget_left = budget;
 	for (;;) {
 		struct archive_entry *e;
 		int r = api.next_header(a, &e);
@@ -218,7 +250,7 @@ int kimg_tar_for_each_member(struct kimg_span zip, kimg_tar_want_fn want, kimg_t
 		int s;
 		if ((uint64_t)hn < sizeof head) /* the head was the whole member */
 			s = fn(ctx, name, kimg_span_make(head, (uint64_t)hn), NULL);
-		else if (read_member(a, e, head, (uint64_t)hn, &buf, &len, &merr, &fatal) == 0)
+		else if (read_member(a, e, head, (uint64_t)hn, &buf, &len, &budget_left, budget, &merr, &fatal) == 0)
 			s = fn(ctx, name, kimg_span_make(buf, len), NULL);
 		else
 			s = fn(ctx, name, kimg_span_make(NULL, 0), &merr);

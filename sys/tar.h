@@ -19,6 +19,13 @@
 #define KIMG_TAR_HEAD_SIZE 4096u
 /* Largest member kimg will read into memory, unless set otherwise. */
 #define KIMG_TAR_MEMBER_MAX_DEFAULT ((uint64_t)1 << 32)
+/* What one archive's members may hold in all: this many times the
+ * archive's size plus the floor (the zip caps of sys/zip.h, per archive:
+ * a compressed tar stream declares no per-member stored size). Memory per
+ * job is then at most the smaller of this and the member limit; with -j N,
+ * N times that. */
+#define KIMG_TAR_RATIO_MAX_DEFAULT 200u
+#define KIMG_TAR_RATIO_FLOOR ((uint64_t)16 << 20)
 
 /* Decide from a member's name and first bytes (up to KIMG_TAR_HEAD_SIZE,
  * fewer for small members) whether it is worth reading. */
@@ -46,6 +53,8 @@ void kimg_tar_set_library(const char *soname);
 /* Largest member to read (0: the default); the front end passes
  * $KIMG_ZIP_MAX_MEMBER here too, one limit for every archive member. */
 void kimg_tar_set_member_max(uint64_t max);
+/* The ratio of KIMG_TAR_RATIO_MAX_DEFAULT (0: the default). */
+void kimg_tar_set_ratio_max(unsigned ratio);
 
 /* The library name in use, for messages. */
 const char *kimg_tar_library(void);

@@ -146,11 +146,30 @@ static void inflater_close(struct inflater *f)
 	f->open = false;
 }
 
+/* What one archive may inflate in all (issue 22): KIMG_ZIP_RATIO_MAX (or
+ * the set ratio) times its size, plus the floor below which one member
+ * needs no ratio. Members are checked on their declared sizes, which
+ * inflation never passes. */
+struct budget {
+	uint64_t left;
+	uint64_t total;
+};
+
+static void budget_init(struct budget *b, uint64_t archive_size)
+{
+	uint64_t r = archive_size > (UINT64_MAX - KIMG_ZIP_RATIO_FLOOR) / limit_ratio
+			     ? UINT64_MAX
+			     : archive_size * limit_ratio + KIMG_ZIP_RATIO_FLOOR;
+	b->left = b->total = r;
+}
+
 struct member {
 	const struct kimg_zip_walk *walk;
 	const struct kimg_zip_dir *dir;
 	const struct kimg_zip_entry *e;
 	const char *name;
+	struct budget *budget;
+	bool overlaps;   /* its bytes are another member's too */
 	bool delivered;  /* fn was called for this member */
 };
 
@@ -205,6 +224,16 @@ static int read_deflated(struct member *m, struct kimg_span data)
 		inflater_close(&f);
 		return deliver_error(m, &merr);
 	}
+	if (size > m->budget->left) {
+		inflater_close(&f);
+		kimg_error_set(&merr, -KIMG_ELIMIT, m->e->local_offset,
+			       "member of %llu bytes passes what the archive may inflate in all (%u times its size "
+			       "plus %llu MiB: %llu bytes, %llu left; limit)",
+			       (unsigned long long)size, limit_ratio, (unsigned long long)(KIMG_ZIP_RATIO_FLOOR >> 20),
+			       (unsigned long long)m->budget->total, (unsigned long long)m->budget->left);
+		return deliver_error(m, &merr);
+	}
+	m->budget->left -= size;
 	unsigned char *buf = malloc(size + 1);
 	if (!buf) {
 		inflater_close(&f);
@@ -245,6 +274,9 @@ static int read_member(struct member *m)
 	struct kimg_error merr = { 0, 0, "" };
 	struct kimg_span data;
 	int rc = kimg_zip_entry_data(m->dir, m->e, &data, &merr);
+	if (rc == 0 && m->overlaps)
+		rc = kimg_error_set(&merr, -KIMG_ELIMIT, m->e->local_offset,
+				    "member's bytes overlap another member's (a zip bomb's shape): not read");
 	if (rc == 0)
 		rc = check_limits(m->e, &merr);
 	if (rc == 0 && m->e->method != KIMG_ZIP_STORED && m->e->method != KIMG_ZIP_DEFLATED)
@@ -255,30 +287,113 @@ static int read_member(struct member *m)
 	return m->e->method == KIMG_ZIP_STORED ? read_stored(m, data) : read_deflated(m, data);
 }
 
+struct range {
+	uint64_t start, end;
+	size_t index;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The members (by central-directory index) whose bytes, local header to
+ * end of data, overlap another's: a bitmap, or NULL when none does or it
+ * cannot be told (then *failed). Real archives never overlap; a bomb
+ * points thousands of entries at one large member. */
+static unsigned char *find_overlaps(const struct kimg_zip_dir *dir, bool *failed)
+{
+	struct range *r = NULL;
+	size_t n = 0, cap = 0, index = 0;
+	uint64_t cursor = 0;
+	struct kimg_zip_entry e;
+	unsigned char *bits = NULL;
+	*failed = false;
+	while (kimg_zip_dir_next(dir, &cursor, &e, NULL) == 1) {
+		struct kimg_span data;
+		size_t i = index++;
+		if (e.is_dir || e.is_symlink || kimg_zip_entry_data(dir, &e, &data, NULL) < 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct range *nr = realloc(r, cap * sizeof *nr);
+			if (!nr)
+				goto fail;
+			r = nr;
+		}
+		uint64_t start = e.local_offset, end = (uint64_t)(data.data - dir->zip.data) + data.size;
+		r[n++] = (struct range){ start, end > start ? end : start + 1, i };
+	}
+	if (n > 1) /* qsort(NULL, 0): undefined (found by make asan-test) */
+		qsort(r, n, sizeof *r, range_cmp);
+	uint64_t reach = 0;
+	size_t holder = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (k > 0 && r[k].start < reach) {
+			if (!bits && !(bits = calloc(index / 8 + 1, 1)))
+				goto fail;
+			bits[r[k].index / 8] |= (unsigned char)(1u << r[k].index % 8);
+			bits[holder / 8] |= (unsigned char)(1u << holder % 8);
+		}
+		if (k == 0 || r[k].end > reach) {
+			reach = r[k].end;
+			holder = r[k].index;
+		}
+	}
+	free(r);
+	return bits;
+fail:
+	free(r);
+	free(bits);
+	*failed = true;
+	return NULL;
+}
+
 int kimg_zip_walk(struct kimg_span zip, const struct kimg_zip_walk *walk, struct kimg_error *err)
 {
 	struct kimg_zip_dir dir;
 	int rc = kimg_zip_dir_open(zip, &dir, err);
 	if (rc < 0)
 		return rc;
+	bool failed;
+	unsigned char *overlaps = find_overlaps(&dir, &failed);
+	if (failed)
+		return kimg_error_set(err, -ENOMEM, 0, "out of memory for the archive's member table");
+	struct budget budget;
+	budget_init(&budget, zip.size);
 	int delivered = 0;
 	uint64_t cursor = 0;
+	size_t index = 0;
 	struct kimg_zip_entry e;
 	while ((rc = kimg_zip_dir_next(&dir, &cursor, &e, err)) == 1) {
+		size_t i = index++;
 		if (e.is_dir || e.is_symlink)
 			continue;
+		/* a NUL in the name would cut it short: carried as C0 80, which
+		 * the renderers show as \x00 (report/text_escape.h) */
 		char name[1024];
-		size_t n = e.name.size < sizeof name - 1 ? (size_t)e.name.size : sizeof name - 1;
-		memcpy(name, e.name.data, n);
+		size_t n = 0;
+		for (uint64_t k = 0; k < e.name.size && n + 2 < sizeof name; k++) {
+			if (e.name.data[k] == 0) {
+				name[n++] = (char)0xc0;
+				name[n++] = (char)0x80;
+			} else {
+				name[n++] = (char)e.name.data[k];
+			}
+		}
 		name[n] = '\0';
 		if (walk->want_name && !walk->want_name(walk->ctx, name))
 			continue;
-		struct member m = { walk, &dir, &e, name, false };
+		struct member m = { walk, &dir, &e, name, &budget, overlaps && (overlaps[i / 8] >> i % 8 & 1), false };
 		int s = read_member(&m);
 		delivered += m.delivered;
-		if (s)
+		if (s) {
+			free(overlaps);
 			return s;
+		}
 	}
+	free(overlaps);
 	return rc < 0 ? rc : delivered;
 }
 

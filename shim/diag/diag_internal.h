@@ -165,6 +165,15 @@ KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
 /* Lines for people (banner, summary): the log target in text format,
  * stderr in json format (the log then holds JSON objects only). */
 KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
+/* At exit, on stderr: the reports a log reader that did not read cost. */
+KIMG_HIDDEN void kimg_log_say_dropped(void);
+/* Open the KIMG_LOG target at path (log_open.c): the fd (STDERR_FILENO
+ * or STDOUT_FILENO for /dev/stderr, /dev/stdout), or -1 with the reason
+ * in why ("KIMG_LOG file X is not used: it ..."). */
+KIMG_HIDDEN int kimg_log_open(const char *path, char *why, size_t size);
+/* dir opened O_PATH one name at a time, never through a symbolic link
+ * (ELOOP): the fallback of a kernel without openat2; unit tested. */
+KIMG_HIDDEN int kimg_log_walk_dir(const char *dir);
 
 /* ---- driver_log.c: the lines a report takes ---- */
 

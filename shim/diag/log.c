@@ -7,10 +7,10 @@
  *
  * kimg is a guest in the process, and on a shared machine the log's name
  * may be predictable (/tmp/kimg-%p.log), so the file is opened like a
- * careful daemon opens one: created new (O_EXCL, mode 0600), or, when it
- * exists, used only if it is a regular file of this user with no other
- * link, a pipe or socket, or a terminal, /dev/null or /dev/full; never
+ * careful daemon opens one (log_open.c): created new or checked, never
  * through a symbolic link. Anything else: stderr, and one line saying why.
+ * The log is written without blocking: a report a stalled reader has no
+ * room for is dropped and counted, and the count said at exit.
  *
  * A write must not change the host either: SIGPIPE is blocked around it
  * (a closed stderr pipe would kill the program), EPIPE ends reporting to
@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -56,13 +57,11 @@ static long state_pid(uint64_t s)
 	return (long)(int32_t)(uint32_t)(s >> 32);
 }
 
-/* Raw fstat: the glibc wrapper got a new symbol version in 2.33, which
- * would raise libkimg's glibc baseline (tests/scripts/glibc_baseline.sh);
- * the kernel's struct stat is glibc's on x86-64 and aarch64. */
-static int raw_fstat(int fd, struct stat *st)
-{
-	return (int)syscall(SYS_fstat, fd, st);
-}
+/* How long a report half written to a stalled reader may wait for room. */
+#define KIMG_LOG_STALL_MS 200
+
+/* Reports not written because the log's reader did not read (EAGAIN). */
+static _Atomic unsigned long log_dropped;
 
 /* The whole buffer, or the errno that stopped it (0: all written).
  * SIGPIPE is blocked for this thread during the write and a SIGPIPE the
@@ -77,16 +76,30 @@ static int write_all(int fd, const char *buf, size_t len)
 	 * under a new symbol version */
 	bool blocked = sigprocmask(SIG_BLOCK, &pipe_only, &old) == 0;
 	int err = 0;
+	size_t written = 0;
+	int waited_ms = 0;
 	while (len > 0) {
 		ssize_t w = write(fd, buf, len);
 		if (w < 0 && errno == EINTR)
 			continue;
+		/* a non-blocking log whose reader is slow: a report begun is
+		 * finished if room comes soon (a line is not torn for a short
+		 * stall), one not begun is dropped at once */
+		if (w < 0 && errno == EAGAIN && written > 0 && waited_ms < KIMG_LOG_STALL_MS) {
+			struct pollfd p = { fd, POLLOUT, 0 };
+			int r = poll(&p, 1, 10);
+			if (r >= 0 || errno == EINTR) {
+				waited_ms += 10;
+				continue;
+			}
+		}
 		if (w <= 0) {
 			err = w < 0 ? errno : EIO;
 			break;
 		}
 		buf += w;
 		len -= (size_t)w;
+		written += (size_t)w;
 	}
 	if (err == EPIPE && blocked && !was_pending) {
 		struct timespec zero = { 0, 0 };
@@ -103,73 +116,6 @@ static void write_stderr(const char *buf, size_t len);
 static void say(const char *msg)
 {
 	write_stderr(msg, strlen(msg));
-}
-
-/* Character devices a report may go to: terminals, /dev/null (1,3) and
- * /dev/full (1,7), whose numbers are the same on every Linux. */
-static bool harmless_device(int fd, const struct stat *st)
-{
-	return isatty(fd) || st->st_rdev == 0x103 || st->st_rdev == 0x107;
-}
-
-/* Open the log at path; -1 with why filled when it must not be used. */
-static int open_log(const char *path, char *why, size_t size)
-{
-	/* the names of the process's own streams: they are symbolic links
-	 * into /proc, which O_NOFOLLOW would refuse */
-	if (strcmp(path, "/dev/stderr") == 0)
-		return STDERR_FILENO;
-	if (strcmp(path, "/dev/stdout") == 0)
-		return STDOUT_FILENO;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-		if (fd >= 0)
-			return fd; /* a new file: ours */
-		if (errno != EEXIST)
-			break;
-		/* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
-		 * blocking the program here */
-		fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0) {
-			if (errno == ENOENT)
-				continue; /* removed in between: create it */
-			break;
-		}
-		struct stat st;
-		const char *bad = NULL;
-		char owner[64];
-		if (raw_fstat(fd, &st) != 0) {
-			bad = "cannot be examined (fstat failed)";
-		} else if (S_ISREG(st.st_mode)) {
-			if (st.st_uid != geteuid()) {
-				snprintf(owner, sizeof owner, "belongs to another user (uid %lu)", (unsigned long)st.st_uid);
-				bad = owner;
-			} else if (st.st_nlink != 1) {
-				bad = "has other hard links";
-			}
-		} else if (S_ISCHR(st.st_mode)) {
-			if (!harmless_device(fd, &st))
-				bad = "is a device other than a terminal, /dev/null or /dev/full";
-		} else if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
-			bad = "is not a regular file, pipe, socket or terminal";
-		}
-		if (bad) {
-			close(fd);
-			snprintf(why, size, "KIMG_LOG file %s is not used: it %s", path, bad);
-			return -1;
-		}
-		int flags = fcntl(fd, F_GETFL);
-		if (flags >= 0)
-			fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-		return fd;
-	}
-	if (errno == ELOOP)
-		snprintf(why, size, "KIMG_LOG file %s is not used: it is a symbolic link", path);
-	else if (errno == ENXIO)
-		snprintf(why, size, "KIMG_LOG file %s is not used: it is a FIFO with no reader", path);
-	else
-		snprintf(why, size, "cannot open KIMG_LOG file %s: %s", path, strerror(errno));
-	return -1;
 }
 
 /* Expand %p %h %r %% into out; false when the result does not fit or a %
@@ -251,7 +197,7 @@ static int log_target(void)
 	char why[sizeof path + 128];
 	int fd = -1;
 	if (current_path(pid, path, sizeof path))
-		fd = open_log(path, why, sizeof why);
+		fd = kimg_log_open(path, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "KIMG_LOG=%.400s: the name is too long for pid %ld", kimg_env.log_spec, pid);
 	uint64_t expected = (uint64_t)(uint32_t)TARGET_NONE;
@@ -310,7 +256,9 @@ void kimg_log_write(const char *buf, size_t len)
 		int err = write_all(fd, buf, len);
 		if (err == EPIPE) {
 			atomic_store(&log_closed, 1); /* a FIFO whose reader left */
-		} else if (err != 0 && err != EAGAIN) {
+		} else if (err == EAGAIN) {
+			atomic_fetch_add(&log_dropped, 1);
+		} else if (err != 0) {
 			give_up_log(fd, err);
 			write_stderr(buf, len); /* the whole report, not the rest */
 		}
@@ -330,4 +278,22 @@ void kimg_log_write_human(const char *buf, size_t len)
 	} else {
 		kimg_log_write(buf, len);
 	}
+}
+
+/* At exit: how many reports a reader that did not read cost, on stderr
+ * (the log is the target that would not take them). */
+void kimg_log_say_dropped(void)
+{
+	unsigned long n = atomic_load(&log_dropped);
+	if (n == 0)
+		return;
+	char path[sizeof kimg_opts.log_path];
+	char line[sizeof path + 200];
+	if (!current_path((long)getpid(), path, sizeof path))
+		snprintf(path, sizeof path, "%s", kimg_opts.log_path);
+	snprintf(line, sizeof line,
+		 "kimg: warning: %lu report%s not written to KIMG_LOG file %s: its reader was not reading, and "
+		 "kimg does not make the program wait\n",
+		 n, n == 1 ? "" : "s", path);
+	say(line);
 }

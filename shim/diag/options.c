@@ -138,16 +138,21 @@ static long launcher_number(char *const *envp, const char *const *vars, size_t n
 	return -1;
 }
 
-/* Does spec use %p (a %% pair is a literal percent sign)? */
-static bool spec_has_pid(const char *spec)
+/* Does spec use %c (a %% pair is a literal percent sign)? */
+static bool spec_uses(const char *spec, char c)
 {
-	for (const char *s = spec; *s; s++)
+	for (const char *s = spec; s && *s; s++)
 		if (*s == '%' && s[1]) {
-			if (s[1] == 'p')
+			if (s[1] == c)
 				return true;
 			s++;
 		}
 	return false;
+}
+
+static bool spec_has_pid(const char *spec)
+{
+	return spec_uses(spec, 'p');
 }
 
 /* fnmatch(3) takes an unclosed '[' as a literal, so "force-ptx:[" would
@@ -430,7 +435,13 @@ int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, st
 	for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
 		const char *r = env_find(envp, rank_vars[i]);
 		if (r && *r) {
-			copy_str(env->rank_text, sizeof env->rank_text, r);
+			/* a rank goes into the KIMG_LOG path (%r): a number only,
+			 * never "../../tmp/evil" */
+			long n;
+			if (parse_int(r, 0, 1L << 30, &n))
+				copy_str(env->rank_text, sizeof env->rank_text, r);
+			else if (spec_uses(env_find(envp, "KIMG_LOG"), 'r'))
+				warn(&st, rank_vars[i], r, "not a number, so not a rank for %r in KIMG_LOG");
 			break;
 		}
 	}

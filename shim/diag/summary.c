@@ -13,4 +13,5 @@ void kimg_report_summary(void)
 	if (!kimg_in_diagnosis)
 		kimg_report_flush_held();
 	kimg_stats_summary();
+	kimg_log_say_dropped();
 }

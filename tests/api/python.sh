@@ -20,7 +20,7 @@ gpu() { # gpu SM CMD...: CMD with the stand-ins as one GPU of compute capability
 }
 
 # ---- the API from the tree ----
-got=$(tree $PY - "$FX" <<'PY' 2>&1
+got=$(tree $PY - "$FX" "$ROOT/README.md" <<'PY' 2>&1
 import errno, os, sys, kimg
 fx = sys.argv[1]
 out = []
@@ -29,7 +29,7 @@ a = kimg.can_run(fx + "/sm80.cubin", sm="8.6"); out.append((a.runs, a.error, a.f
 a = kimg.can_run(fx + "/compute100.ptx", sm=["9.0"]); out.append((a.runs, a.error, a.modules[0]["verdicts"][0]["rule"]))
 a = kimg.can_run("/bin/true", sm="9.0"); out.append((a.runs, a.error, a.modules, a.fix))
 a = kimg.can_run(fx + "/compute80.ptx", sm="8.6", driver="12.4"); out.append((a.runs, a.error))
-for bad in (dict(path=fx + "/none", sm="9.0"), dict(path=sys.argv[1] + "/../../README.md", sm="9.0"), dict(path=fx + "/sm80.cubin", sm="86.0")):
+for bad in (dict(path=fx + "/none", sm="9.0"), dict(path=sys.argv[2], sm="9.0"), dict(path=fx + "/sm80.cubin", sm="86.0")):
     try:
         kimg.can_run(**bad); out.append("no error")
     except kimg.KimgError as e:

@@ -243,7 +243,8 @@ if grep -q "$(printf '\033')" "$TMP/out"; then fail "doctor text: an ESC from a 
 mkdir -p "$TMP/bin"
 cat >"$TMP/bin/python3" <<PY
 #!/bin/sh
-printf '%s\t3.11.9\n%s\n%s\n%s\n%s\n' /fake/python3 /nonexistent/stdlib /nonexistent/stdlib /nonexistent/python311.zip "$sp"
+# (python_env.c's query: a marker line, executable and version, cwd, stdlib, platstdlib, sys.path)
+printf 'kimg-doctor-sys-path-1\n%s\t3.11.9\n%s\n%s\n%s\n%s\n%s\n' /fake/python3 /nonexistent/cwd /nonexistent/stdlib /nonexistent/stdlib /nonexistent/python311.zip "$sp"
 PY
 chmod +x "$TMP/bin/python3"
 h200 run env PATH="$TMP/bin:$PATH" "$PROBE" doctor --json

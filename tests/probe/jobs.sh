@@ -93,13 +93,14 @@ fi
 # The oracle's own sanity: the many-copies JSON lists every file with
 # device code once, in sorted walk order, and the problems are there.
 run "$PROBE" scan --json -j 4 "$tree" "$TMP/garbage.bin"
-expect_rc 2 "many copies: exit 2 (a dangling link, garbage)"
+expect_rc 2 "many copies: exit 2 (the garbage named on the command line)"
 expect_json "many copies: 40 copies of multi_exe, in walk order" \
 	"[f['path'] for f in d['files'] if f['path'].endswith('/sub/exe' + f['path'][-2:])] == ['$tree/d%02d/sub/exe%02d' % (i, i) for i in range(40)]"
 expect_json "many copies: the zip's members read" \
 	"sum(1 for f in d['files'] if f['path'].startswith('$tree/d11/pkg.whl!/')) == 2"
-expect_json "many copies: the dangling link and the garbage are errors" \
-	"[f['path'] for f in d['files'] if f['error']] == ['$tree/d07/dangling', '$TMP/garbage.bin']"
+expect_json "many copies: the garbage is an error, the dangling link inside the tree is not (issue 22)" \
+	"[f['path'] for f in d['files'] if f['error']] == ['$TMP/garbage.bin']"
+expect_grep "many copies: the dangling link counted on stderr" "$TMP/err" "1 symbolic link inside the directories leads nowhere"
 expect_json "many copies: paths sorted as the walk lists them" \
 	"(lambda ps: len(ps) > 300 and ps == sorted(ps, key=lambda p: p.split('/')))([f['path'] for f in d['files'] if f['path'].startswith('$tree/') and '!/' not in f['path']])"
 
@@ -203,7 +204,11 @@ same_runs "many-module archive: check --json" check --json --sm 12.0,9.0 "$TMP/a
 if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
 	for how in "check --sm 12.0" "check --json --sm 12.0"; do
 		cp "$TMP/ar/many.a" "$TMP/ar/victim.a"
+		# detect_leaks=0 (make asan-test): the SIGBUS guard leaves the frames
+		# of the abandoned input by siglongjmp (sys/file.h), and what they had
+		# allocated with them, once per file changed under the walk
 		# shellcheck disable=SC2086
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=10 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
 			run "$PROBE" $how -j 4 "$TMP/ar/victim.a" "$FX/sm120.cubin"
 		expect_rc 2 "$how: archive cut under its helpers"

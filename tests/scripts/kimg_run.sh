@@ -208,4 +208,34 @@ if command -v dash >/dev/null; then
 else
 	optional dash "Debian's /bin/sh (essential package): the POSIX-sh check not run"
 fi
+# --- a refused run leaves no log file (issue 22 item 18) ---
+mkdir -p "$TMP/with space"
+cp "$LIB" "$TMP/with space/libkimg.so"
+KIMG_LIB="$TMP/with space/libkimg.so" "$RUN" --log "$TMP/r1.log" true >/dev/null 2>"$TMP/r1.err"
+expect_eq "a library path with a space: refused, exit 2" 2 "$?"
+check "... and --log PATH was not created" test ! -e "$TMP/r1.log"
+check "... said why" grep -q "contains a space or colon, which LD_PRELOAD cannot express" "$TMP/r1.err"
+BUILD=mybuild "$RUN" --log "$TMP/r2.log" /nonexistent/command >/dev/null 2>&1
+expect_eq "a command that does not exist: exit 127" 127 "$?"
+check "... and --log PATH was not created" test ! -e "$TMP/r2.log"
+BUILD=mybuild "$RUN" --log "$TMP/r3.log" >/dev/null 2>&1
+expect_eq "no command: exit 2" 2 "$?"
+check "... and --log PATH was not created" test ! -e "$TMP/r3.log"
+KIMG_LIB="$TMP/none/libkimg.so" "$RUN" --log "$TMP/r4.log" true >/dev/null 2>&1
+check "a missing library: refused, --log PATH not created" test ! -e "$TMP/r4.log"
+BUILD=mybuild "$RUN" --log "$TMP/r5.log" true
+check "(the oracle: the same run with nothing wrong creates it)" test -e "$TMP/r5.log"
+# python -m kimg --libpath from a package whose path has a space or colon
+for dir in "with space" "with:colon"; do
+	mkdir -p "$TMP/py/$dir/kimg"
+	cp "$ROOT"/packaging/python/kimg/*.py "$TMP/py/$dir/kimg/"
+	cp "$LIB" "$TMP/py/$dir/kimg/libkimg.so"
+	out=$(cd "$TMP/py/$dir" && python3 -m kimg --libpath 2>"$TMP/py.err"); rc=$?
+	expect_eq "python -m kimg --libpath under '$dir': exit 2, nothing on stdout (LD_PRELOAD=\$(...) stays empty)" "2 " "$rc $out"
+	check "... said why" grep -q "which LD_PRELOAD cannot express" "$TMP/py.err"
+done
+mkdir -p "$TMP/py/plain/kimg"
+cp "$ROOT"/packaging/python/kimg/*.py "$TMP/py/plain/kimg/"
+cp "$LIB" "$TMP/py/plain/kimg/libkimg.so"
+expect_eq "(the oracle: a plain path is printed)" "$TMP/py/plain/kimg/libkimg.so" "$(cd "$TMP/py/plain" && python3 -m kimg --libpath)"
 finish

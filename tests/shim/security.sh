@@ -87,6 +87,119 @@ r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]
 sys.exit(0 if r["process"]["program"] == "drv_dl" else 1)
 PY
 
+# ---- issue 22: every kind of KIMG_LOG target, its whole path, %r ----
+plain_rc=$(env -u LD_PRELOAD LD_LIBRARY_PATH="$FAKE" "${FAILS[@]}" >/dev/null 2>&1; echo $?)
+# kimg_t SECONDS VAR=VALUE... -- CMD: under kimg with a time limit (timeout
+# cannot run a shell function); the status in $rc
+kimg_t() { local t=$1; shift; timeout -k 2 "$t" env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" "$@"; rc=$?; }
+
+# item 1: a FIFO of this user whose reader holds it open and never reads:
+# the pipe is full, and a blocking write would stop the program for good
+mkfifo "$TMP/stuck.fifo"
+exec 8<>"$TMP/stuck.fifo"
+python3 -c '
+import os
+os.set_blocking(8, False)
+for chunk in (4096, 1):
+    try:
+        while True:
+            os.write(8, b"x" * chunk)
+    except BlockingIOError:
+        pass'
+t0=$(date +%s%N)
+kimg_t 20 KIMG_LOG="$TMP/stuck.fifo" "${FAILS[@]}" >/dev/null 2>"$TMP/stuck.err"
+ms=$((($(date +%s%N) - t0) / 1000000))
+exec 8<&-
+check "KIMG_LOG a full FIFO whose reader never reads: the program ends (exit $rc, its own $plain_rc), in ${ms} ms" \
+	test "$rc" = "$plain_rc" -a "$ms" -lt 5000
+check "... and kimg says at exit what it dropped" grep -Eq "^kimg: warning: [0-9]+ reports? not written to KIMG_LOG file $TMP/stuck.fifo: its reader was not reading" "$TMP/stuck.err"
+# the same with the json format and more than one report (a second kernel)
+mkfifo "$TMP/stuck2.fifo"
+exec 8<>"$TMP/stuck2.fifo"
+python3 -c '
+import os
+os.set_blocking(8, False)
+try:
+    while True:
+        os.write(8, b"x")
+except BlockingIOError:
+    pass'
+kimg_t 20 KIMG_FORMAT=json KIMG_LOG="$TMP/stuck2.fifo" "${FAILS[@]}" >/dev/null 2>"$TMP/stuck2.err"
+exec 8<&-
+check "... json format too: exit $rc, not held" test "$rc" != 124 -a "$rc" != 137
+if needs_root "a FIFO of another user"; then
+	f=$TMP/other.fifo
+	mkfifo "$f"
+	chown "$NOBODY" "$f"
+	exec 9<>"$f" # the reader, there before the program starts
+	kimg_t 20 KIMG_LOG="$f" "${FAILS[@]}" >/dev/null 2>"$TMP/other.fifo.err"
+	python3 -c '
+import os
+os.set_blocking(9, False)
+try:
+    print(os.read(9, 1 << 20).decode(errors="replace"), end="")
+except BlockingIOError:
+    pass' >"$TMP/other.got"
+	exec 9<&-
+	check "KIMG_LOG a FIFO of another user (uid $NOBODY) with a reader, root's program: nothing reaches it" \
+		test ! -s "$TMP/other.got"
+	check "... said why: it belongs to another user" \
+		grep -q "other.fifo is not used: it belongs to another user (uid $NOBODY); reporting to stderr" "$TMP/other.fifo.err"
+	check "... the report is on stderr" grep -q "returned 209" "$TMP/other.fifo.err"
+fi
+
+# item 6: files of this user on pseudo file systems are controls, not
+# logs. /proc/self is itself a link (refused for that); /proc/%p/ is the
+# program's own directory reached without one: a report written to its
+# comm would rename the program (the kernel takes the first 15 bytes).
+for f in comm clear_refs attr/current; do
+	[ -e "/proc/self/$f" ] || continue
+	kimg_t 20 KIMG_LOG="/proc/%p/$f" "${FAILS[@]}" >/dev/null 2>"$TMP/pseudo.err"
+	check "KIMG_LOG=/proc/%p/$f: not written, one line saying why (a pseudo file system, proc)" \
+		test "$(grep -c "^kimg: warning: KIMG_LOG file /proc/[0-9]*/$f is not used: it is on a pseudo file system (proc), not an ordinary one; reporting to stderr$" "$TMP/pseudo.err")" = 1
+	check "... the report is on stderr, whole" grep -q "^kimg:   fix: " "$TMP/pseudo.err"
+done
+kimg_t 20 KIMG_LOG=/proc/self/comm "${FAILS[@]}" >/dev/null 2>"$TMP/self.err"
+check "KIMG_LOG=/proc/self/comm: not used (a link on the way), the report on stderr" \
+	bash -c "grep -q 'KIMG_LOG file /proc/self/comm is not used' '$TMP/self.err' && grep -q 'returned 209' '$TMP/self.err'"
+
+# item 7: a symbolic link anywhere on the path, not just at its end
+mkdir -p "$TMP/real/sub"
+ln -s "$TMP/real" "$TMP/dirlink"
+ln -s real "$TMP/rellink"
+for spec in "$TMP/dirlink/k.log" "$TMP/dirlink/sub/k.log" "$TMP/rellink/sub/k.log" "$TMP/real/../dirlink/k.log"; do
+	kimg_t 20 KIMG_LOG="$spec" "${FAILS[@]}" >/dev/null 2>"$TMP/dirlink.err"
+	check "KIMG_LOG=$spec (a directory link on the way): nothing created behind it" \
+		test -z "$(find "$TMP/real" -name k.log)"
+	check "... said why" grep -q "KIMG_LOG file $spec is not used: a directory on its path is a symbolic link" "$TMP/dirlink.err"
+done
+ABS_FAILS=("$(cd "$PROGS" && pwd -P)/drv_dl" "${FAILS[@]:1}")
+(cd "$TMP" && kimg_t 20 KIMG_LOG=rellink/k.log "${ABS_FAILS[@]}" >/dev/null 2>"$TMP/dirlink.err")
+check "a relative KIMG_LOG through a link: nothing created, said why" \
+	bash -c "[ -z \"\$(find '$TMP/real' -name k.log)\" ] && grep -q 'rellink/k.log is not used: a directory on its path' '$TMP/dirlink.err'"
+(cd "$TMP" && kimg_t 20 KIMG_LOG=real/sub/k.log "${ABS_FAILS[@]}" >/dev/null 2>&1)
+check "a relative KIMG_LOG with no link on the way is written" grep -q "returned 209" "$TMP/real/sub/k.log"
+if needs_root "a directory link planted by another user"; then
+	mkdir -p "$TMP/chosen"
+	ln -s "$TMP/chosen" "$TMP/planted"
+	chown -h "$NOBODY" "$TMP/planted"
+	kimg_t 20 KIMG_LOG="$TMP/planted/kimg-%p.log" "${FAILS[@]}" >/dev/null 2>"$TMP/planted.err"
+	check "a directory link of uid $NOBODY: root's report is not created where it points" \
+		test -z "$(ls -A "$TMP/chosen")"
+fi
+
+# item 8: %r is a number or nothing
+mkdir -p "$TMP/r/a/logs"
+for var in RANK OMPI_COMM_WORLD_RANK PMI_RANK SLURM_PROCID; do
+	rm -f "$TMP/r/evil.log" "$TMP/r/a/logs/"*
+	kimg_t 20 "$var=../../evil" KIMG_LOG="$TMP/r/a/logs/%r.log" "${FAILS[@]}" >/dev/null 2>"$TMP/rank.err"
+	check "$var=../../evil with KIMG_LOG=.../logs/%r.log: nothing outside logs/" test ! -e "$TMP/r/evil.log"
+	check "... the report is in logs/0.log, and a line says why" \
+		bash -c "grep -q 'returned 209' '$TMP/r/a/logs/0.log' && grep -q '$var=../../evil: not a number' '$TMP/rank.err'"
+done
+kimg_t 20 RANK=3 KIMG_LOG="$TMP/r/a/logs/%r.log" "${FAILS[@]}" >/dev/null 2>&1
+check "RANK=3: logs/3.log" grep -q "returned 209" "$TMP/r/a/logs/3.log"
+
 # ---- setuid inside a throw-away root ----
 if needs_root "setuid program under /etc/ld.so.preload (AT_SECURE)"; then
 	SROOT=$BUILD/tests/secure-root

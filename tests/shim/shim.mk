@@ -91,6 +91,6 @@ $(BUILD)/tsan/obj/shim/hook/%.o: CPPFLAGS += $(SHIM_HOOK_CPPFLAGS)
 $(BUILD)/tsan/obj/shim/diag/%.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/tsan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=thread -MMD -MP -c -o $@ $<
+	$(CC) $(PLAIN_CPPFLAGS) $(PLAIN_CFLAGS) -fsanitize=thread -MMD -MP -c -o $@ $<
 $(TSAN_SHIM): $(TSAN_OBJ) shim/libkimg.map
 	$(call libkimg_link,-fsanitize=thread,$(TSAN_OBJ))

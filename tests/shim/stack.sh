@@ -20,6 +20,9 @@ EXPECTED_CHECKS=25
 CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
 
 CORE=$BUILD/libkimgcore.a DIAG=$BUILD/libkimgdiag.a
+# make asan-test: the plain libraries of that tree (Makefile PLAIN_TEST_LIBS):
+# a library Python loads cannot carry ASan
+[ "${KIMG_SANITIZE:-}" = asan ] && CORE=$BUILD/plain/libkimgcore.a DIAG=$BUILD/plain/libkimgdiag.a
 for lib in "$CORE" "$DIAG"; do
 	require "$lib" "make BUILD=$BUILD all"
 done

@@ -2,7 +2,11 @@
  * names, accepted values, defaults kept on bad values with one warning
  * naming the variable, %p/%h/%r/%% expansion, the skip list.
  * Links the diagnosis layer (build/libkimgdiag.a) as a library. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "diag_internal.h"
@@ -94,6 +98,77 @@ START_TEST(log_path_expansion)
 	PARSE("KIMG_LOG=stderr");
 	ck_assert_str_eq(o.log_path, "");
 	ck_assert_str_eq(env.log_spec, "stderr");
+}
+END_TEST
+
+/* issue 22 item 8: a rank goes into a path, so only a number is one */
+START_TEST(log_path_rank_must_be_a_number)
+{
+	static const char *const bad[] = { "../../tmp/evil", "/etc/x", "3/..", "-1", "1e3", " 2", "2 ", "0x10" };
+	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+	char var[64];
+	for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			snprintf(var, sizeof var, "%s=%s", vars[v], bad[i]);
+			int n = PARSE("KIMG_LOG=/logs/k-%r.log", var);
+			ck_assert_msg(strcmp(o.log_path, "/logs/k-0.log") == 0, "%s gave %s", var, o.log_path);
+			ck_assert_int_eq(n, 1);
+			ck_assert_msg(strstr(warnings, vars[v]) && strstr(warnings, "not a number"), "%s: %s", var,
+				      warnings);
+		}
+	/* no %r: a strange RANK is none of kimg's business */
+	ck_assert_int_eq(PARSE("KIMG_LOG=/logs/k.log", "RANK=../x"), 0);
+	PARSE("KIMG_LOG=/logs/k-%r.log", "RANK=12");
+	ck_assert_str_eq(o.log_path, "/logs/k-12.log");
+}
+END_TEST
+
+/* issue 22 item 7: the fallback of a kernel without openat2 refuses a
+ * symbolic link at any depth, absolute or relative, and opens the rest */
+START_TEST(log_dir_walk_refuses_links_anywhere)
+{
+	char root[] = "/tmp/kimg-walk.XXXXXX", p[256];
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(p, sizeof p, "%s/real", root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/real/sub", root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	char link[256];
+	snprintf(link, sizeof link, "%s/link", root);
+	ck_assert_int_eq(symlink("real", link), 0);
+	snprintf(p, sizeof p, "%s/real/sub/", root);
+	int fd = kimg_log_walk_dir(p);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(p, sizeof p, "%s/./real//sub", root);
+	fd = kimg_log_walk_dir(p);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	static const char *const linked[] = { "%s/link", "%s/link/sub", "%s/real/../link/sub" };
+	for (size_t i = 0; i < sizeof linked / sizeof linked[0]; i++) {
+		snprintf(p, sizeof p, linked[i], root);
+		errno = 0;
+		ck_assert_int_eq(kimg_log_walk_dir(p), -1);
+		ck_assert_msg(errno == ELOOP, "%s: errno %d", p, errno);
+	}
+	char cwd[4096];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+	ck_assert_int_eq(chdir(root), 0);
+	errno = 0;
+	ck_assert_int_eq(kimg_log_walk_dir("link/sub"), -1);
+	ck_assert_int_eq(errno, ELOOP);
+	fd = kimg_log_walk_dir("real/sub");
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* a file on the way is not a directory */
+	close(open("real/file", O_CREAT | O_WRONLY, 0600));
+	errno = 0;
+	ck_assert_int_eq(kimg_log_walk_dir("real/file"), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	ck_assert_int_eq(chdir(cwd), 0);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -252,12 +327,14 @@ START_TEST(launcher_rank_snapshot)
 	ck_assert_int_eq(env.local_rank, 3);
 	ck_assert_int_eq(env.world_size, 16);
 	/* the first set variable decides, as for %r: a bad RANK is unknown,
-	 * not a fall-through to SLURM_PROCID */
-	ck_assert_int_eq(PARSE("KIMG_LOG=r%r", "RANK=x1", "SLURM_PROCID=9", "LOCAL_RANK=-1"), 0);
+	 * not a fall-through to SLURM_PROCID; %r takes a number only (issue
+	 * 22), and says so */
+	ck_assert_int_eq(PARSE("KIMG_LOG=r%r", "RANK=x1", "SLURM_PROCID=9", "LOCAL_RANK=-1"), 1);
 	ck_assert_int_eq(env.rank, -1);
 	ck_assert_int_eq(env.local_rank, -1);
-	ck_assert_str_eq(o.log_path, "rx1");
-	ck_assert_str_eq(warnings, "");
+	ck_assert_str_eq(o.log_path, "r0");
+	ck_assert_str_eq(warnings,
+			 "kimg: warning: RANK=x1: not a number, so not a rank for %r in KIMG_LOG; using the default\n");
 	PARSE("RANK=", "PMI_RANK=4"); /* empty counts as unset */
 	ck_assert_int_eq(env.rank, 4);
 }
@@ -405,6 +482,8 @@ int main(void)
 	tcase_add_test(tc, bad_value_warns_once_naming_variable_and_keeps_default);
 	tcase_add_test(tc, booleans);
 	tcase_add_test(tc, log_path_expansion);
+	tcase_add_test(tc, log_path_rank_must_be_a_number);
+	tcase_add_test(tc, log_dir_walk_refuses_links_anywhere);
 	tcase_add_test(tc, log_path_bad_escape_or_too_long_uses_stderr);
 	tcase_add_test(tc, on_error_values);
 	tcase_add_test(tc, fallback_values);

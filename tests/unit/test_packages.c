@@ -178,6 +178,16 @@ START_TEST(advice_text)
 	ck_assert_ptr_nonnull(strstr(out, "TF_CUDA_COMPUTE_CAPABILITIES=9.0"));
 	kimg_pkg_advice_format(kimg_pkg_advice_for("libfoo"), "libfoo", "sm_90", "9.0", NULL, out, sizeof out);
 	ck_assert_ptr_nonnull(strstr(out, "CMAKE_CUDA_ARCHITECTURES=\"90\""));
+	/* issue 22 item 17: no value known is no literal "?" in the advice */
+	static const char *const names[] = { "libfoo", "torch", "tensorflow", "flash_attn", "cupy-cuda12x", "jax" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		kimg_pkg_advice_format(kimg_pkg_advice_for(names[i]), NULL, NULL, NULL, NULL, out, sizeof out);
+		ck_assert_msg(!strchr(out, '?'), "%s: %s", names[i], out);
+		kimg_pkg_advice_format(kimg_pkg_advice_for(names[i]), "", "", "", "", out, sizeof out);
+		ck_assert_msg(!strchr(out, '?'), "%s: %s", names[i], out);
+	}
+	kimg_pkg_advice_format(kimg_pkg_advice_for(""), NULL, "sm_90", "9.0", NULL, out, sizeof out);
+	ck_assert_msg(strstr(out, "rebuild the code for sm_90") && strstr(out, "CMAKE_CUDA_ARCHITECTURES=\"90\""), "%s", out);
 	/* truncation is safe */
 	ck_assert_uint_eq(kimg_pkg_advice_format(kimg_pkg_advice_for("torch"), "torch", "sm_90", "9.0", "9.0", out, 10), 9);
 	char norm[32];
@@ -215,7 +225,7 @@ START_TEST(inventory_docs)
 	const char *doc = "{\"host\":\"n1\",\"driver\":{\"release\":\"535.1\",\"cuda_version\":\"12.2\"},\"devices\":["
 			  "{\"index\":0,\"name\":\"NVIDIA A100\",\"cc\":\"8.0\",\"tegra\":false,\"cuda_driver\":\"12.2\"},"
 			  "{\"index\":1,\"name\":\"Orin\",\"cc\":\"8.7\",\"tegra\":true},"
-			  "{\"index\":2,\"name\":\"bad\",\"cc\":\"x\"}]}";
+			  "{\"index\":2,\"name\":\"undescribed\",\"cc\":null}]}";
 	ck_assert_int_eq(kimg_inventory_parse(text(doc), arena, sizeof arena, inv_fn, s, &err), 2);
 	ck_assert_int_eq(s[0].n, 2);
 	ck_assert_str_eq(s[0].host, "n1");
@@ -234,6 +244,45 @@ START_TEST(inventory_docs)
 }
 END_TEST
 
+/* issue 22 item 16: a fleet document is validated as --sm and --driver
+ * are, never silently dropped or turned into "CUDA ?" */
+START_TEST(inventory_values_validated_as_sm_and_driver)
+{
+	static unsigned char arena[1 << 14];
+	struct gpu_seen s[4];
+	char doc[512];
+	static const char *const bad_cc[] = { "\"860\"", "\"x\"", "\"8.6.1\"", "\"0.5\"", "\"99.9\"", "86", "true", "\"\"" };
+	for (size_t i = 0; i < sizeof bad_cc / sizeof bad_cc[0]; i++) {
+		struct kimg_error err = { 0, 0, "" };
+		memset(s, 0, sizeof s);
+		snprintf(doc, sizeof doc, "{\"driver\":{},\"devices\":[{\"cc\":\"8.0\"},{\"cc\":%s}]}", bad_cc[i]);
+		ck_assert_msg(kimg_inventory_parse(text(doc), arena, sizeof arena, inv_fn, s, &err) == -KIMG_EFORMAT,
+			      "cc %s accepted", bad_cc[i]);
+		ck_assert_msg(strstr(err.what, "device 1") && strstr(err.what, "compute capability"), "%s", err.what);
+	}
+	static const char *const bad_cuda[] = { "\"12.4.1\"", "\"12\"", "\"twelve\"", "12.4", "\"12.40\"" };
+	for (size_t i = 0; i < sizeof bad_cuda / sizeof bad_cuda[0]; i++) {
+		struct kimg_error err = { 0, 0, "" };
+		memset(s, 0, sizeof s);
+		snprintf(doc, sizeof doc, "{\"driver\":{},\"devices\":[{\"cc\":\"8.6\",\"cuda_driver\":%s}]}", bad_cuda[i]);
+		ck_assert_msg(kimg_inventory_parse(text(doc), arena, sizeof arena, inv_fn, s, &err) == -KIMG_EFORMAT,
+			      "cuda_driver %s accepted", bad_cuda[i]);
+		ck_assert_msg(strstr(err.what, "cuda_driver") && strstr(err.what, "CUDA version"), "%s", err.what);
+		snprintf(doc, sizeof doc, "{\"driver\":{\"cuda_version\":%s},\"devices\":[{\"cc\":\"8.6\"}]}", bad_cuda[i]);
+		ck_assert_msg(kimg_inventory_parse(text(doc), arena, sizeof arena, inv_fn, s, &err) == -KIMG_EFORMAT,
+			      "driver.cuda_version %s accepted", bad_cuda[i]);
+	}
+	/* null and absent are unknown, not wrong */
+	struct kimg_error err = { 0, 0, "" };
+	memset(s, 0, sizeof s);
+	ck_assert_int_eq(kimg_inventory_parse(text("{\"driver\":{\"cuda_version\":null},\"devices\":[{\"cc\":\"8.6\","
+						   "\"cuda_driver\":null},{\"cc\":\"9.0\"}]}"),
+					      arena, sizeof arena, inv_fn, s, &err),
+			 2);
+	ck_assert_int_eq(s[0].g.driver_version, 0);
+}
+END_TEST
+
 static Suite *packages_suite(void)
 {
 	Suite *s = suite_create("packages");
@@ -246,6 +295,7 @@ static Suite *packages_suite(void)
 	tcase_add_loop_test(tc, advice_rows, 0, (int)(sizeof advices / sizeof advices[0]));
 	tcase_add_test(tc, advice_text);
 	tcase_add_test(tc, inventory_docs);
+	tcase_add_test(tc, inventory_values_validated_as_sm_and_driver);
 	suite_add_tcase(s, tc);
 	return s;
 }

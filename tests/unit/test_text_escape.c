@@ -1,6 +1,7 @@
 /* report/text_escape.c: names from inputs in text output (issue 12 item
  * 14). The oracle is the escape table of text_escape.h written out by hand,
  * and the buffer and stream forms agreeing byte for byte. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,42 @@ START_TEST(control_bytes_and_bad_utf8_are_escaped)
 }
 END_TEST
 
+/* issue 22 item 15: bidi and invisible format characters, each range's
+ * ends and a neighbour that stays; a NUL carried as C0 80 */
+START_TEST(bidi_format_characters_and_carried_nul_are_escaped)
+{
+	static const struct {
+		unsigned cp;
+		bool escaped;
+	} cases[] = {
+		{ 0x202a, true }, { 0x202b, true }, { 0x202c, true }, { 0x202d, true }, { 0x202e, true },
+		{ 0x2066, true }, { 0x2067, true }, { 0x2068, true }, { 0x2069, true }, { 0x200e, true },
+		{ 0x200f, true }, { 0x061c, true }, { 0x200b, true }, { 0x2028, true }, { 0x2029, true },
+		{ 0xfeff, true }, { 0x2060, true }, { 0x206f, true }, { 0xfff9, true }, { 0xfffb, true },
+		{ 0x2027, false }, { 0x2030, false }, { 0x200a, false }, { 0x2070, false }, { 0x061b, false },
+		{ 0xfffc, false }, { 0x00e9, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned cp = cases[i].cp;
+		char in[16], want[32];
+		if (cp < 0x800)
+			snprintf(in, sizeof in, "a%c%cb", 0xc0 | cp >> 6, 0x80 | (cp & 0x3f));
+		else
+			snprintf(in, sizeof in, "a%c%c%cb", 0xe0 | cp >> 12, 0x80 | (cp >> 6 & 0x3f), 0x80 | (cp & 0x3f));
+		if (cases[i].escaped)
+			snprintf(want, sizeof want, "a\\u%04xb", cp);
+		else
+			snprintf(want, sizeof want, "%s", in);
+		expect(in, want);
+	}
+	/* the example: an override that shows "exe.txt" for "txt.exe" */
+	expect("lib\xe2\x80\xaetxt.so", "lib\\u202etxt.so");
+	expect("lib.so\xc0\x80.txt", "lib.so\\x00.txt");
+	expect("\xc0\x80", "\\x00");
+	expect("\xc0\x81", "\\xc0\\x81"); /* other overlong forms stay plain bad bytes */
+}
+END_TEST
+
 START_TEST(a_small_buffer_cuts_between_escapes)
 {
 	char buf[8];
@@ -53,6 +90,7 @@ int main(void)
 	TCase *tc = tcase_create("escape");
 	tcase_add_test(tc, control_bytes_and_bad_utf8_are_escaped);
 	tcase_add_test(tc, a_small_buffer_cuts_between_escapes);
+	tcase_add_test(tc, bidi_format_characters_and_carried_nul_are_escaped);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

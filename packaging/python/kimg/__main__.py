@@ -21,6 +21,8 @@ USAGE = """usage: python -m kimg --libpath
 
 --libpath  print the path of the installed libkimg.so, for
            LD_PRELOAD=$(python -m kimg --libpath) python train.py
+           (exit 2, nothing printed, when the path holds a space or
+           colon: LD_PRELOAD cannot name such a path)
 check ...  kimg-probe check ... (the same for scan, doctor, device,
            summarize): the kimg-probe installed with this package
 Anything else is passed to kimg-run (its help follows).
@@ -55,6 +57,12 @@ def main(argv=None):
         lib = libpath()
         if lib is None:
             return _fail("this kimg package lacks libkimg.so; reinstall it")
+        if any(c.isspace() or c == ":" for c in lib):
+            # ld.so splits LD_PRELOAD on spaces and colons: printing the
+            # path would preload its pieces, none of them kimg
+            return _fail("%s: the path contains a space or colon, which LD_PRELOAD cannot express; "
+                         "use 'python -m kimg COMMAND' with KIMG_LIB naming a copy elsewhere, or install "
+                         "the package where its path has neither" % lib)
         print(lib)
         return 0
     if args[:1] and args[0] in PROBE_COMMANDS:
