@@ -148,6 +148,14 @@ $(API_ASK): tests/api/ask.c api/kimg.h $(API_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
 
+# tests/probe/jobs.sh's LD_PRELOAD that refuses threads (probe/thread.c's
+# inline paths in the real program).
+NO_THREADS := $(BUILD)/tests/no_threads.so
+$(NO_THREADS): tests/probe/src/no_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
+test mutation: $(NO_THREADS)
+
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
 
@@ -169,6 +177,11 @@ $(UNIT_REPORT): UNIT_LAYER_LIBS = $(REPORT_LIB) $(CORE_LIB)
 $(UNIT_DIAG): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG): UNIT_LAYER_LIBS = tests/unit/hook_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(UNIT_DIAG): tests/unit/hook_standin.c $(DIAG_LIB)
+# probe/ units link their own objects (the probe is a program, not a library).
+UNIT_PROBE := $(call unit_bin,thread)
+$(UNIT_PROBE): CPPFLAGS += -Iprobe
+$(UNIT_PROBE): UNIT_LAYER_LIBS = $(BUILD)/obj/probe/thread.o
+$(UNIT_PROBE): $(BUILD)/obj/probe/thread.o
 UNIT_DIAG_DRIVER := $(call unit_bin,audit fallback diagnose)
 $(UNIT_DIAG_DRIVER): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) \

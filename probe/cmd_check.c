@@ -13,6 +13,7 @@
 #include "file_rules.h"
 #include "fix.h"
 #include "probe.h"
+#include "thread.h"
 #include "rules.h"
 
 static const char check_help[] =
@@ -124,7 +125,7 @@ struct owners_prewarm {
 	struct check_state *s;
 	char *const *paths;
 	int n_paths;
-	pthread_t thread;
+	struct probe_thread thread;
 	bool started;
 };
 
@@ -921,9 +922,9 @@ int probe_cmd_check(int argc, char **argv)
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
-	prewarm = (struct owners_prewarm){ &s, args.paths, args.n_paths, 0, false };
+	prewarm = (struct owners_prewarm){ &s, args.paths, args.n_paths, { 0 }, false };
 	if (probe_jobs(s.out.jobs) > 1)
-		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
+		prewarm.started = probe_thread_create(&prewarm.thread, prewarm_owners, &prewarm, PROBE_THREAD_INLINE_NEVER);
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
 				  check_job_begin, check_job_end, NULL, NULL, NULL };
@@ -998,7 +999,7 @@ int probe_cmd_check(int argc, char **argv)
 	}
 out:
 	if (prewarm.started)
-		pthread_join(prewarm.thread, NULL);
+		probe_thread_join(&prewarm.thread);
 	probe_args_free(&args);
 	free(sm_lists);
 	probe_extras_free(&s.extras);
