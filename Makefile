@@ -1,16 +1,24 @@
 # kimg: find out why CUDA says "no kernel image is available".
 #
-#   make            build/kimg-probe, build/libkimg.so
+# The targets (`make help` prints these lines):
+#   make            build/kimg-probe, build/libkimg.so, build/libkimgapi.so
 #   make demo       kimg-probe on the built-in example (fixtures built with nvcc)
-#   make test       fixtures (nvcc), unit tests (Check), integration tests
+#   make test       fixtures (nvcc), unit tests (Check), integration tests (tests/README.md)
+#   make fixtures   the test inputs, built with nvcc (tests/fixtures/fixtures.mk)
+#   make unit       the Check unit test programs, build/tests/test_* (not run)
+#   make shim-tests the shim's test programs and the TSan libkimg (not run)
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
-#   make bench      benchmarks (bench/README.md): judged against their goals
+#   make fuzz-build the libFuzzer targets only, build/fuzz/fuzz_*
+#   make bench      benchmarks (bench/run.sh): judged against their goals
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make uninstall  removes what install put there (same PREFIX, DESTDIR)
 #   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
 #   make deb        dist/kimg_*.deb (dpkg -i it)
 #   make ARCH=aarch64 [wheel|deb]   cross-built, in build/aarch64/
 #   make test-aarch64  probe and shim tests of that build under qemu-user
+#   make clean      removes build/
+#   make help       this list
 #
 # Layout: core/ is the pure image model (parsers, rules, fixes); sys/ holds
 # the few services that touch the process (lazy library loading, driver
@@ -74,7 +82,7 @@ API_MAP := api/libkimgapi.map
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean help
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB)
 
 $(BUILD)/obj/%.o: %.c
@@ -261,6 +269,10 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+
+# The target list at the top of this file, its one source.
+help:
+	@sed -n 's/^#   \(make.*\)/\1/p' $(firstword $(MAKEFILE_LIST))
 
 # make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
 include packaging/packaging.mk
