@@ -5,16 +5,8 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cuda_versions.h"
 #include "json_read.h"
-
-int kimg_inventory_parse_cuda_version(const char *text)
-{
-	unsigned major, minor;
-	char tail;
-	if (!text || sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
-		return -1;
-	return (int)(major * 1000 + minor * 10);
-}
 
 bool kimg_inventory_is_document(const struct kimg_jval *root)
 {
@@ -56,7 +48,7 @@ int kimg_inventory_parse(struct kimg_span line, void *arena, size_t arena_size,
 		const char *cuda = kimg_jval_string(kimg_jval_get(d, "cuda_driver"));
 		if (!cuda)
 			cuda = kimg_jval_string(kimg_jval_get(drv, "cuda_version"));
-		int v = kimg_inventory_parse_cuda_version(cuda);
+		int v = kimg_cuda_version_parse(cuda);
 		g.driver_version = v > 0 ? v : 0;
 		const char *rel = kimg_jval_string(kimg_jval_get(d, "driver"));
 		copy(g.release, sizeof g.release, rel ? rel : kimg_jval_string(kimg_jval_get(drv, "release")));

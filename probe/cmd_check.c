@@ -8,6 +8,7 @@
 
 #include "glibc_pins.h"
 #include "cuda_errors.h"
+#include "cuda_versions.h"
 #include "extras.h"
 #include "file.h"
 #include "file_rules.h"
@@ -757,16 +758,6 @@ static void check_job_end(void *ctx, struct probe_out *job)
 	free(c);
 }
 
-/* "12.4" -> 12040; -1 when malformed. */
-static int parse_driver(const char *text)
-{
-	unsigned major, minor;
-	char tail;
-	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
-		return -1;
-	return (int)(major * 1000 + minor * 10);
-}
-
 static void json_targets(struct kimg_json *j, const struct check_state *s)
 {
 	kimg_json_key(j, "targets");
@@ -896,7 +887,7 @@ int probe_cmd_check(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--driver") == 0 || strncmp(a, "--driver=", 9) == 0) {
 			const char *d = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!d || (driver = parse_driver(d)) < 0) {
+			if (!d || (driver = kimg_cuda_version_parse(d)) < 0) {
 				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
 				goto out;
 			}
