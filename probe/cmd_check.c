@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "glibc_pins.h"
+#include "cluster_groups.h"
 #include "cuda_errors.h"
 #include "cuda_versions.h"
 #include "extras.h"
@@ -35,7 +36,19 @@ static const char check_help[] =
 	"                 'kimg-probe device --json' documents of many hosts, one per\n"
 	"                 line (each distinct GPU + driver is one target). No empty\n"
 	"                 items; a CC no GPU has (860 = 86.0) is refused. Repeated\n"
-	"                 --sm options are merged; a GPU given twice is checked once\n"
+	"                 --sm options are merged; a GPU given twice is checked once.\n"
+	"                 Clusters (docs/deploy.md): k8s:FILE, k8s:- (stdin) or k8s:\n"
+	"                 (runs 'kubectl get nodes -o json'): nodes with GPU Feature\n"
+	"                 Discovery labels; slurm:FILE, slurm:- or slurm: (runs\n"
+	"                 'scontrol show node --oneliner'): GPU GRES, types through\n"
+	"                 the GPU-name table and $KIMG_GRES_MAP (a site file of\n"
+	"                 'TYPE = GPU' lines); dcgm:FILE or dcgm:-: dcgm-exporter\n"
+	"                 metrics. Each distinct (CC, driver CUDA) is one target named\n"
+	"                 with its nodes; nodes without GPU facts are listed, never\n"
+	"                 failed. 'all': every GPU of kimg's name table, one target\n"
+	"                 per CC. After the verdicts 'Where it may run' lists the\n"
+	"                 groups that run everything and those that do not (with the\n"
+	"                 fix), and a Kubernetes nodeAffinity or Slurm --gres line\n"
 	"  --driver X.Y   CUDA version of the driver assumed for the GPUs given by\n"
 	"                 number or name (e.g. 12.4): PTX newer than that driver's\n"
 	"                 JIT is then reported as error 222. Default: no driver\n"
@@ -104,7 +117,26 @@ struct check_state {
 	struct package_count *deferred;
 	size_t n_deferred, cap_deferred;
 	bool is_job;
+	/* Per target: what cannot run on it and the first fix (cluster_groups.h),
+	 * for "Where it may run". Main: the totals (NULL until one fails); a
+	 * worker's copy: its file's, added by check_job_end in walk order. */
+	struct probe_place_row *place;
 };
+
+/* One file's per-target rows into the state: the totals, or the worker
+ * copy's own (merged in walk order by check_job_end). */
+static void place_add(struct check_state *s, struct probe_place_row *rows)
+{
+	if (s->is_job) {
+		s->place = rows;
+		return;
+	}
+	if (!s->place)
+		s->place = calloc((size_t)s->n_targets, sizeof *s->place);
+	if (s->place)
+		probe_place_merge(s->place, rows, s->n_targets);
+	free(rows);
+}
 
 /* One probe_extras_count call, kept by a worker's copy. */
 struct package_count {
@@ -651,11 +683,27 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	char advice[640] = "";
 	if (is_lib && pkg)
 		kimg_cuda_lib_version_from_package(&lib, pkg->name, pkg->version);
+	/* per-target rows only where "Where it may run" will be written */
+	bool grouped = false;
+	for (size_t t = 0; t < nt && !grouped; t++)
+		grouped = s->targets[t].group != NULL;
+	struct probe_place_row *place = grouped ? calloc(nt, sizeof *place) : NULL;
+	for (size_t t = 0; place && is_lib && t < nt; t++) {
+		struct kimg_runtime_verdict lv;
+		probe_cuda_lib_judge(&lib, s->targets[t].dev.driver_version, &lv);
+		if (lv.outcome != KIMG_RUNTIME_NEEDS_DRIVER)
+			continue;
+		place[t].fails++;
+		snprintf(place[t].fix, sizeof place[t].fix, "a driver >= %s (for %s)", lv.min_driver ? lv.min_driver : "?",
+			 lib.kind->what);
+	}
 	for (size_t i = 0; judged && i < pf.n_mods; i++)
 		for (size_t t = 0; t < nt; t++) {
 			const struct verdict_row *r = &rows[i * nt + t];
 			if (r->j.fate != KIMG_FATE_FAILS)
 				continue;
+			if (place && place[t].fails++ == 0 && !place[t].fix[0])
+				probe_place_fix(r->fix, place[t].fix, sizeof place[t].fix);
 			file_cannot++;
 			if (!advice[0])
 				probe_package_advice(pkg, &s->targets[t], r->fix, advice, sizeof advice);
@@ -707,6 +755,8 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	}
 	if (pf.n_mods > 0 || is_lib)
 		count_package(s, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
+	if (place)
+		place_add(s, place);
 	free_fixes(rows, pf.n_mods * nt);
 	free(rows);
 	free(ft);
@@ -732,6 +782,7 @@ static struct probe_out *check_job_begin(void *ctx)
 	c->deferred = NULL;
 	c->n_deferred = c->cap_deferred = 0;
 	c->is_job = true;
+	c->place = NULL;
 	return &c->out;
 }
 
@@ -755,6 +806,13 @@ static void check_job_end(void *ctx, struct probe_out *job)
 		free(p->path);
 	}
 	free(c->deferred);
+	if (c->place) {
+		if (!s->place)
+			s->place = calloc((size_t)c->n_targets, sizeof *s->place);
+		if (s->place)
+			probe_place_merge(s->place, c->place, c->n_targets);
+		free(c->place);
+	}
 	free(c);
 }
 
@@ -964,11 +1022,17 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_kv_uint(j, "needs_newer_driver", s.extras.libs_need_driver);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
+		if (!s.place)
+			s.place = calloc((size_t)s.n_targets, sizeof *s.place);
+		probe_placement_json(j, s.targets, s.n_targets, s.place);
 		kimg_json_end_object(j);
 		fputc('\n', stdout);
 	} else {
 		probe_extras_sort_groups(&s.extras);
 		probe_extras_text_packages(&s.extras);
+		if (!s.place)
+			s.place = calloc((size_t)s.n_targets, sizeof *s.place);
+		probe_placement_text(stdout, s.targets, s.n_targets, s.place);
 		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit", s.files,
 		       s.files == 1 ? "" : "s", s.modules, s.modules == 1 ? "" : "s", s.n_targets,
 		       s.n_targets == 1 ? "" : "s", s.checks - s.cannot - s.dispatched, s.by_outcome[KIMG_OUTCOME_SASS],
@@ -995,5 +1059,6 @@ out:
 	free(sm_lists);
 	probe_extras_free(&s.extras);
 	free(s.targets);
+	free(s.place);
 	return status;
 }

@@ -13,6 +13,7 @@
 #include "cuda_versions.h"
 #include "file.h"
 #include "file_rules.h"
+#include "cluster_groups.h"
 #include "doctor.h"
 #include "extras.h"
 #include "gpu_readings.h"
@@ -45,6 +46,7 @@ static const char doctor_help[] =
 	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
 	"  --sm LIST      check against these GPUs instead of this machine's (as check)\n"
 	"  --driver X.Y   driver CUDA version for the GPUs of --sm (as check)\n"
+	"  -j N, --jobs N, --deep, --all, --every-file   as for check\n"
 	"\n"
 	"On a machine without a GPU or driver it says so, still lists the packages\n"
 	"with device code and the CUDA runtimes, and exits 2 (nothing to check\n"
@@ -55,6 +57,19 @@ static const char doctor_help[] =
 	"GPU, or a JIT cache holds stale code; 2 usage error, unreadable input, or no\n"
 	"GPU to check against. An nvcc or ptxas too old for a GPU is named only.\n";
 
+
+/* A failure on target t into d->place (its first fix kept). */
+static void place_fail(struct doctor *d, int t, const struct kimg_device *dev, const struct kimg_module_verdict *v,
+		       const struct probe_module *m, const char *path)
+{
+	if (!d->place && !(d->place = calloc((size_t)d->n_targets, sizeof *d->place)))
+		return;
+	if (d->place[t].fails++ == 0) {
+		struct kimg_fix fix;
+		bool have = kimg_fix_for_file(dev, v, m->imgs, m->n_imgs, path, &fix) == 0;
+		probe_place_fix(have ? &fix : NULL, d->place[t].fix, sizeof d->place[t].fix);
+	}
+}
 
 static struct doc_file *new_file(struct doctor *d)
 {
@@ -153,6 +168,7 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 					x->have_fix = kimg_fix_for_file(dev, &j->verdict, m->imgs, m->n_imgs, path, &x->fix) == 0;
 				}
 				f->cannot++;
+				place_fail(d, t, dev, &j->verdict, m, path);
 			}
 		}
 	}
@@ -330,9 +346,15 @@ int probe_cmd_doctor(int argc, char **argv)
 		if (f->is_lib && f->lib.cuda_major >= 0 && !f->system) {
 			struct kimg_runtime_verdict v;
 			/* every distinct driver among the targets */
-			for (int t = 0; t < d.n_targets && !f->lib_needs_driver; t++) {
+			for (int t = 0; t < d.n_targets; t++) {
 				probe_cuda_lib_judge(&f->lib, d.targets[t].dev.driver_version, &v);
-				f->lib_needs_driver = v.outcome == KIMG_RUNTIME_NEEDS_DRIVER;
+				if (v.outcome != KIMG_RUNTIME_NEEDS_DRIVER)
+					continue;
+				f->lib_needs_driver = true;
+				if (d.place || (d.place = calloc((size_t)d.n_targets, sizeof *d.place)))
+					if (d.place[t].fails++ == 0)
+						snprintf(d.place[t].fix, sizeof d.place[t].fix, "a driver >= %s (for %s)",
+							 v.min_driver ? v.min_driver : "?", f->lib.kind->what);
 			}
 			libs_bad += f->lib_needs_driver;
 		}
@@ -347,6 +369,8 @@ int probe_cmd_doctor(int argc, char **argv)
 		 : cannot || libs_bad || d.tools.triton_bad || d.caches.stale ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	double elapsed = now_s() - t0;
 	struct doctor_totals tot = { status, cannot, libs_bad, failing_pkgs, elapsed, sm_list };
+	if (!d.place && d.n_targets > 0)
+		d.place = calloc((size_t)d.n_targets, sizeof *d.place);
 	if (json)
 		probe_doctor_json(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
 	else
@@ -361,6 +385,7 @@ out:
 	free(d.files);
 	probe_doctor_caches_free(&d);
 	free(d.targets);
+	free(d.place);
 	probe_extras_free(&d.extras);
 	probe_python_free(&py);
 out_args:

@@ -140,6 +140,9 @@ struct doctor {
 	struct doc_tools tools;
 	struct doc_caches caches;
 	struct doc_switches switches;
+	/* Per target: what cannot run on it and the first fix, for "Where it
+	 * may run" (cluster_groups.h); NULL until a failure or the render. */
+	struct probe_place_row *place;
 };
 
 struct group {                 /* the files of one package (pkg NULL: no package record) */

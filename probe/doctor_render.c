@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "cluster_groups.h"
 #include "doctor.h"
 #include "readings.h"
 #include "rules.h"
@@ -405,6 +406,7 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 	kimg_json_key(j, "seconds");
 	kimg_json_double(j, t->seconds);
 	kimg_json_end_object(j);
+	probe_placement_json(j, d->targets, d->n_targets, d->place);
 	kimg_json_end_object(j);
 	fputc('\n', stdout);
 }
@@ -433,6 +435,7 @@ void probe_doctor_text(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 	if (d->tools.triton_bad || d->caches.stale)
 		printf("toolchains and caches: %lu Triton ptxas cannot target a GPU here, %lu stale cached file%s "
 		       "(in the exit status)\n", d->tools.triton_bad, d->caches.stale, d->caches.stale == 1 ? "" : "s");
+	probe_placement_text(stdout, d->targets, d->n_targets, d->place);
 	printf("%s: %zu package%s, %lu cannot run%s; %lu module/GPU pair%s cannot run, %lu CUDA librar%s a newer driver; "
 	       "%lu error%s; %.2f s\n",
 	       t->status == PROBE_EXIT_OK ? "OK" : t->status == PROBE_EXIT_FAIL ? "FAIL" : "INCOMPLETE", n_groups,

@@ -302,6 +302,9 @@ uint64_t probe_module_stub_test_cost(const struct probe_module *m);
 struct probe_target {
 	struct kimg_device dev;
 	bool named;          /* a GPU name or a real device: JSON "device" is dev.name */
+	/* A node group of a cluster source or of --sm all (probe/cluster_groups.h),
+	 * or NULL. */
+	const struct probe_group *group;
 };
 
 /* Parse the --sm lists, in order, as one list: items separated by

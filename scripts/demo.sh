@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The built-in example: builds small CUDA programs with known arch sets (tests/fixtures),
-# lists the device code inside them, and checks them against three GPUs.
+# lists the device code inside them, and checks them against four GPUs.
 set -u
 BUILD=${BUILD:-build}
 probe="$BUILD/kimg-probe"

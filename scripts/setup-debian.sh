@@ -23,8 +23,12 @@ export DEBIAN_FRONTEND=noninteractive
 #   python3-venv                      the wheel's test: pip install --no-index into a fresh venv
 #   groff-base man-db bsdextrautils   the man-page tests (groff, man -l, col)
 #   zstd                              tests/probe/archives.sh: the .tar.zst inside a .conda
+#   python3-yaml                      tests/probe/cluster.sh: the pasted Kubernetes affinity read back as YAML
+#   python3-jsonschema                every JSON document the tests make, against docs/schema/
+#                                     (tests/schema_check.py)
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
-clang libclang-rt-dev python3 python3-dev python3-venv python3-pytest binutils file zip groff-base man-db bsdextrautils zlib1g zstd"
+clang libclang-rt-dev python3 python3-dev python3-venv python3-pytest binutils file zip groff-base man-db bsdextrautils zlib1g zstd \
+python3-yaml python3-jsonschema"
 # --aarch64 (CI uses it), for make test-aarch64: the cross compiler,
 # qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
 # multiarch (it adds arm64 as a foreign architecture, hence opt-in).

@@ -80,19 +80,28 @@ static void emit(const char *call, int error, int requested, int driver)
 			 v.min_driver ? v.min_driver : "?", v.branch ? v.branch : "a newer branch", compat,
 			 major > 0 ? major : 0, minor > 0 ? minor : 0, drv);
 	}
-	char buf[2048];
+	char buf[2048], host[300] = "null", rank[24] = "null";
 	int n;
 	json_escape(kimg_env.program, name, sizeof name);
+	/* host and rank as in the image reports, so summarize groups the ranks */
+	if (kimg_env.host[0]) {
+		host[0] = '"';
+		json_escape(kimg_env.host, host + 1, sizeof host - 2);
+		strcat(host, "\"");
+	}
+	if (kimg_env.rank >= 0)
+		snprintf(rank, sizeof rank, "%ld", kimg_env.rank);
 	if (kimg_opts.format == KIMG_FORMAT_JSON) {
 		n = snprintf(buf, sizeof buf,
 			     "{\"report\":\"driver_mismatch\",\"error\":{\"code\":%d,\"name\":%s%s%s},\"call\":\"%s\","
 			     "\"runtime_cuda_version\":%s%s%s,\"driver_cuda_version\":%s%s%s,\"min_driver\":%s%s%s,"
-			     "\"why\":\"%s\",\"fix\":\"%s\",\"process\":{\"program\":\"%s\",\"pid\":%ld}}\n",
+			     "\"why\":\"%s\",\"fix\":\"%s\",\"process\":{\"program\":\"%s\",\"pid\":%ld,\"host\":%s,"
+			     "\"rank\":%s}}\n",
 			     error, ename ? "\"" : "", ename ? ename : "null", ename ? "\"" : "", call,
 			     requested > 0 ? "\"" : "", requested > 0 ? req : "null", requested > 0 ? "\"" : "",
 			     driver > 0 ? "\"" : "", driver > 0 ? drv : "null", driver > 0 ? "\"" : "",
 			     v.min_driver ? "\"" : "", v.min_driver ? v.min_driver : "null", v.min_driver ? "\"" : "",
-			     what, fix, name, (long)getpid());
+			     what, fix, name, (long)getpid(), host, rank);
 	} else {
 		n = snprintf(buf, sizeof buf,
 			     "kimg: %s: CUDA %s runtime, driver supports CUDA %s -> error %d%s%s%s\n"

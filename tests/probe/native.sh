@@ -90,6 +90,7 @@ same_as_j1() {
 	shift
 	LD_LIBRARY_PATH="$both" env "${envs[@]}" "$PROBE" check "$@" -j 1 >"$TMP/o1" 2>"$TMP/e1"
 	local rc1=$?
+	case " $* " in *" --json "*) json_collect check "$TMP/o1" "$what" ;; esac
 	for j in 4 7; do
 		LD_LIBRARY_PATH="$both" env "${envs[@]}" "$PROBE" check "$@" -j $j >"$TMP/oN" 2>"$TMP/eN"
 		local rcN=$?
