@@ -9,7 +9,7 @@
 #   make shim-tests the shim's test programs and the TSan libkimg (not run)
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make fuzz-build the libFuzzer targets only, build/fuzz/fuzz_*
-#   make bench      benchmarks (bench/run.sh): judged against their goals
+#   make bench      benchmarks (bench/README.md): judged against their goals
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make uninstall  removes what install put there (same PREFIX, DESTDIR)
