@@ -11,6 +11,8 @@
 #   make fuzz-build the libFuzzer targets only, build/fuzz/fuzz_*
 #   make bench      benchmarks (bench/README.md): judged against their goals
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
+#   make mutants    generated mutants, sampled (MUTANTS_N, MUTANTS_SEED): the score
+#   make mutants-map  refreshes tests/mutation/coverage.txt (gcov) that make mutants reads
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make uninstall  removes what install put there (same PREFIX, DESTDIR)
 #   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
@@ -82,7 +84,7 @@ API_MAP := api/libkimgapi.map
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean help
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean help
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB)
 
 $(BUILD)/obj/%.o: %.c
@@ -176,7 +178,7 @@ include tests/fake_cuda/fake.mk
 # need a device. fallback_plan and payload are core units whose tests
 # decompress through sys/codecs.c.
 unit_bin = $(addprefix $(BUILD)/tests/test_,$(1))
-UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib owners)
+UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib owners digest)
 UNIT_REPORT := $(call unit_bin,json report text_escape)
 UNIT_DIAG := $(call unit_bin,options registry)
 UNIT_LAYER_LIBS = $(CORE_LIB)
@@ -185,16 +187,26 @@ $(UNIT_REPORT): UNIT_LAYER_LIBS = $(REPORT_LIB) $(CORE_LIB)
 $(UNIT_DIAG): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG): UNIT_LAYER_LIBS = tests/unit/hook_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(UNIT_DIAG): tests/unit/hook_standin.c $(DIAG_LIB)
-# probe/ units link their own objects (the probe is a program, not a library).
-UNIT_PROBE := $(call unit_bin,thread)
-$(UNIT_PROBE): CPPFLAGS += -Iprobe
-$(UNIT_PROBE): UNIT_LAYER_LIBS = $(BUILD)/obj/probe/thread.o
-$(UNIT_PROBE): $(BUILD)/obj/probe/thread.o
 UNIT_DIAG_DRIVER := $(call unit_bin,audit fallback diagnose)
 $(UNIT_DIAG_DRIVER): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) \
 	-L$(FAKE_DIR) -lcuda -Wl,-rpath,$(abspath $(FAKE_DIR))
 $(UNIT_DIAG_DRIVER): tests/unit/driver_standin.c tests/unit/driver_standin.h $(DIAG_LIB) $(FAKE_CUDA)
+# probe/ units (issue 23): each test links the one probe object it tests,
+# with the layers below; the tree lister's is the 8-entry-window build
+# (tree-ahead8.o), so its back-pressure path runs. Each starts its threads
+# with probe/thread.c, which links too.
+PROBE_THREAD_OBJ := $(BUILD)/obj/probe/thread.o
+UNIT_PROBE_OBJ_pool := $(BUILD)/obj/probe/pool.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_tree := $(BUILD)/obj/probe/tree-ahead8.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_targets_async := $(BUILD)/obj/probe/targets_async.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_thread := $(PROBE_THREAD_OBJ)
+UNIT_PROBE := $(call unit_bin,pool tree targets_async thread)
+$(UNIT_PROBE): CPPFLAGS += -Iprobe
+$(UNIT_PROBE): $(PROBE_THREAD_OBJ)
+$(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o
+$(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
+$(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
@@ -242,6 +254,23 @@ bench: all fixtures
 # reused): "mutations: K caught, M missed"; fails on a miss or a stale pattern.
 mutation: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 	BUILD=$(BUILD) tests/mutation/run.sh
+
+# Generated mutants (tests/mutation/README.md): MUTANTS_N (default 60) sites
+# drawn by MUTANTS_SEED (default random, printed), each planted alone in a
+# scratch copy and judged by the tests that executed its line (coverage.txt); closing line
+# "mutants: K killed, S survived, E equivalent of N sampled (seed X): score P%".
+mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
+	MUTANTS_N="$(MUTANTS_N)" MUTANTS_SEED="$(MUTANTS_SEED)" MUTANTS_MIN_SCORE="$(MUTANTS_MIN_SCORE)" \
+		python3 tests/mutation/mutants.py run
+
+# The file->tests map make mutants reads, from gcov: a coverage build in
+# build-cov (fixtures shared), each test alone. Run it after tests or
+# sources are added or moved, and commit tests/mutation/coverage.txt.
+COV_BUILD := build-cov
+mutants-map: fixtures
+	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests $(COV_BUILD)/tests/kimg-probe-ahead8 \
+		$(COV_BUILD)/tests/api_ask
+	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
 # kimg-probe; man7: libkimg). kimg-run finds the library as bin/../lib, so

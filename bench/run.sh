@@ -33,6 +33,8 @@ benches() {
 status=0
 echo "== probe: scan vs read vs cuobjdump"
 python3 "$here/probe_bench.py" "$BUILD/kimg-probe" "$target" "${KIMG_BENCH_REPEAT:-7}" || status=$?
+echo "== probe: a container image of 2 GB vs decompressing its layers once (bench/image_bench.sh)"
+"$here/image_bench.sh" "$BUILD/kimg-probe" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== probe: environment check vs reading every file (cold, warm; bench/env_bench.py)"; python3 "$here/env_bench.py" "$BUILD/kimg-probe" "$BUILD/fixtures" --site-packages || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== shim overhead"
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then

@@ -14,12 +14,13 @@
 #include "file.h"
 #include "file_rules.h"
 #include "fix.h"
+#include "image.h"
 #include "probe.h"
 #include "thread.h"
 #include "rules.h"
 
 static const char check_help[] =
-	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [--every-file] [-j N] PATH...\n"
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [--every-file] [--platform P] [-j N] PATH...\n"
 	"\n"
 	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
 	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
@@ -66,6 +67,7 @@ static const char check_help[] =
 	"                 are always used in the verdict of the linked module\n"
 	"  --every-file   in directories, also open files named as Python, C/C++\n"
 	"                 source or docs (as 'scan --every-file')\n"
+	"  --platform P   of a multi-platform image, check only P (linux/arm64)\n"
 	"  -j N           check N files at a time (--jobs=N; default $KIMG_JOBS,\n"
 	"                 else the cores, at most 8); the output is the -j 1 output\n"
 	"\n"
@@ -88,6 +90,13 @@ static const char check_help[] =
 	"of a newer CUDA major than the driver gets error 35, with the minimum\n"
 	"driver and the fixes.\n"
 	"\n"
+	"A container image (docker/podman save tarball, OCI layout directory or\n"
+	"tar) is checked as the final file system of its layers, each platform on\n"
+	"its own; its NVIDIA_REQUIRE_CUDA is judged against each target's driver as\n"
+	"the NVIDIA container toolkit judges it (refused: exit 1; shown but not\n"
+	"judged for a target without a driver); owners come from the image's own\n"
+	"package records (docs/deploy.md).\n"
+	"\n"
 	"Modules that are device-link stubs (every image a cubin without kernels,\n"
 	"as CUDA 13 executables carry; docs/format.md section 2) are reported as\n"
 	"such and never make the check fail. A stub is detected only for modules\n"
@@ -106,6 +115,7 @@ struct check_state {
 	bool strict;                     /* --strict: KIMG_FILE_STRICT */
 	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
+	unsigned long images, image_refusals; /* container images; NVIDIA_REQUIRE_* the toolkit refuses */
 	struct probe_extras extras;      /* owning packages, CUDA libraries (extras.h) */
 	/* --sm native with workers: the GPUs asked while the walk begins
 	 * (shared by the copies); targets, n_targets and label_width are set
@@ -177,6 +187,9 @@ static void *prewarm_owners(void *arg)
 
 static const struct kimg_pkg *owner_of(struct check_state *s, const char *path)
 {
+	const struct kimg_pkg *image_pkg;
+	if (probe_image_owner(path, &image_pkg))
+		return image_pkg; /* a file of a container image: its own records only */
 	if (pthread_mutex_trylock(&owners_lock) != 0) {
 		probe_pool_wait_begin(); /* the index is being read: another worker runs meanwhile */
 		pthread_mutex_lock(&owners_lock);
@@ -714,6 +727,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		struct probe_esc e;
 		fprintf(s->out.f, "%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
 		       shown == 0 && !pf.error[0] ? " (no device code)" : "");
+		probe_image_text_origin(s->out.f, path);
 		if (pf.error[0])
 			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 		if (pkg) {
@@ -764,6 +778,21 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	probe_file_free(&pf);
 }
 
+/* probe_walker.on_image: the image's facts, its NVIDIA_REQUIRE_* judged
+ * against every target (a refusal fails the check: the container would
+ * not start). */
+static void check_image(void *ctx, const struct probe_image_info *img)
+{
+	struct check_state *s = ctx;
+	if (!targets_known(s))
+		return;
+	s->images++;
+	if (s->out.json)
+		s->image_refusals += probe_image_json_facts(&s->out.j, img, s->targets, s->n_targets);
+	else
+		s->image_refusals += probe_image_text_facts(s->out.f, img, s->targets, s->n_targets);
+}
+
 /* A worker's copy of the state for one input (probe_walker.job_begin):
  * the settings shared, the counters its own. */
 static struct probe_out *check_job_begin(void *ctx)
@@ -774,6 +803,7 @@ static struct probe_out *check_job_begin(void *ctx)
 		return NULL;
 	*c = *s;
 	c->files = c->modules = c->stubs = c->checks = c->cannot = c->dispatched = 0;
+	c->images = c->image_refusals = 0;
 	memset(c->by_outcome, 0, sizeof c->by_outcome);
 	/* the owners index shared (under owners_lock), the counts its own */
 	c->extras.libs = c->extras.libs_need_driver = c->extras.libs_minor_compat = 0;
@@ -795,6 +825,8 @@ static void check_job_end(void *ctx, struct probe_out *job)
 	s->checks += c->checks;
 	s->cannot += c->cannot;
 	s->dispatched += c->dispatched;
+	s->images += c->images;
+	s->image_refusals += c->image_refusals;
 	for (int i = 0; i < KIMG_OUTCOME_COUNT; i++)
 		s->by_outcome[i] += c->by_outcome[i];
 	s->extras.libs += c->extras.libs;
@@ -976,7 +1008,7 @@ int probe_cmd_check(int argc, char **argv)
 		prewarm.started = probe_thread_create(&prewarm.thread, prewarm_owners, &prewarm, PROBE_THREAD_INLINE_NEVER);
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  check_job_begin, check_job_end, NULL, NULL, NULL };
+				  check_job_begin, check_job_end, NULL, NULL, NULL, check_image };
 	if (start_asking(&s, sm_lists, n_sm_lists, driver)) {
 		w.output_ready = check_output_ready;
 		w.called_off = check_called_off;
@@ -1003,7 +1035,7 @@ int probe_cmd_check(int argc, char **argv)
 			goto out;
 	}
 	status = s.out.errors ? PROBE_EXIT_ERROR
-		 : s.cannot || s.extras.libs_need_driver ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+		 : s.cannot || s.extras.libs_need_driver || s.image_refusals ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	if (s.out.json) {
 		kimg_json_end_array(j);
 		kimg_json_kv_bool(j, "ok", status == PROBE_EXIT_OK);
@@ -1020,6 +1052,8 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_kv_uint(j, "cannot_run", s.cannot);
 		kimg_json_kv_uint(j, "cuda_libraries", s.extras.libs);
 		kimg_json_kv_uint(j, "needs_newer_driver", s.extras.libs_need_driver);
+		kimg_json_kv_uint(j, "container_images", s.images);
+		kimg_json_kv_uint(j, "image_requirements_refused", s.image_refusals);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
 		if (!s.place)
@@ -1049,6 +1083,9 @@ int probe_cmd_check(int argc, char **argv)
 			       s.extras.libs_need_driver == 1 ? "s" : "");
 		if (s.stubs)
 			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
+		if (s.images)
+			printf("; %lu container image%s, %lu requirement verdict%s refused", s.images, s.images == 1 ? "" : "s",
+			       s.image_refusals, s.image_refusals == 1 ? "" : "s");
 		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",
 		       s.out.errors ? " (some inputs could not be read: exit 2)" : "");
 	}

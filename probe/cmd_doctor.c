@@ -225,7 +225,7 @@ static void add_lib_dir(struct doctor *d, const char *dir)
 		if (seen || kimg_file_stat(path, &st, false) != 0 || S_ISLNK(st.st_mode))
 			continue; /* the dev symlinks name the same file */
 		char *pv[1] = { path };
-		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 		size_t before = d->n_files;
 		probe_walk(pv, 1, &w);
 		for (size_t i = before; i < d->n_files; i++)
@@ -325,7 +325,7 @@ int probe_cmd_doctor(int argc, char **argv)
 			goto out;
 		}
 	}
-	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name, NULL, NULL, NULL, NULL, NULL };
+	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name, NULL, NULL, NULL, NULL, NULL, NULL };
 	bool json = d.out.json;
 	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
 	if (have_py)

@@ -178,7 +178,7 @@ void probe_doctor_caches(struct doctor *d)
 		struct cache_walk w = { d, c };
 		char *paths[1] = { c->dir };
 		struct probe_walker walker = { &w, cache_input, cache_unreadable, cache_unreadable, NULL, NULL, NULL,
-					       NULL, NULL, NULL, NULL };
+					       NULL, NULL, NULL, NULL, NULL };
 		probe_walk(paths, 1, &walker);
 		cs->stale += c->stale;
 	}

@@ -8,6 +8,8 @@
 #include "cluster_groups.h"
 #include "doctor.h"
 #include "json_error.h"
+#include "digest.h"
+#include "image.h"
 #include "probe.h"
 #include "tar.h"
 #include "zip.h"
@@ -207,6 +209,19 @@ static int run_command(int argc, char **argv)
 			return PROBE_EXIT_ERROR;
 		}
 		probe_set_payload_limit(bytes);
+	}
+	const char *crypto = getenv("KIMG_LIBCRYPTO");
+	if (crypto)
+		kimg_digest_set_library(crypto); /* "" turns libcrypto off: the portable SHA-256 */
+	const char *sparse = getenv("KIMG_IMAGE_SPARSE_MIN");
+	if (sparse && *sparse) {
+		uint64_t bytes;
+		if (parse_size(sparse, &bytes) < 0) {
+			fprintf(stderr, "kimg-probe: KIMG_IMAGE_SPARSE_MIN='%s': expected a size in bytes (K, M, G suffixes)\n",
+				sparse);
+			return PROBE_EXIT_ERROR;
+		}
+		probe_image_set_sparse_min(bytes);
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)

@@ -16,6 +16,8 @@
 #include "report.h"
 #include "span.h"
 
+struct probe_image_info; /* image.h */
+
 /* Exit statuses, documented in --help and docs/json.md. */
 #define PROBE_EXIT_OK 0
 #define PROBE_EXIT_FAIL 1  /* check: some module cannot run on some listed GPU */
@@ -89,6 +91,8 @@ struct probe_out {
 	bool all_modules;                /* --all: list -rdc link inputs too */
 	bool every_file;                 /* --every-file: a walk opens source and docs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
+	const char *platform;            /* --platform OS/ARCH[/VARIANT] of images, or NULL */
+	bool reads_payloads;             /* scan --kernels: image files are handed on whole */
 	struct kimg_json j;
 	unsigned long errors;
 };
@@ -100,6 +104,7 @@ struct probe_args {
 	int n_paths;
 	bool options_done;               /* after "--" everything is a PATH */
 	bool expect_jobs;                /* after "-j": the next argument is N */
+	bool expect_platform;            /* after "--platform": the next argument is it */
 };
 
 enum probe_arg {
@@ -166,6 +171,9 @@ struct probe_walker {
 	 * not now). Until then the workers start large files only: a small
 	 * one would wait in its worker (probe_pool_close_gate). */
 	void (*when_ready)(void *ctx, void (*fn)(void *arg), void *arg);
+	/* Optional: each container image (image.h), before its files, which
+	 * are then named "IMAGE:/path/in/image". */
+	void (*on_image)(void *ctx, const struct probe_image_info *image);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;

@@ -71,14 +71,24 @@ static void emit(const char *call, int error, int requested, int driver)
 			 "remove the cuda-compat libraries from the library path and upgrade the driver itself%s%s%s, "
 			 "or use a build of the program for CUDA %s or older",
 			 v.min_driver ? " to >= " : "", v.min_driver ? v.min_driver : "", v.min_driver ? "" : "", drv);
+	} else if (major <= 0) {
+		/* cuInit's 35 before any runtime asked for a version: which CUDA
+		 * the program needs is not known here, so no package is named
+		 * (it once read "cuda-compat--1-0" and "cuda-0.0") */
+		what = "the program's CUDA runtime is newer than the driver supports";
+		snprintf(fix, sizeof fix,
+			 "upgrade the driver to one of the program's CUDA version or newer; or, on data-center GPUs, "
+			 "install the cuda-compat package of that version and put its compat directory on "
+			 "LD_LIBRARY_PATH (forward compatibility); or use a build of the program for CUDA %s or older",
+			 drv);
 	} else {
 		what = "the program's CUDA runtime is newer than the driver supports";
 		snprintf(fix, sizeof fix,
 			 "upgrade the driver to >= %s (%s or newer); or, on data-center GPUs, install %s and put "
 			 "/usr/local/cuda-%d.%d/compat on LD_LIBRARY_PATH (forward compatibility); or use a build "
 			 "of the program for CUDA %s or older",
-			 v.min_driver ? v.min_driver : "?", v.branch ? v.branch : "a newer branch", compat,
-			 major > 0 ? major : 0, minor > 0 ? minor : 0, drv);
+			 v.min_driver ? v.min_driver : "?", v.branch ? v.branch : "a newer branch", compat, major,
+			 minor > 0 ? minor : 0, drv);
 	}
 	char buf[2048], host[300] = "null", rank[24] = "null";
 	int n;

@@ -83,6 +83,10 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 		printf '\000KIMG_FALLBACK=force-ptx:*/_C[0-9].so\000KIMG_ON_ERROR=exit:86' >"$d/glob"
 		printf '\000KIMG_FALLBACK=force-ptx:[\000KIMG_VERBOSE=maybe' >"$d/bad"
 		printf '\001KIMG_LOG=/etc/passwd\000KIMG_AUDIT=1' >"$d/secure" ;;
+	fuzz_driver_log) # byte 0: the output buffer's size; then one message as the driver words it
+		printf '@%s' 'Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetKernel' >"$d/returning"
+		printf '@%s' 'Kernel (rk) cannot be found in library due to compilation error' >"$d/kernel"
+		printf '\005%s' '[12:01:02][E] Returning 201 (CUDA_ERROR_INVALID_CONTEXT) from cuCtxGetDevice_v2' >"$d/small" ;;
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
 	fuzz_zip) zip_seeds "$d" ;;
@@ -90,7 +94,8 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	fuzz_cluster_*) cluster_seeds "$1" "$d" ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
-	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ "${1#fuzz_cluster_}" = "$1" ] && [ -d tests/fixtures/committed ]; then
+	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ "$1" != fuzz_driver_log ] &&
+		[ "${1#fuzz_cluster_}" = "$1" ] && [ -d tests/fixtures/committed ]; then
 		cp tests/fixtures/committed/* "$d"/ 2>/dev/null
 	fi
 	if [ -z "$(ls -A "$d")" ]; then

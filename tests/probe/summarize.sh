@@ -150,6 +150,23 @@ env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json K
 run "$PROBE" summarize --json "$logs"/solo-0.log
 expect_json "no launcher: %r is 0 in the file name, rank null in the report" \
 	"d['groups'][0]['ranks'] == [] and d['groups'][0]['unknown_rank_reports'] == 1"
+# ---- six GPUs in one group: the text names four and "+2 more" ----
+mkdir -p "$TMP/six"
+python3 - "$logs/solo-0.log" "$TMP/six/all.log" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as f:
+    for k, name in enumerate(["GPU A", "GPU B", "GPU C", "GPU D", "GPU E", "GPU F"]):
+        d["device"]["name"] = name
+        d["process"]["rank"] = k
+        f.write(json.dumps(d) + "\n")
+PY
+run "$PROBE" summarize "$TMP/six/all.log"
+expect_grep "text: four GPUs named, then +2 more" "$TMP/out" \
+	"GPU A (SM 9.0), GPU B (SM 9.0), GPU C (SM 9.0), GPU D (SM 9.0) +2 more"
+if grep -E " 0-5 +GPU A " "$TMP/out" >/dev/null; then ok "text: ranks 0 to 5 as one range, 0-5"; else fail "text: ranks 0-5: $(cat "$TMP/out")"; fi
+run "$PROBE" summarize --json "$TMP/six/all.log"
+expect_json "JSON: all six GPUs" "len(d['groups'][0]['devices']) == 6"
 # ---- the other report kind: a driver_mismatch report is a report (issue 31 item 3) ----
 # A runtime asking CUDA 13.0 of a 12.2 driver (tests/shim/driver_mismatch.sh):
 # the log then holds a driver_mismatch object only, which has no module.
