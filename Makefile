@@ -1,18 +1,28 @@
 # kimg: find out why CUDA says "no kernel image is available".
 #
-#   make            build/kimg-probe, build/libkimg.so
+# The targets (`make help` prints these lines):
+#   make            build/kimg-probe, build/libkimg.so, build/libkimgapi.so
 #   make demo       kimg-probe on the built-in example (fixtures built with nvcc)
-#   make test       fixtures (nvcc), unit tests (Check), integration tests
+#   make test       fixtures (nvcc), unit tests (Check), integration tests (tests/README.md)
+#   make fixtures   the test inputs, built with nvcc (tests/fixtures/fixtures.mk)
+#   make unit       the Check unit test programs, build/tests/test_* (not run)
+#   make shim-tests the shim's test programs and the TSan libkimg (not run)
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
+#   make fuzz-build the libFuzzer targets only, build/fuzz/fuzz_*
 #   make bench      benchmarks (bench/README.md): judged against their goals
+#   make asan       the tree built with ASan and UBSan, in build/asan (glibc pins off)
+#   make asan-test  make test in that build (the shim stays under TSan: see below)
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
 #   make mutants    generated mutants, sampled (MUTANTS_N, MUTANTS_SEED): the score
 #   make mutants-map  refreshes tests/mutation/coverage.txt (gcov) that make mutants reads
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make uninstall  removes what install put there (same PREFIX, DESTDIR)
 #   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
 #   make deb        dist/kimg_*.deb (dpkg -i it)
 #   make ARCH=aarch64 [wheel|deb]   cross-built, in build/aarch64/
 #   make test-aarch64  probe and shim tests of that build under qemu-user
+#   make clean      removes build/
+#   make help       this list
 #
 # Layout: core/ is the pure image model (parsers, rules, fixes); sys/ holds
 # the few services that touch the process (lazy library loading, driver
@@ -103,7 +113,7 @@ API_MAP := api/libkimgapi.map
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean help
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB) $(if $(filter asan,$(SANITIZE)),$(API_OBJ))
 
 $(BUILD)/obj/%.o: %.c
@@ -201,6 +211,14 @@ $(API_ASK): tests/api/ask.c api/kimg.h $(API_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_EXE_LDFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
 
+# tests/probe/jobs.sh's LD_PRELOAD that refuses threads (probe/thread.c's
+# inline paths in the real program).
+NO_THREADS := $(BUILD)/tests/no_threads.so
+$(NO_THREADS): tests/probe/src/no_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
+test mutation: $(NO_THREADS)
+
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
 
@@ -229,12 +247,16 @@ $(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $
 $(UNIT_DIAG_DRIVER): tests/unit/driver_standin.c tests/unit/driver_standin.h $(DIAG_LIB) $(FAKE_CUDA)
 # probe/ units (issue 23): each test links the one probe object it tests,
 # with the layers below; the tree lister's is the 8-entry-window build
-# (tree-ahead8.o), so its back-pressure path runs.
-UNIT_PROBE_OBJ_pool := $(BUILD)/obj/probe/pool.o
-UNIT_PROBE_OBJ_tree := $(BUILD)/obj/probe/tree-ahead8.o
-UNIT_PROBE_OBJ_targets_async := $(BUILD)/obj/probe/targets_async.o
-UNIT_PROBE := $(call unit_bin,pool tree targets_async)
+# (tree-ahead8.o), so its back-pressure path runs. Each starts its threads
+# with probe/thread.c, which links too.
+PROBE_THREAD_OBJ := $(BUILD)/obj/probe/thread.o
+UNIT_PROBE_OBJ_pool := $(BUILD)/obj/probe/pool.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_tree := $(BUILD)/obj/probe/tree-ahead8.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_targets_async := $(BUILD)/obj/probe/targets_async.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_thread := $(PROBE_THREAD_OBJ)
+UNIT_PROBE := $(call unit_bin,pool tree targets_async thread)
 $(UNIT_PROBE): CPPFLAGS += -Iprobe
+$(UNIT_PROBE): $(PROBE_THREAD_OBJ)
 $(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o
 $(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
 $(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
@@ -336,6 +358,10 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+
+# The target list at the top of this file, its one source.
+help:
+	@sed -n 's/^#   \(make.*\)/\1/p' $(firstword $(MAKEFILE_LIST))
 
 # make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
 include packaging/packaging.mk

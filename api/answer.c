@@ -11,6 +11,7 @@
 #include "cuda_errors.h"
 #include "json.h"
 #include "kimg.h"
+#include "report.h"
 #include "rules.h"
 
 #ifndef KIMG_RELEASE
@@ -159,13 +160,7 @@ static void json_fix(struct kimg_json *j, const struct kimg_fix *f)
 
 static void json_image(struct kimg_json *j, const struct kimg_image *img)
 {
-	char arch[32], isa[16];
-	kimg_image_arch_name(img, arch, sizeof arch);
-	kimg_json_begin_object(j);
-	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
-	kimg_json_kv_string(j, "arch", arch);
-	snprintf(isa, sizeof isa, "%u.%u", KIMG_ISA_MAJOR(img->ptx_isa), KIMG_ISA_MINOR(img->ptx_isa));
-	kimg_json_kv_string(j, "ptx_isa", img->ptx_isa ? isa : NULL);
+	kimg_report_json_image_begin(j, img); /* kind, arch, ptx_isa */
 	kimg_json_kv_string(j, "compressed", kimg_compression_name(img->compression));
 	kimg_json_kv_uint(j, "size", img->size);
 	kimg_json_kv_uint(j, "offset", img->offset);

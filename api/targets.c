@@ -10,6 +10,7 @@
 
 #include "api_internal.h"
 #include "arch.h"
+#include "cuda_versions.h"
 #include "driver_query.h"
 #include "gpus.h"
 #include "rules.h"
@@ -23,16 +24,6 @@ int api_fail(char *why, size_t why_size, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
-}
-
-/* "12.4" -> 12040, as check's --driver. -1 when it is not X.Y. */
-static int parse_driver(const char *text)
-{
-	unsigned major, minor;
-	char tail;
-	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
-		return -1;
-	return (int)(major * 1000 + minor * 10);
 }
 
 static bool same_target(const struct api_target *a, const struct api_target *b)
@@ -110,7 +101,7 @@ int api_parse_targets(const char *sm, const char *driver, struct api_target *out
 		      size_t ws)
 {
 	int driver_version = 0;
-	if (driver && (driver_version = parse_driver(driver)) < 0)
+	if (driver && (driver_version = kimg_cuda_version_parse(driver)) < 0)
 		return api_fail(why, ws, -EINVAL, "driver: '%s' is not a CUDA version X.Y (e.g. 12.4)", driver);
 	char *copy = strdup(sm ? sm : "native");
 	if (!copy)

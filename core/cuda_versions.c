@@ -28,6 +28,15 @@ static const struct kimg_cuda_major_floor floors[] = {
 	{ 13, "580", "580", "R580" },
 };
 
+int kimg_cuda_version_parse(const char *text)
+{
+	unsigned major, minor;
+	char tail;
+	if (!text || sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
+		return -1;
+	return (int)(major * 1000 + minor * 10);
+}
+
 const struct kimg_cuda_major_floor *kimg_cuda_major_floor(int major)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(floors); i++)

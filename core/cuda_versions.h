@@ -10,6 +10,13 @@
 
 #include <stdbool.h>
 
+/* A CUDA version as users write it, "MAJOR.MINOR" (12.4, 13.0), as
+ * cuDriverGetVersion() gives it (12040); -1 for NULL or anything else
+ * (a bare major, two digits of minor, a third part, trailing text, 0.x,
+ * a major above 99). The one parser of --driver, doctor's and device
+ * documents' CUDA versions. */
+int kimg_cuda_version_parse(const char *text);
+
 /* Minor-version compatibility floor of a CUDA major (Linux x86-64 and
  * Windows drivers): every 12.x runtime runs on a driver >= 525.60.13. */
 struct kimg_cuda_major_floor {

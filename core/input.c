@@ -1,6 +1,7 @@
 /* Input classification and the module walk for raw inputs (cubin, PTX,
  * fatbin files). Host ELF files: input_elf.c; static archives: archive.c;
- * the helpers they share: input_walk.c. */
+ * the helpers they share, the fatbin container walk among them:
+ * input_walk.c. */
 #include "input_internal.h"
 
 #include <errno.h>
@@ -150,55 +151,8 @@ bool kimg_input_classify_head(struct kimg_span head, bool whole, enum kimg_input
 	return classify(head, whole, kind);
 }
 
-int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,
-			 enum kimg_module_origin origin, const char *section, bool first_fatal)
-{
-	uint64_t pos = 0;
-	int found = 0;
-
-	while (!w->stop) {
-		struct kimg_fatbin fb;
-		struct kimg_error e = { 0, 0, "" };
-		int rc;
-		/* §4: each container may be followed by zero padding (to 8). Only
-		 * the few bytes between containers are read, never a payload. */
-		while (pos < sec.size && sec.data[pos] == 0) {
-			uint64_t z = kimg_walk_zero_end(w, off + pos) - off; /* a hole: jump, not read */
-			pos = z > pos ? (z < sec.size ? z : sec.size) : pos + 1;
-		}
-		if (pos >= sec.size)
-			break;
-		rc = kimg_fatbin_open(sec, pos, &fb, &e);
-		if (rc < 0) {
-			kimg_walk_take(w, &e, off);
-			return first_fatal && found == 0 ? rc : 0;
-		}
-		kimg_walk_emit(w, KIMG_INPUT_FATBIN, origin, fb.bytes, off + pos, section);
-		found++;
-		pos += fb.bytes.size;
-	}
-	return 0;
-}
-
-bool kimg_container_is_plausible(struct kimg_span in, uint64_t off, uint64_t *size)
-{
-	struct kimg_fatbin fb;
-	struct kimg_image img;
-	uint64_t cursor = 0;
-	int rc, entries = 0;
-
-	if (kimg_fatbin_open(in, off, &fb, NULL) < 0 || fb.header_size != KIMG_FATBIN_HEADER_SIZE)
-		return false;
-	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, NULL)) == 1)
-		entries++;
-	/* Every byte accounted for: the last entry ends at the container end. */
-	if (rc < 0 || entries == 0 || cursor != fb.bytes.size)
-		return false;
-	*size = fb.bytes.size;
-	return true;
-}
-
-/* One input that is not an archive: the whole file or an archive member. */
+/* One input: the whole file, or an archive member (where an archive is
+ * refused: members are walked one level deep). */
 static int walk_one(struct kimg_walk *w, struct kimg_span in, enum kimg_input_kind kind)
 {
 	switch (kind) {
@@ -226,7 +180,7 @@ static int walk_one(struct kimg_walk *w, struct kimg_span in, enum kimg_input_ki
 }
 
 /* A static archive: each member walked as an input of its own, one level
- * deep (walk_one never reaches back here: a nested archive is recorded). */
+ * deep (walk_one never reaches back here: it refuses a nested archive). */
 static int walk_archive(struct kimg_walk *w, struct kimg_span in)
 {
 	struct kimg_ar ar;
@@ -242,9 +196,6 @@ static int walk_archive(struct kimg_walk *w, struct kimg_span in)
 		w->member = m.name;
 		w->base = saved_base + m.offset;
 		switch (kind) {
-		case KIMG_INPUT_ARCHIVE:
-			kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
-			break;
 		case KIMG_INPUT_UNKNOWN:
 		case KIMG_INPUT_ZIP:
 		case KIMG_INPUT_WRAPPER:
@@ -256,7 +207,8 @@ static int walk_archive(struct kimg_walk *w, struct kimg_span in)
 				walk_one(w, m.body, kind);
 			break;
 		default:
-			/* A bad member is recorded and the walk goes on. */
+			/* A bad member (a nested archive too) is recorded and
+			 * the walk goes on. */
 			walk_one(w, m.body, kind);
 		}
 		w->member = NULL;
@@ -267,15 +219,11 @@ static int walk_archive(struct kimg_walk *w, struct kimg_span in)
 	return 0;
 }
 
-int kimg_walk_input(struct kimg_walk *w, struct kimg_span in)
+/* The whole input: an archive is walked member by member. */
+static int walk_input(struct kimg_walk *w, struct kimg_span in)
 {
 	enum kimg_input_kind kind = kimg_input_classify(in);
-	if (kind == KIMG_INPUT_ARCHIVE) {
-		if (w->member)
-			return kimg_walk_fail(w, -KIMG_ELIMIT, 0, "nested archive not walked");
-		return walk_archive(w, in);
-	}
-	return walk_one(w, in, kind);
+	return kind == KIMG_INPUT_ARCHIVE ? walk_archive(w, in) : walk_one(w, in, kind);
 }
 
 int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_module_fn fn, void *ctx,
@@ -297,7 +245,7 @@ int kimg_input_for_each_module_zeros(struct kimg_span in, unsigned flags, const 
 	}
 	if (flags & ~KIMG_INPUT_FLAGS_ALL)
 		return kimg_error_set(err, -EINVAL, 0, "input walk: unknown flags 0x%x", flags & ~KIMG_INPUT_FLAGS_ALL);
-	rc = kimg_walk_input(&w, in);
+	rc = walk_input(&w, in);
 	if (w.stop)
 		return w.stop;
 	/* Modules already yielded stay valid: a problem after them makes a

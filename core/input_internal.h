@@ -48,10 +48,6 @@ int kimg_walk_take(struct kimg_walk *w, const struct kimg_error *e, uint64_t off
 int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,
 			 enum kimg_module_origin origin, const char *section, bool first_fatal);
 
-/* One input of any kind (the whole file, or an archive member). Negative
- * when it is unusable (recorded through kimg_walk_fail), else 0. */
-int kimg_walk_input(struct kimg_walk *w, struct kimg_span in);
-
 int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in);
 
 /* Strict check used when a magic is found outside the known sections:

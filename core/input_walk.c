@@ -1,13 +1,17 @@
 /* The helpers every input walker shares (input_internal.h): yielding a
  * module, recording the first problem with offsets relative to the
- * outermost input (and the archive member it is in), and the known-zero
- * ranges a caller may pass. The walkers themselves: input.c (raw inputs
- * and the dispatch), input_elf.c (host ELF), archive.c (ar). */
+ * outermost input (and the archive member it is in), the known-zero
+ * ranges a caller may pass, and the walk of fatbin containers back to back
+ * (raw .fatbin files and host ELF sections alike). The walkers
+ * themselves: input.c (raw inputs and the dispatch), input_elf.c (host
+ * ELF), archive.c (ar); they call these, never each other back. */
 #include "input_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "fatbin.h"
 
 void kimg_walk_emit(struct kimg_walk *w, enum kimg_input_kind kind, enum kimg_module_origin origin,
 		    struct kimg_span bytes, uint64_t off, const char *section)
@@ -91,4 +95,52 @@ uint64_t kimg_walk_next_zero(const struct kimg_walk *w, uint64_t off)
 		return UINT64_MAX;
 	uint64_t start = z->r[i].start > at ? z->r[i].start : at;
 	return start - w->base;
+}
+
+int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off,
+			 enum kimg_module_origin origin, const char *section, bool first_fatal)
+{
+	uint64_t pos = 0;
+	int found = 0;
+
+	while (!w->stop) {
+		struct kimg_fatbin fb;
+		struct kimg_error e = { 0, 0, "" };
+		int rc;
+		/* §4: each container may be followed by zero padding (to 8). Only
+		 * the few bytes between containers are read, never a payload. */
+		while (pos < sec.size && sec.data[pos] == 0) {
+			uint64_t z = kimg_walk_zero_end(w, off + pos) - off; /* a hole: jump, not read */
+			pos = z > pos ? (z < sec.size ? z : sec.size) : pos + 1;
+		}
+		if (pos >= sec.size)
+			break;
+		rc = kimg_fatbin_open(sec, pos, &fb, &e);
+		if (rc < 0) {
+			kimg_walk_take(w, &e, off);
+			return first_fatal && found == 0 ? rc : 0;
+		}
+		kimg_walk_emit(w, KIMG_INPUT_FATBIN, origin, fb.bytes, off + pos, section);
+		found++;
+		pos += fb.bytes.size;
+	}
+	return 0;
+}
+
+bool kimg_container_is_plausible(struct kimg_span in, uint64_t off, uint64_t *size)
+{
+	struct kimg_fatbin fb;
+	struct kimg_image img;
+	uint64_t cursor = 0;
+	int rc, entries = 0;
+
+	if (kimg_fatbin_open(in, off, &fb, NULL) < 0 || fb.header_size != KIMG_FATBIN_HEADER_SIZE)
+		return false;
+	while ((rc = kimg_fatbin_next(&fb, &cursor, &img, NULL)) == 1)
+		entries++;
+	/* Every byte accounted for: the last entry ends at the container end. */
+	if (rc < 0 || entries == 0 || cursor != fb.bytes.size)
+		return false;
+	*size = fb.bytes.size;
+	return true;
 }

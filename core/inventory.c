@@ -6,16 +6,8 @@
 
 #include "arch.h"
 #include "gpus.h"
+#include "cuda_versions.h"
 #include "json_read.h"
-
-int kimg_inventory_parse_cuda_version(const char *text)
-{
-	unsigned major, minor;
-	char tail;
-	if (!text || sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
-		return -1;
-	return (int)(major * 1000 + minor * 10);
-}
 
 bool kimg_inventory_is_document(const struct kimg_jval *root)
 {
@@ -72,7 +64,7 @@ int kimg_inventory_parse(struct kimg_span line, void *arena, size_t arena_size,
 		/* absent or null: unknown; anything else must read as --driver
 		 * X.Y does, not become "CUDA ?" and lose the PTX limit */
 		if (cv && cv->type != KIMG_JNULL &&
-		    (v = kimg_inventory_parse_cuda_version(kimg_jval_string(cv))) < 0)
+		    (v = kimg_cuda_version_parse(kimg_jval_string(cv))) < 0)
 			return kimg_error_set(err, -KIMG_EFORMAT, cv->offset,
 					      "device %d: \"%s\" %.32s is not a CUDA version X.Y (as --driver takes it)",
 					      count, field, kimg_jval_string(cv) ? kimg_jval_string(cv) : "(not a string)");

@@ -33,7 +33,4 @@ int kimg_inventory_parse(struct kimg_span line, void *arena, size_t arena_size,
 			 int (*fn)(void *ctx, const char *host, const struct kimg_inventory_gpu *gpu), void *ctx,
 			 struct kimg_error *err);
 
-/* "12.2" -> 12020; -1 when malformed. */
-int kimg_inventory_parse_cuda_version(const char *text);
-
 #endif

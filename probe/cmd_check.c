@@ -9,12 +9,14 @@
 #include "glibc_pins.h"
 #include "cluster_groups.h"
 #include "cuda_errors.h"
+#include "cuda_versions.h"
 #include "extras.h"
 #include "file.h"
 #include "file_rules.h"
 #include "fix.h"
 #include "image.h"
 #include "probe.h"
+#include "thread.h"
 #include "rules.h"
 
 static const char check_help[] =
@@ -168,7 +170,7 @@ struct owners_prewarm {
 	struct check_state *s;
 	char *const *paths;
 	int n_paths;
-	pthread_t thread;
+	struct probe_thread thread;
 	bool started;
 };
 
@@ -848,16 +850,6 @@ static void check_job_end(void *ctx, struct probe_out *job)
 	free(c);
 }
 
-/* "12.4" -> 12040; -1 when malformed. */
-static int parse_driver(const char *text)
-{
-	unsigned major, minor;
-	char tail;
-	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
-		return -1;
-	return (int)(major * 1000 + minor * 10);
-}
-
 static void json_targets(struct kimg_json *j, const struct check_state *s)
 {
 	kimg_json_key(j, "targets");
@@ -987,7 +979,7 @@ int probe_cmd_check(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--driver") == 0 || strncmp(a, "--driver=", 9) == 0) {
 			const char *d = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!d || (driver = parse_driver(d)) < 0) {
+			if (!d || (driver = kimg_cuda_version_parse(d)) < 0) {
 				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
 				goto out;
 			}
@@ -1013,9 +1005,9 @@ int probe_cmd_check(int argc, char **argv)
 		probe_usage_error(&args, true, "no PATH given");
 		goto out;
 	}
-	prewarm = (struct owners_prewarm){ &s, args.paths, args.n_paths, 0, false };
+	prewarm = (struct owners_prewarm){ &s, args.paths, args.n_paths, { 0 }, false };
 	if (probe_jobs(s.out.jobs) > 1)
-		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
+		prewarm.started = probe_thread_create(&prewarm.thread, prewarm_owners, &prewarm, PROBE_THREAD_INLINE_NEVER);
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
 				  check_job_begin, check_job_end, NULL, NULL, NULL, check_image, false };
@@ -1102,7 +1094,7 @@ int probe_cmd_check(int argc, char **argv)
 	}
 out:
 	if (prewarm.started)
-		pthread_join(prewarm.thread, NULL);
+		probe_thread_join(&prewarm.thread);
 	probe_args_free(&args);
 	free(sm_lists);
 	probe_extras_free(&s.extras);

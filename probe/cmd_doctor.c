@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cuda_versions.h"
 #include "file.h"
 #include "file_rules.h"
 #include "cluster_groups.h"
@@ -248,15 +249,6 @@ static void add_system_libs(struct doctor *d)
 }
 
 
-static int parse_driver(const char *text)
-{
-	unsigned major, minor;
-	char tail;
-	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major == 0 || major > 99 || minor > 9)
-		return -1;
-	return (int)(major * 1000 + minor * 10);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -298,7 +290,7 @@ int probe_cmd_doctor(int argc, char **argv)
 			}
 			if (dst) {
 				*dst = val;
-			} else if ((driver = parse_driver(val)) < 0) {
+			} else if ((driver = kimg_cuda_version_parse(val)) < 0) {
 				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
 				goto out_args;
 			}

@@ -9,13 +9,7 @@ static int json_kernel(void *ctx, const char *name, size_t len)
 
 void probe_json_image(struct kimg_json *j, const struct kimg_image *img, bool kernels)
 {
-	char arch[32], isa[16];
-	kimg_image_arch_name(img, arch, sizeof arch);
-	kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
-	kimg_json_begin_object(j);
-	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
-	kimg_json_kv_string(j, "arch", arch);
-	kimg_json_kv_string(j, "ptx_isa", img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : NULL);
+	kimg_report_json_image_begin(j, img); /* kind, arch, ptx_isa */
 	kimg_json_kv_string(j, "compressed", kimg_compression_name(img->compression));
 	kimg_json_kv_uint(j, "size", img->size);
 	kimg_json_kv_uint(j, "stored_size", img->stored_size);

@@ -13,6 +13,7 @@
 
 #include "glibc_pins.h"
 #include "probe.h"
+#include "thread.h"
 
 struct probe_pool {
 	pthread_mutex_t lock;
@@ -25,7 +26,7 @@ struct probe_pool {
 	unsigned may_run;                /* threads asked + those waiting (probe_pool_wait_begin) */
 	bool gate_closed;
 	bool stop;
-	pthread_t *threads;
+	struct probe_thread *threads;
 	unsigned n_threads;
 };
 
@@ -134,7 +135,7 @@ struct probe_pool *probe_pool_start(unsigned threads, unsigned window)
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
 	for (unsigned i = 0; i < spawn; i++) {
-		if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
+		if (!probe_thread_create(&p->threads[i], worker, p, PROBE_THREAD_INLINE_NEVER))
 			break;
 		p->n_threads++;
 	}
@@ -196,7 +197,7 @@ void probe_pool_end(struct probe_pool *p)
 	pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->n_threads; i++)
-		pthread_join(p->threads[i], NULL);
+		probe_thread_join(&p->threads[i]);
 	pthread_cond_destroy(&p->done);
 	pthread_cond_destroy(&p->work);
 	pthread_mutex_destroy(&p->lock);

@@ -7,11 +7,12 @@
 
 #include "glibc_pins.h"
 #include "probe.h"
+#include "thread.h"
 
 struct probe_targets_async {
 	char *const *lists;
 	int n_lists, driver_version;
-	pthread_t thread;
+	struct probe_thread thread;
 	pthread_mutex_t lock;
 	pthread_cond_t known;
 	bool done;                     /* under lock */
@@ -61,12 +62,9 @@ struct probe_targets_async *probe_targets_async_start(char *const *lists, int n_
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->known, NULL);
 	atomic_init(&a->failed, false);
-	if (pthread_create(&a->thread, NULL, parse, a) != 0) {
-		pthread_cond_destroy(&a->known);
-		pthread_mutex_destroy(&a->lock);
-		free(a);
-		return NULL;
-	}
+	/* Without a thread the lists are parsed here, now: the caller finds
+	 * them done. */
+	probe_thread_create(&a->thread, parse, a, PROBE_THREAD_INLINE_NOW);
 	return a;
 }
 
@@ -100,7 +98,7 @@ bool probe_targets_async_failed(const struct probe_targets_async *a)
 
 int probe_targets_async_end(struct probe_targets_async *a, struct probe_target **targets)
 {
-	pthread_join(a->thread, NULL);
+	probe_thread_join(&a->thread);
 	int n = a->n > 0 ? a->n : -1;
 	*targets = a->targets;
 	pthread_cond_destroy(&a->known);

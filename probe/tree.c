@@ -24,6 +24,7 @@
 #include "glibc_pins.h"
 #include "file.h"
 #include "probe.h"
+#include "thread.h"
 
 #ifndef TREE_AHEAD_MAX
 #define TREE_AHEAD_MAX (1u << 20) /* -D for tests of the back-pressure path */
@@ -351,18 +352,20 @@ void probe_tree_walk(const char *root, unsigned threads, const struct probe_tree
 		v->on_problem(v->ctx, root, strerror(ENOMEM));
 		return;
 	}
-	pthread_t tid[PROBE_JOBS_MAX];
+	struct probe_thread tid[PROBE_JOBS_MAX];
 	unsigned started = 0;
 	if (threads > PROBE_JOBS_MAX)
 		threads = PROBE_JOBS_MAX;
-	/* This thread lists too (whatever it reaches first): threads - 1 helpers. */
-	while (started + 1 < threads && pthread_create(&tid[started], NULL, lister, &t) == 0)
-		started++;
+	/* This thread lists too (whatever it reaches first): threads - 1
+	 * helpers. One that gets no thread runs at join, finds the walk
+	 * stopped and returns. */
+	for (; started + 1 < threads; started++)
+		probe_thread_create(&tid[started], lister, &t, PROBE_THREAD_INLINE_AT_JOIN);
 	visit(&t, top);
 	pthread_mutex_lock(&t.lock);
 	t.stop = true;
 	pthread_cond_broadcast(&t.work);
 	pthread_mutex_unlock(&t.lock);
 	for (unsigned i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+		probe_thread_join(&tid[i]);
 }

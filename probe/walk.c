@@ -22,6 +22,7 @@
 #include "fatbin.h"
 #include "file.h"
 #include "probe.h"
+#include "thread.h"
 #include "source_names.h"
 #include "tar.h"
 #include "zip.h"
@@ -368,23 +369,24 @@ static void *parallel_helper(void *arg)
 void probe_input_parallel(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx)
 {
 	struct parallel p = { current_file, n, 0, false, fn, ctx };
-	pthread_t t[PROBE_JOBS_MAX];
+	struct probe_thread t[PROBE_JOBS_MAX];
 	unsigned started = 0;
 	if (threads > PROBE_JOBS_MAX)
 		threads = PROBE_JOBS_MAX;
 	if (threads > n)
 		threads = (unsigned)n;
-	/* This thread takes part too, under a guard of its own, so that a
-	 * change it meets does not unwind its stack under the helpers. */
-	while (threads > 1 && started + 1 < threads && pthread_create(&t[started], NULL, parallel_helper, &p) == 0)
-		started++;
-	if (started == 0) {
+	if (threads <= 1) {
 		parallel_loop(&p);
 		return;
 	}
+	/* This thread takes part too, under a guard of its own, so that a
+	 * change it meets does not unwind its stack under the helpers. A
+	 * helper that gets no thread runs at join and finds nothing left. */
+	for (; started + 1 < threads; started++)
+		probe_thread_create(&t[started], parallel_helper, &p, PROBE_THREAD_INLINE_AT_JOIN);
 	parallel_helper(&p);
 	for (unsigned i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
+		probe_thread_join(&t[i]);
 	if (atomic_load(&p.changed))
 		kimg_file_guard_fail();
 }
@@ -408,16 +410,13 @@ static void *beside_run(void *arg)
 void probe_input_beside(void (*here)(void *ctx), void *here_ctx, void (*aside)(void *ctx), void *aside_ctx)
 {
 	struct beside mine = { current_file, here, here_ctx, false }, other = { current_file, aside, aside_ctx, false };
-	pthread_t t;
-	if (pthread_create(&t, NULL, beside_run, &other) != 0) {
-		here(here_ctx);
-		aside(aside_ctx);
-		return;
-	}
+	struct probe_thread t;
+	/* Without a thread the other part runs at join, after this one. */
+	probe_thread_create(&t, beside_run, &other, PROBE_THREAD_INLINE_AT_JOIN);
 	/* This thread's part under a guard of its own too: a change it meets
 	 * must not unwind its stack while the helper still uses it. */
 	beside_run(&mine);
-	pthread_join(t, NULL);
+	probe_thread_join(&t);
 	if (mine.changed || other.changed)
 		kimg_file_guard_fail();
 }

@@ -150,6 +150,13 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out);
  * -EIO when the stream reports an error. */
 int kimg_report_write_json(const struct kimg_report *r, FILE *out);
 
+struct kimg_json;
+/* Opens one image's JSON object with the keys every JSON document of
+ * kimg gives an image first, the one writer of them: "kind", "arch" and
+ * "ptx_isa" (null but for PTX). The caller adds its own keys (kimg-probe's
+ * docs/json.md, libkimg's docs/report-json.md) and ends the object. */
+void kimg_report_json_image_begin(struct kimg_json *j, const struct kimg_image *img);
+
 /* "kimg: 2 kernels in 1 module failed to load (see above)\n", or, when
  * no failure named a kernel (loads failed), "kimg: 1 module failed to load
  * (see above)\n", into buf (always NUL-terminated). Returns the length,

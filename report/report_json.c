@@ -60,16 +60,21 @@ static void write_driver_log(struct kimg_json *j, const struct kimg_report *r)
 	}
 }
 
-static void write_image(struct kimg_json *j, const struct kimg_report *r, size_t i)
+void kimg_report_json_image_begin(struct kimg_json *j, const struct kimg_image *img)
 {
-	const struct kimg_image *img = &r->images[i];
 	char arch[32], isa[16];
 	kimg_image_arch_name(img, arch, sizeof arch);
 	kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
 	kimg_json_begin_object(j);
 	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
 	kimg_json_kv_string(j, "arch", arch);
-	kimg_json_kv_string(j, "ptx_isa", isa[0] ? isa : NULL);
+	kimg_json_kv_string(j, "ptx_isa", img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : NULL);
+}
+
+static void write_image(struct kimg_json *j, const struct kimg_report *r, size_t i)
+{
+	const struct kimg_image *img = &r->images[i];
+	kimg_report_json_image_begin(j, img);
 	kimg_json_kv_bool(j, "compressed", img->compression != KIMG_COMPRESS_NONE);
 	kimg_json_kv_string(j, "compression", kimg_compression_name(img->compression));
 	kimg_json_kv_uint(j, "size", img->size);

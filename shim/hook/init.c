@@ -14,7 +14,7 @@
 #include "diag.h"
 #include "hook.h"
 
-/* kimg_in_diagnosis (shim.h) is defined by diagnose.c, which raises it
+/* kimg_in_diagnosis (shim/diag.h) is defined by diagnose.c, which raises it
  * for the whole diagnosis; the hooks only read it. */
 
 static _Atomic int init_state; /* 0 not started, 1 running, 2 done */

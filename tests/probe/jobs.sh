@@ -247,4 +247,42 @@ expect_rc 0 "scan --jobs=3 accepted"
 run "$PROBE" scan -j3 "$FX/sm80.cubin"
 expect_rc 0 "scan -j3 accepted"
 
+# No thread to be had (probe/thread.c runs the work on the caller): with
+# pthread_create refused from the first call, or after 1 or 3 granted,
+# -j 4 still prints -j 1's output. The log shows the refusals happened.
+NO_THREADS=$BUILD/tests/no_threads.so
+mkdir -p "$TMP/nothreads-lib" # a helper beside the module walk (probe_input_beside), as above
+cp "$FX/multi_exe" "$TMP/nothreads-lib/libcublasLt.so.13"
+truncate -s 40M "$TMP/nothreads-lib/libcublasLt.so.13"
+if [ -n "${KIMG_QEMU_USER:-}" ]; then
+	# tests/aarch64/run.sh: the probe runs under qemu-user there, and the
+	# host's no_threads.so cannot be preloaded into an aarch64 program.
+	skip_allowed "no threads" "not under $KIMG_QEMU_USER: no aarch64 build of tests/probe/src/no_threads.c"
+elif [ -f "$NO_THREADS" ]; then
+	for what in "scan --json --kernels --deep: many copies" "check --sm 8.0,9.0: many copies and fixtures" \
+		"check --json --all --strict --sm 10.0: fixtures" "check --sm 9.0,12.0: a large CUDA library"; do
+		case $what in
+		scan*) args="scan --json --kernels --deep $tree" ;;
+		"check --sm 8.0"*) args="check --sm 8.0,9.0 $tree $FX" ;;
+		*library) args="check --sm 9.0,12.0 --driver 12.4 $TMP/nothreads-lib" ;;
+		*) args="check --json --all --strict --sm 10.0 $FX" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$PROBE" $args -j 1 >"$TMP/o1" 2>"$TMP/e1"
+		rc1=$? diff=""
+		for g in 0 1 3; do
+			rm -f "$TMP/refused"
+			# shellcheck disable=SC2086
+			NO_THREADS_GRANT=$g NO_THREADS_LOG=$TMP/refused LD_PRELOAD=$NO_THREADS "$PROBE" $args -j 4 >"$TMP/oN" 2>"$TMP/eN"
+			rcN=$?
+			cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" && [ "$rc1" -eq "$rcN" ] || diff="$diff grant=$g"
+			[ -s "$TMP/refused" ] || diff="$diff grant=$g(nothing refused)"
+		done
+		[ -z "$diff" ] && ok "no threads: $what: -j 4 with threads refused after 0/1/3 identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)" ||
+			fail "no threads: $what: differs from -j 1:$diff"
+	done
+else
+	fail "$NO_THREADS missing (make test builds it)"
+fi
+
 finish

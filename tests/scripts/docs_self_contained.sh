@@ -6,10 +6,8 @@
 # rules, CUDA loading and user-case notes, and the style guide); every
 # docs/*.md path cited exists; every "docs/<name>.md §N" (or "section N") names a
 # heading N of that document; every "docs/rules.md P4"-style rule key is a
-# key of docs/rules.md. docs/.citations.tsv (the map that rewrote the old
-# citations, scripts/dev/apply-citations.sh) is exempt from the first check:
-# it names the old documents on purpose. The patterns below are written so
-# that this file does not match them itself.
+# key of docs/rules.md. The patterns below are written so that this file
+# does not match them itself.
 . "$(dirname "$0")/../lib.bash"
 cd "$ROOT"
 
@@ -29,7 +27,7 @@ expect_match "text files found" '[0-9]' "${#texts[@]}"
 # bare rule key or section sign after the name, and the out-of-tree folder
 # they lived in
 foreign='(fatbin-forma[t]|compat-rule[s]|cuda-loadin[g]|user-case[s]|STYL[E])\.md|compat-rule[s] [PS][0-9]|STYL[E] §|shared/referenc[e]/|/work/share[d]'
-hits=$(grep -nIE -- "$foreign" "${texts[@]}" /dev/null 2>/dev/null | grep -v '^docs/\.citations\.tsv:' || true)
+hits=$(grep -nIE -- "$foreign" "${texts[@]}" /dev/null 2>/dev/null || true)
 if [ -z "$hits" ]; then ok "no file cites a document kept outside the repository"; else
 	fail "files cite documents kept outside the repository ($(wc -l <<<"$hits") lines)" "${hits//$'\n'/$'\n'     }"; fi
 
@@ -64,19 +62,4 @@ done < <(grep -noIE -- 'docs/rules\.md [LPS][0-9]' "${texts[@]}" /dev/null 2>/de
 if [ -z "$badsec" ]; then ok "every cited section and rule key exists ($nsec citations)"; else
 	fail "cited sections or rule keys missing" "${badsec//$'\n'/$'\n'     }"; fi
 
-# 4. the map rewrites only into documents and sections that exist
-map=docs/.citations.tsv
-if [ -f "$map" ]; then
-	badmap=""
-	while IFS=$'\t' read -r old new; do
-		[ -n "$old" ] || continue
-		doc=${new%%.md*}.md
-		[ -f "$doc" ] || { badmap+="$old -> $new: no $doc"$'\n'; continue; }
-		for n in $(grep -oE "$num" <<<"${new#*.md}"); do
-			grep -qE "^#{2,4} ${n//./\\.}\.? " "$doc" || badmap+="$old -> $new: $doc has no section $n"$'\n'
-		done
-	done <"$map"
-	if [ -z "$badmap" ]; then ok "docs/.citations.tsv targets exist"; else
-		fail "docs/.citations.tsv targets missing" "${badmap//$'\n'/$'\n'     }"; fi
-fi
 finish

@@ -1,7 +1,8 @@
 /* Specification of core/cuda_versions.c and core/cuda_libs.c: NVIDIA's
  * minor-version compatibility table (13.x >= 580, 12.x >= 525.60.13,
  * 11.x >= 450.80.02), the rule that a runtime of a newer major than the
- * driver gets 35, and how CUDA libraries give their version away. */
+ * driver gets 35, how CUDA libraries give their version away, and how a
+ * CUDA version written "X.Y" is read. */
 #include <string.h>
 
 #include "testutil.h"
@@ -179,11 +180,35 @@ START_TEST(lib_soname_from_elf)
 }
 END_TEST
 
+/* kimg_cuda_version_parse: "X.Y" as --driver and the device documents
+ * write it, against cuDriverGetVersion()'s numbering written out by hand
+ * (1000 x major + 10 x minor). */
+static const struct { const char *text; int want; } versions[] = {
+	{ "12.4", 12040 }, { "13.0", 13000 }, { "7.0", 7000 }, { "11.8", 11080 }, { "99.9", 99090 },
+	{ "13", -1 },      /* a bare major */
+	{ "1.23", -1 },    /* two digits of minor */
+	{ "12.4.1", -1 },  /* a third part */
+	{ "12.4x", -1 }, { "12.", -1 }, { ".4", -1 }, { "", -1 }, { "x12.4", -1 },
+	{ "0.5", -1 },     /* no CUDA 0 */
+	{ "100.0", -1 },   /* beyond two digits of major */
+	{ "-1.0", -1 },    /* %u wraps it above 99 */
+	{ NULL, -1 },
+};
+
+START_TEST(version_rows)
+{
+	ck_assert_msg(kimg_cuda_version_parse(versions[_i].text) == versions[_i].want, "\"%s\": %d, want %d",
+		      versions[_i].text ? versions[_i].text : "(null)", kimg_cuda_version_parse(versions[_i].text),
+		      versions[_i].want);
+}
+END_TEST
+
 static Suite *versions_suite(void)
 {
 	Suite *s = suite_create("cuda_versions");
 	TCase *tc = tcase_create("tables");
 	tcase_add_test(tc, floors);
+	tcase_add_loop_test(tc, version_rows, 0, (int)(sizeof versions / sizeof versions[0]));
 	tcase_add_loop_test(tc, judge_rows, 0, (int)(sizeof judges / sizeof judges[0]));
 	tcase_add_test(tc, compat_package);
 	tcase_add_loop_test(tc, lib_rows, 0, (int)(sizeof libs / sizeof libs[0]));

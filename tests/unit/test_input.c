@@ -755,6 +755,7 @@ START_TEST(archive_problems_have_exact_codes_and_keep_earlier_members)
 	ck_assert_int_eq(ms.err.code, -KIMG_ELIMIT);
 	ck_assert_uint_eq(ms.err.offset, after_first + 60);
 	ck_assert_ptr_nonnull(strstr(ms.err.what, "inner.a"));
+	ck_assert_ptr_nonnull(strstr(ms.err.what, "nested archive not walked"));
 
 	/* truncated inside the second member */
 	walk(kimg_span_make(a.p, after_first + 100), &ms);

@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "json_read.h"
+#include "report.h"
 #include "testutil.h"
 
 /* kimg_json_string_n(bytes) as the writer renders it, NUL-terminated. */
@@ -124,6 +125,41 @@ START_TEST(close_to_leaves_valid_json)
 }
 END_TEST
 
+/* report/report_json.c kimg_report_json_image_begin: the one writer of an
+ * image's first keys for kimg-probe's, libkimg's and the API's JSON. The
+ * oracle is docs/json.md's and docs/report-json.md's examples: ptx_isa
+ * only for PTX, null for SASS even where a header left a version. */
+static char *image_begin(const struct kimg_image *img)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kimg_json j;
+	kimg_json_init(&j, f);
+	kimg_report_json_image_begin(&j, img);
+	kimg_json_end_object(&j);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(image_first_keys)
+{
+	struct kimg_image ptx = { .kind = KIMG_IMAGE_PTX, .arch = { .sm = 90 }, .ptx_isa = KIMG_ISA(8, 4) };
+	struct kimg_image sass = { .kind = KIMG_IMAGE_SASS, .arch = { .sm = 90, .variant = KIMG_VARIANT_A },
+				   .ptx_isa = KIMG_ISA(8, 4) };
+	struct kimg_image no_isa = { .kind = KIMG_IMAGE_PTX, .arch = { .sm = 120 } };
+	char *s = image_begin(&ptx);
+	ck_assert_str_eq(s, "{\"kind\":\"ptx\",\"arch\":\"compute_90\",\"ptx_isa\":\"8.4\"}");
+	free(s);
+	s = image_begin(&sass);
+	ck_assert_str_eq(s, "{\"kind\":\"sass\",\"arch\":\"sm_90a\",\"ptx_isa\":null}");
+	free(s);
+	s = image_begin(&no_isa);
+	ck_assert_str_eq(s, "{\"kind\":\"ptx\",\"arch\":\"compute_120\",\"ptx_isa\":null}");
+	free(s);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -133,6 +169,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, valid_utf8_passes_unchanged);
 	tcase_add_test(tc, every_two_and_three_byte_string_is_valid_json);
 	tcase_add_test(tc, close_to_leaves_valid_json);
+	tcase_add_test(tc, image_first_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
