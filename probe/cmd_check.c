@@ -793,7 +793,7 @@ static void json_targets(struct kimg_json *j, const struct check_state *s)
 /* The JSON before the files: {"targets": [...], "files": [ */
 static void json_header(struct kimg_json *j, const struct check_state *s)
 {
-	kimg_json_begin_object(j);
+	kimg_json_begin_document(j);
 	json_targets(j, s);
 	kimg_json_key(j, "files");
 	kimg_json_begin_array(j);

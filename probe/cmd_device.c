@@ -62,7 +62,7 @@ int probe_cmd_device(int argc, char **argv)
 	if (json) {
 		struct kimg_json j;
 		kimg_json_init(&j, stdout);
-		kimg_json_begin_object(&j);
+		kimg_json_begin_document(&j);
 		kimg_json_kv_string(&j, "host", host[0] ? host : NULL);
 		kimg_json_key(&j, "driver");
 		kimg_json_begin_object(&j);

@@ -253,7 +253,7 @@ int probe_cmd_scan(int argc, char **argv)
 				  scan_job_begin, scan_job_end, NULL, NULL, NULL };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
-		kimg_json_begin_object(j);
+		kimg_json_begin_document(j);
 		kimg_json_key(j, "files");
 		kimg_json_begin_array(j);
 	}

@@ -139,7 +139,7 @@ static void print_json(const struct probe_summary *s)
 	struct kimg_json j;
 	struct kimg_jdoc doc;
 	kimg_json_init(&j, stdout);
-	kimg_json_begin_object(&j);
+	kimg_json_begin_document(&j);
 	kimg_json_key(&j, "groups");
 	kimg_json_begin_array(&j);
 	for (size_t i = 0; i < s->n; i++) {

@@ -353,7 +353,7 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 {
 	struct kimg_json *j = &d->out.j;
 	kimg_json_init(j, stdout);
-	kimg_json_begin_object(j);
+	kimg_json_begin_document(j);
 	json_gpus(j, inv);
 	kimg_json_key(j, "python");
 	if (py) {

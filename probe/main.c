@@ -24,6 +24,7 @@ static const char main_help[] =
 	"  doctor                  everything at once: the GPUs, the driver, the CUDA\n"
 	"                          runtimes, and the Python environment checked\n"
 	"                          against this machine's GPUs, by package\n"
+	"  --version               print \"kimg-probe VERSION\"\n"
 	"\n"
 	"'kimg-probe COMMAND --help' describes each. Every command takes --json\n"
 	"(schema: docs/json.md).\n"
@@ -121,6 +122,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		fputs(main_help, stdout);
+		return finish_stdout() < 0 ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("kimg-probe %s\n", KIMG_VERSION);
 		return finish_stdout() < 0 ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
 	}
 	/* Scan output of a large library runs to megabytes: a large stdout buffer

@@ -272,7 +272,7 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 {
 	struct kimg_json j;
 	kimg_json_init(&j, out);
-	kimg_json_begin_object(&j);
+	kimg_json_begin_document(&j);
 	write_error(&j, r);
 	kimg_json_kv_string(&j, "call", r->call);
 	write_kernel(&j, r);

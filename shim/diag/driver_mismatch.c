@@ -85,7 +85,7 @@ static void emit(const char *call, int error, int requested, int driver)
 	json_escape(kimg_env.program, name, sizeof name);
 	if (kimg_opts.format == KIMG_FORMAT_JSON) {
 		n = snprintf(buf, sizeof buf,
-			     "{\"report\":\"driver_mismatch\",\"error\":{\"code\":%d,\"name\":%s%s%s},\"call\":\"%s\","
+			     "{\"kimg_version\":\"" KIMG_VERSION "\",\"report\":\"driver_mismatch\",\"error\":{\"code\":%d,\"name\":%s%s%s},\"call\":\"%s\","
 			     "\"runtime_cuda_version\":%s%s%s,\"driver_cuda_version\":%s%s%s,\"min_driver\":%s%s%s,"
 			     "\"why\":\"%s\",\"fix\":\"%s\",\"process\":{\"program\":\"%s\",\"pid\":%ld}}\n",
 			     error, ename ? "\"" : "", ename ? ename : "null", ename ? "\"" : "", call,

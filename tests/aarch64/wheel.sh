@@ -7,7 +7,7 @@
 # kimg-probe (under qemu) lists a fixture and the installed libkimg.so,
 # preloaded into the stand-in driver's program, reports its 209.
 . "$(dirname "$0")/../lib.bash"
-version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
+version=$(cat "$ROOT/VERSION")
 WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl
 need "$WHEEL" "make ARCH=aarch64 wheel" || { finish; exit; }
 : "${V:?set by tests/aarch64/run.sh}"

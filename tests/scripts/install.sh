@@ -16,7 +16,7 @@ for f in bin/kimg-run bin/kimg-probe lib/libkimg.so; do
 done
 for f in share/man/man1/kimg-run.1 share/man/man1/kimg-probe.1 share/man/man7/libkimg.7; do
 	expect_eq "installs $f, mode 644" 644 "$(file_mode "$P/$f")"
-	if [ -f "$P/$f" ] && cmp -s "$P/$f" "$ROOT/docs/man/${f##*/}"; then ok "$f is docs/man/${f##*/}"; else fail "$f is docs/man/${f##*/}"; fi
+	if [ -f "$P/$f" ] && cmp -s "$P/$f" "$BUILD_DIR/man/${f##*/}"; then ok "$f is $BUILD/man/${f##*/}"; else fail "$f is $BUILD/man/${f##*/}"; fi
 done
 expect_eq "nothing else is installed" \
 	"bin/kimg-probe bin/kimg-run lib/libkimg.so share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7" \
