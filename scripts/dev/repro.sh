@@ -9,7 +9,8 @@
 # shows; in each `make wheel deb sdist` and `make ARCH=aarch64 wheel deb`
 # (-j2), SOURCE_DATE_EPOCH from each clone's own git log. Prints one line
 # per artifact, "cmp: same NAME SHA256" or "cmp: DIFFERENT NAME" with cmp's
-# first difference, then "repro: N same, N different". --out DIR keeps the
+# first difference; that no build path is in the unstripped binaries;
+# then "repro: N same, N different". --out DIR keeps the
 # first build's artifacts there (to compare with a build elsewhere, such as
 # scripts/ci/fresh-root.sh's). Exit status: 0 all same; 1 any differs or is
 # missing; 2 usage or build errors. Needs git, gcc, gcc-aarch64-linux-gnu,
@@ -56,6 +57,18 @@ for n in $names; do
 		different=$((different + 1))
 	fi
 done
+# No build path in any binary, with its debug information (not stripped).
+leaks=0
+for d in "${dirs[@]}"; do
+	for f in build/kimg-probe build/libkimg.so build/aarch64/kimg-probe build/aarch64/libkimg.so; do
+		if grep -qaF "$work" "$d/$f"; then
+			echo "path: DIFFERENT $f of $d holds the build path $work"
+			leaks=$((leaks + 1))
+		fi
+	done
+done
+different=$((different + leaks))
+[ "$leaks" -gt 0 ] || echo "path: no build path in kimg-probe and libkimg.so (both builds, both architectures, debug info kept)"
 if [ -n "$out" ]; then
 	mkdir -p "$out"
 	cp "${dirs[0]}"/dist/* "$out/"
