@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kimg: find out why CUDA says "no kernel image is available".
 #
 #   make            build/kimg-probe, build/libkimg.so

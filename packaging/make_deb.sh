@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make_deb.sh: kimg's Debian package, with dpkg-deb (no debhelper needed).
 #
 #   make_deb.sh --version V --arch A --probe FILE --lib FILE --run FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes kimg's wheel with the standard library only (zipfile, hashlib):
 no package index, no pip, setuptools or wheel package needed.
 

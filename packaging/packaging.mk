@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Packages (included at the end of the Makefile).
 #
 #   make wheel      $(DIST)/kimg-V-py3-none-manylinux_2_17_M.manylinux2014_M.whl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe check: can each module run on each listed GPU? The verdicts
  * and fixes come from the core (kimg_rules_check_module, kimg_fix_for);
  * this file only renders them and decides the exit status. */

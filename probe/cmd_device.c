@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe device: the GPUs the driver sees, as the rules see them. */
 #include <string.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe scan: every module and image in files, directories, wheels. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe summarize: merge the JSON Lines reports that libkimg.so wrote
  * in many processes (ranks of torchrun, mpirun, srun; many hosts) into one
  * table of groups keyed by (module file, module offset, error code). This

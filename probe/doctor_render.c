@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor: the page, as text or JSON (doctor.h has the model).
  * The GPUs and their readings, the CUDA runtimes with their verdicts, then
  * the packages with device code, failures first, each with its fix. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe: find out, before running anything, whether the CUDA device
  * code in files can run on given GPUs. Subcommand dispatch only. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "json.h"
 
 void kimg_json_init(struct kimg_json *j, FILE *out)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A minimal streaming JSON writer for the front ends (probe output, shim
  * JSON Lines). Keeps comma state per nesting level; strings are escaped
  * per RFC 8259 (control bytes as \u00XX; invalid UTF-8 bytes as \u00XX of

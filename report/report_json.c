@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON Lines rendering of a struct kimg_report: one object per line.
  * The keys are a stable interface, documented in docs/report-json.md;
  * change them only together with that document and tests/unit/test_report.c. */

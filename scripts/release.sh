@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # release.sh (make release): every artifact of a release, its checksums, and
 # a check of each.
 #
@@ -32,7 +33,7 @@ die() { echo "$me: $*" >&2; exit 2; }
 allow_dirty=0
 case ${1:-} in
 --allow-dirty) allow_dirty=1 ;;
--h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+-h | --help) sed -n '2,/^set -u/{/^set -u/d;/^# SPDX-License-Identifier:/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 '') ;;
 *) die "unknown argument $1" ;;
 esac

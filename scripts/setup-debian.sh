@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what kimg needs to build and test on Debian/Ubuntu (run as root or with sudo);
 # with --aarch64 also what make test-aarch64 needs.
 # The CUDA toolkit (nvcc) is used only to build test fixtures; it is expected at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one header between libkimg.so's two layers.
  *
  * shim/hook/ (the hooks: the only code that calls dlsym/dlvsym, reads the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Rewrites citations of documents the repository does not hold into citations
 # of its own docs, from the map docs/.citations.tsv (one row a line: the old
 # text exactly as it appears, a tab, the replacement), then checks that no
@@ -23,7 +24,7 @@ export LC_ALL=C
 check_only=0
 case ${1-} in
 --check) check_only=1; shift ;;
--h|--help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+-h|--help) sed -n '2,/^set -e/{/^set -e/d;/^# SPDX-License-Identifier:/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 -*) echo "apply-citations.sh: unknown option $1" >&2; exit 2 ;;
 esac
 [ $# -le 1 ] || { echo "usage: apply-citations.sh [--check] [TREE]" >&2; exit 2; }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # repro.sh: are the release artifacts reproducible? Builds every one of them
 # twice from the same commit and compares the bytes.
 #
@@ -21,7 +22,7 @@ out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?--out DIR}; shift 2 ;;
-	-h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,/^set -e/{/^set -e/d;/^# SPDX-License-Identifier:/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac

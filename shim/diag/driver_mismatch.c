@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reports for a driver that refuses the program's runtime
  * (shim/diag.h). Facts and fixes: core/cuda_versions.h. The report
  * is one write() in the format of KIMG_FORMAT (text lines "kimg: ..." or

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The aarch64 wheel (make ARCH=aarch64 wheel), run by tests/aarch64/run.sh
 # with V (its qemu view of the build): every ELF file in it is aarch64 and
 # needs no glibc version newer than 2.17 (objdump -p); the shim defines the

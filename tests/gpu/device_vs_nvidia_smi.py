@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`kimg-probe device --json` must agree with nvidia-smi on name, CC and driver.
 One check per GPU and field, plus the device count; prints "N passed, M failed"
 even when a tool fails (its failure is then the one failed check)."""

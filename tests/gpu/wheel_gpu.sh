@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The wheel on the GPU machine (offline: pip --no-index). Builds it with
 # make wheel when dist/ has none for this machine, installs it into a fresh
 # venv, checks that its kimg-run and python -m kimg use the package's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe summarize and the multi-process story (project issue 5 item 3):
 # ranks run under libkimg.so with KIMG_LOG=...-%h-%r.log write one file
 # per rank, each report names its process (host, pid, rank, local_rank,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make deb: the package's fields and file list (dpkg-deb), then a real
 # dpkg install into a private root (--instdir, --admindir): the files land
 # under /usr with their modes, the installed kimg-run finds the installed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make install PREFIX=/usr DESTDIR=$tmp: the layout (bin, lib, man1, man7),
 # that the installed kimg-run finds the installed library and the installed
 # kimg-probe runs, and that make uninstall removes every file again.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/kimg-run: library lookup, LD_PRELOAD handling, option -> variable
 # mapping, untouched arguments, exit status, error messages and --help.
 # Uses a stand-in libkimg.so (an empty shared object) in a copied tree, so it

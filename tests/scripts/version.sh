@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One version: the file VERSION is the only place it is written, and every
 # reader gives the same one. The oracle is that file; each reader is asked
 # the way a user asks it (kimg-probe --version, the KIMG_VERBOSE banner,

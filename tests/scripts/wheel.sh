@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make wheel: the x86-64 wheel's contents and RECORD, that no ELF file in it
 # needs a glibc symbol version newer than 2.17 (objdump -p), and that it
 # installs offline (pip install --no-index) into a fresh venv, where its

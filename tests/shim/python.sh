@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Python frames in libkimg's report when the extension released the GIL
 # around the CUDA call, as PyTorch's bindings do (shim/diag/pyframes.c): a C
 # extension built here against each interpreter (python3, and every pyenv

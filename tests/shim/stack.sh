@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # shim/diag/stack.c end to end, without a GPU: host frames of a known call chain
 # (libunwind names static functions through .symtab; with backtrace() the
 # object's .symtab is read by core/elf_symbols.c), demangling through a

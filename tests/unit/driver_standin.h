@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* For the unit tests of the diagnosis layer (test_audit, test_fallback,
  * test_diagnose): the stand-in driver behind shim/diag.h's up-calls
  * (driver_standin.c), and the set-up a test needs: options read as the

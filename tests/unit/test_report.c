@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the shim's report renderers (report/report_text.c,
  * report/report_json.c): the exact text lines a user reads and the JSON
  * keys that tools (tests/gpu/shim_gpu.py, docs/report-json.md) rely on.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A failing CUDA call from Python through tests/shim/python/kimgext.c:
 #   fail_load.py PATH held|released|busy
 # busy: another thread keeps running Python (and taking the GIL) meanwhile.
