@@ -23,8 +23,9 @@ export DEBIAN_FRONTEND=noninteractive
 #   python3-venv                      the wheel's test: pip install --no-index into a fresh venv
 #   groff-base man-db bsdextrautils   the man-page tests (groff, man -l, col)
 #   zstd                              tests/probe/archives.sh: the .tar.zst inside a .conda
+#   git                               make sdist / make release (git archive), SOURCE_DATE_EPOCH (git log)
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
-clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-base man-db bsdextrautils zlib1g zstd"
+clang libclang-rt-dev python3 python3-dev python3-venv binutils file zip groff-base man-db bsdextrautils zlib1g zstd git"
 # --aarch64 (CI uses it), for make test-aarch64: the cross compiler,
 # qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
 # multiarch (it adds arm64 as a foreign architecture, hence opt-in).
