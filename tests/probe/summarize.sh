@@ -107,7 +107,7 @@ printf 'kimg: 2 kernels in 1 module failed to load (see above)\n' >"$TMP/empty.l
 : >"$TMP/zero.log"
 run "$PROBE" summarize --json "$TMP/empty.log" "$TMP/zero.log"
 expect_rc 0 "summarize: files without reports"
-expect_json "no groups, 2 files, 1 skipped" "d == {'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1, 'unreadable_reports': 0, 'inventory': None}"
+expect_json "no groups, 2 files, 1 skipped" "d == {'kimg_version': '$(cat "$ROOT/VERSION")', 'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1, 'unreadable_reports': 0, 'inventory': None}"
 run "$PROBE" summarize "$TMP/empty.log"
 expect_grep "text: summary line without reports" "$TMP/out" "0 reports in 0 groups from 1 file on 0 hosts; 1 line skipped"
 run "$PROBE" summarize --json "$logs/kimg-$host-0.log" "$TMP/missing.log"

@@ -18,7 +18,7 @@ mkdir -p "$out"
 # elsewhere a skip of its N checks, said.
 # fixed checks; one more per CPython the loop below finds
 EXPECTED_CHECKS=25
-CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
+CFLAGS="-D_GNU_SOURCE -DKIMG_VERSION=\"$(cat VERSION)\" -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
 
 CORE=$BUILD/libkimgcore.a DIAG=$BUILD/libkimgdiag.a
 for lib in "$CORE" "$DIAG"; do

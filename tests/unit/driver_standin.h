@@ -87,7 +87,7 @@ static inline unsigned count_of(const char *text, const char *needle)
 /* JSON Lines reports in the log (each object starts with its error). */
 static inline unsigned diag_reports(const char *text)
 {
-	return count_of(text, "{\"error\":{");
+	return count_of(text, "{\"kimg_version\":\"" KIMG_VERSION "\",\"error\":{");
 }
 
 static inline void diag_end(void)

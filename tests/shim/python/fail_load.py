@@ -8,7 +8,7 @@ import kimgext
 
 
 def step(path, release):
-    return kimgext.load(path, release)  # line 10: the report's innermost frame
+    return kimgext.load(path, release)  # line 11: the report's innermost frame
 
 
 def main():
