@@ -10,7 +10,16 @@
 . "$(dirname "$0")/../lib.bash"
 ID='SPDX-License-Identifier: Apache-2.0'
 
-got=$(cd "$ROOT" && git ls-files -z | python3 -c '
+# The files: git's tracked ones, or, outside a git checkout (an unpacked
+# sdist), every file but the build outputs.
+tracked() {
+	if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$ROOT" ls-files -z
+	else
+		(cd "$ROOT" && find . \( -path ./.git -o -path ./build -o -path ./dist \) -prune -o -type f -printf '%P\0')
+	fi
+}
+got=$(cd "$ROOT" && tracked | python3 -c '
 import os, re, sys
 ID = "SPDX-License-Identifier: Apache-2.0"
 forms = {"c": "/* %s */" % ID, "hash": "# %s" % ID, "roff": ".\\\" %s" % ID}

@@ -16,8 +16,10 @@ expect_eq "VERSION is one line" 1 "$(wc -l <"$ROOT/VERSION")"
 
 # No second copy: the version's digits in no product source, script or man
 # page (docs/man hold @KIMG_VERSION@, scripts/kimg-run reads VERSION).
-copies=$(cd "$ROOT" && git grep -n -F "\"$V\"" -- core sys report probe shim packaging scripts docs/man 2>/dev/null
-	cd "$ROOT" && git grep -n -E "(^|[^0-9.])$(sed 's/\./\\./g' <<<"$V")([^0-9.]|$)" -- scripts docs/man shim probe packaging 2>/dev/null)
+# (grep -r, not git grep: an unpacked sdist has no git; the folders hold
+# no build output.)
+copies=$(cd "$ROOT" && grep -rn -F "\"$V\"" core sys report probe shim packaging scripts docs/man
+	cd "$ROOT" && grep -rn -E "(^|[^0-9.])$(sed 's/\./\\./g' <<<"$V")([^0-9.]|$)" scripts docs/man shim probe packaging)
 expect_eq "the version is written nowhere in the sources but VERSION" "" "$copies"
 
 PROBE=$BUILD_DIR/kimg-probe
