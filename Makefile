@@ -7,6 +7,8 @@
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make bench      benchmarks (bench/README.md): judged against their goals
 #   make mutation   plants each bug of tests/mutation/mutants.txt, checks the tests catch it
+#   make mutants    generated mutants, sampled (MUTANTS_N, MUTANTS_SEED): the score
+#   make mutants-map  refreshes tests/mutation/coverage.txt (gcov) that make mutants reads
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
 #   make deb        dist/kimg_*.deb (dpkg -i it)
@@ -56,6 +58,8 @@ PROBE_SRC := $(sort $(wildcard probe/*.c))
 SHIM_HOOK_SRC := $(sort $(wildcard shim/hook/*.c))
 SHIM_DIAG_SRC := $(sort $(wildcard shim/diag/*.c))
 SHIM_SRC := $(SHIM_HOOK_SRC) $(SHIM_DIAG_SRC)
+# libkimgapi.so: the can-it-run API of api/kimg.h (docs/api.md).
+API_SRC := $(sort $(wildcard api/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -66,6 +70,7 @@ REPORT_OBJ := $(call obj,$(REPORT_SRC))
 PROBE_OBJ := $(call obj,$(PROBE_SRC))
 SHIM_OBJ := $(call obj,$(SHIM_SRC))
 SHIM_DIAG_OBJ := $(call obj,$(SHIM_DIAG_SRC))
+API_OBJ := $(call obj,$(API_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
@@ -75,12 +80,14 @@ REPORT_LIB := $(BUILD)/libkimgreport.a
 DIAG_LIB := $(BUILD)/libkimgdiag.a
 PROBE := $(BUILD)/kimg-probe
 SHIM := $(BUILD)/libkimg.so
+API_LIB := $(BUILD)/libkimgapi.so
+API_MAP := api/libkimgapi.map
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation install uninstall clean
-all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB))
+.PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean
+all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB)
 
 $(BUILD)/obj/%.o: %.c VERSION
 	@mkdir -p $(dir $@)
@@ -137,6 +144,22 @@ libkimg_link = $(CC) $(CFLAGS) $(1) -shared -Wl,--version-script=$(SHIM_MAP) -Wl
 $(SHIM): $(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_MAP)
 	$(call libkimg_link,,$(SHIM_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB))
 
+# libkimgapi.so: the questions of api/kimg.h over the same core, sys and
+# report libraries as the probe (no hooks, no constructor: loading it with
+# dlopen or ctypes changes nothing in the process). Exports exactly
+# api/libkimgapi.map; glibc 2.17 as the shim (libdl, libpthread named).
+$(BUILD)/obj/api/%.o: CPPFLAGS += -Iapi -DKIMG_RELEASE='"$(VERSION)"'
+$(API_LIB): $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(API_MAP)
+	$(CC) $(CFLAGS) -shared -Wl,--version-script=$(API_MAP) -Wl,-soname,libkimgapi.so.1 -Wl,-z,now \
+		-o $@ $(API_OBJ) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) $(SHIM_LDLIBS)
+	ln -sf libkimgapi.so $(BUILD)/libkimgapi.so.1 # its soname, for programs linked with it here
+
+# tests/api/api.sh's program: the API as a user links it (the header, -lkimgapi).
+API_ASK := $(BUILD)/tests/api_ask
+$(API_ASK): tests/api/ask.c api/kimg.h $(API_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iapi -o $@ $< -L$(BUILD) -l:libkimgapi.so -Wl,-rpath,$(abspath $(BUILD)) -ldl -lpthread
+
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
 
@@ -149,7 +172,7 @@ include tests/fake_cuda/fake.mk
 # need a device. fallback_plan and payload are core units whose tests
 # decompress through sys/codecs.c.
 unit_bin = $(addprefix $(BUILD)/tests/test_,$(1))
-UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib owners)
+UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib owners digest)
 UNIT_REPORT := $(call unit_bin,json report text_escape)
 UNIT_DIAG := $(call unit_bin,options registry)
 UNIT_LAYER_LIBS = $(CORE_LIB)
@@ -163,6 +186,17 @@ $(UNIT_DIAG_DRIVER): CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(UNIT_DIAG_DRIVER): UNIT_LAYER_LIBS = tests/unit/driver_standin.c $(DIAG_LIB) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB) \
 	-L$(FAKE_DIR) -lcuda -Wl,-rpath,$(abspath $(FAKE_DIR))
 $(UNIT_DIAG_DRIVER): tests/unit/driver_standin.c tests/unit/driver_standin.h $(DIAG_LIB) $(FAKE_CUDA)
+# probe/ units (issue 23): each test links the one probe object it tests,
+# with the layers below; the tree lister's is the 8-entry-window build
+# (tree-ahead8.o), so its back-pressure path runs.
+UNIT_PROBE_OBJ_pool := $(BUILD)/obj/probe/pool.o
+UNIT_PROBE_OBJ_tree := $(BUILD)/obj/probe/tree-ahead8.o
+UNIT_PROBE_OBJ_targets_async := $(BUILD)/obj/probe/targets_async.o
+UNIT_PROBE := $(call unit_bin,pool tree targets_async)
+$(UNIT_PROBE): CPPFLAGS += -Iprobe
+$(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o
+$(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
+$(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
@@ -176,7 +210,7 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
-test: all fixtures unit shim-tests $(PROBE_AHEAD8)
+test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 	BUILD=$(BUILD) tests/run.sh
 
 # The shim test programs and the TSan libkimg (shim-tests target).
@@ -208,8 +242,25 @@ bench: all fixtures
 
 # Each planted bug alone in a scratch copy (prebuilt objects and fixtures
 # reused): "mutations: K caught, M missed"; fails on a miss or a stale pattern.
-mutation: all fixtures unit shim-tests $(PROBE_AHEAD8)
+mutation: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 	BUILD=$(BUILD) tests/mutation/run.sh
+
+# Generated mutants (tests/mutation/README.md): MUTANTS_N (default 60) sites
+# drawn by MUTANTS_SEED (default random, printed), each planted alone in a
+# scratch copy and judged by the tests that executed its line (coverage.txt); closing line
+# "mutants: K killed, S survived, E equivalent of N sampled (seed X): score P%".
+mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
+	MUTANTS_N="$(MUTANTS_N)" MUTANTS_SEED="$(MUTANTS_SEED)" MUTANTS_MIN_SCORE="$(MUTANTS_MIN_SCORE)" \
+		python3 tests/mutation/mutants.py run
+
+# The file->tests map make mutants reads, from gcov: a coverage build in
+# build-cov (fixtures shared), each test alone. Run it after tests or
+# sources are added or moved, and commit tests/mutation/coverage.txt.
+COV_BUILD := build-cov
+mutants-map: fixtures
+	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests $(COV_BUILD)/tests/kimg-probe-ahead8 \
+		$(COV_BUILD)/tests/api_ask
+	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
 # kimg-probe; man7: libkimg), kimg-run and the pages with the version
@@ -223,12 +274,18 @@ install: all
 	if [ -f $(SHIM) ]; then install -m 0755 $(SHIM) "$(DESTDIR)$(PREFIX)/lib/libkimg.so"; fi
 	install -m 0644 $(BUILD)/man/kimg-run.1 $(BUILD)/man/kimg-probe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
 	install -m 0644 $(BUILD)/man/libkimg.7 "$(DESTDIR)$(PREFIX)/share/man/man7/"
+	install -d "$(DESTDIR)$(PREFIX)/include"
+	install -m 0644 api/kimg.h "$(DESTDIR)$(PREFIX)/include/kimg.h"
+	install -m 0755 $(API_LIB) "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so.1"
+	ln -sf libkimgapi.so.1 "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/kimg-probe" "$(DESTDIR)$(PREFIX)/bin/kimg-run" \
 		"$(DESTDIR)$(PREFIX)/lib/libkimg.so" \
 		"$(DESTDIR)$(PREFIX)/share/man/man1/kimg-run.1" "$(DESTDIR)$(PREFIX)/share/man/man1/kimg-probe.1" \
 		"$(DESTDIR)$(PREFIX)/share/man/man7/libkimg.7"
+	rm -f "$(DESTDIR)$(PREFIX)/include/kimg.h" "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so.1" \
+		"$(DESTDIR)$(PREFIX)/lib/libkimgapi.so"
 
 clean:
 	rm -rf $(BUILD)

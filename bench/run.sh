@@ -8,7 +8,12 @@
 #  2. kimg-probe check of a whole tree (the fixtures, python3's site-packages) vs reading every
 #     file of it, cold and warm, 1 thread and the default (bench/env_bench.py).
 #  3. Shim overhead (bench/shim/run.sh) where a GPU and nvcc exist.
-# Exits non-zero when a goal is missed or a benchmark could not run.
+# Then checks that README.md's benchmark figures are all in bench/README.md
+# (bench/figures.py), and with KIMG_BENCH_RECORD=LABEL writes this run's
+# result lines there first, as the run LABEL. The output is kept in
+# $BUILD/bench/last-run.txt.
+# Exits non-zero when a goal is missed, a benchmark could not run, or a
+# README figure is in no record.
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,9 +30,12 @@ if [ -z "$target" ]; then
 	fi
 fi
 [ -f "$target" ] || { echo "bench: no file to scan (KIMG_BENCH_FILE, or make fixtures)"; exit 2; }
+benches() {
 status=0
 echo "== probe: scan vs read vs cuobjdump"
 python3 "$here/probe_bench.py" "$BUILD/kimg-probe" "$target" "${KIMG_BENCH_REPEAT:-7}" || status=$?
+echo "== probe: a container image of 2 GB vs decompressing its layers once (bench/image_bench.sh)"
+"$here/image_bench.sh" "$BUILD/kimg-probe" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== probe: environment check vs reading every file (cold, warm; bench/env_bench.py)"; python3 "$here/env_bench.py" "$BUILD/kimg-probe" "$BUILD/fixtures" --site-packages || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== shim overhead"
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
@@ -38,4 +46,14 @@ else
 	[ "$rc" -eq 0 ] || [ "$status" -ne 0 ] || status=$rc
 fi
 if [ "$status" -eq 0 ]; then echo "bench: every measured goal met"; else echo "bench: FAILED (exit $status)"; fi
+return "$status"
+}
+mkdir -p "$BUILD/bench"
+benches 2>&1 | tee "$BUILD/bench/last-run.txt"
+status=${PIPESTATUS[0]}
+root=$here/..
+if [ -n "${KIMG_BENCH_RECORD:-}" ]; then
+	python3 "$here/figures.py" record "$KIMG_BENCH_RECORD" "$BUILD/bench/last-run.txt" "$here/README.md" || status=2
+fi
+python3 "$here/figures.py" check "$root/README.md" "$here/README.md" || { [ "$status" -ne 0 ] || status=1; }
 exit "$status"

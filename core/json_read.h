@@ -73,6 +73,14 @@ void kimg_jdoc_init(struct kimg_jdoc *doc, void *arena, size_t size);
  * On failure doc->root is NULL and nothing from the arena may be used. */
 int kimg_jdoc_parse(struct kimg_jdoc *doc, struct kimg_span in, struct kimg_error *err);
 
+/* The same for the one value that starts at in[pos] (whitespace before it
+ * allowed), for readers that walk a large document's outer structure
+ * themselves and parse its elements one at a time into a reused arena
+ * (core/cluster_k8s.c). Bytes after the value are not looked at: *end is
+ * the offset past it and the whitespace after it. */
+int kimg_jdoc_parse_at(struct kimg_jdoc *doc, struct kimg_span in, uint64_t pos, uint64_t *end,
+		       struct kimg_error *err);
+
 /* ---- reading the tree: NULL-tolerant, never fail loudly ---- */
 
 /* First member named key of an object; NULL when v is not an object or has

@@ -124,6 +124,23 @@ int kimg_dpkg_list_package(const char *filename, char *name, size_t size)
 	return copy_part(filename, colon ? (size_t)(colon - filename) : len - 5, name, size);
 }
 
+/* Whether a dpkg "Status: want flag status" line says the package's files
+ * are on disk: its third word is one of the states after unpacking and
+ * configuring (dpkg(1), "package states"). not-installed, config-files,
+ * half-installed and unpacked-but-unconfigured states are not counted: a
+ * substring test for "installed" took "not-installed" and "half-installed"
+ * as installed. */
+static bool dpkg_status_installed(const char *status)
+{
+	static const char *const states[] = { "installed", "triggers-pending", "triggers-awaited" };
+	const char *word = strrchr(status, ' ');
+	word = word ? word + 1 : status;
+	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
+		if (strcmp(word, states[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Value of "Field: value" when line starts with field; copies into out. */
 static bool field(const char *line, size_t len, const char *fieldname, char *out, size_t size)
 {
@@ -161,7 +178,7 @@ int kimg_dpkg_status_each(struct kimg_span text, int (*fn)(void *ctx, const char
 			pos += line + (nl ? 1 : 0);
 		if (line == 0 || (line == 1 && s[0] == '\r')) {
 			/* stanza ends */
-			if (pkg[0] && ver[0] && (!status[0] || strstr(status, "installed"))) {
+			if (pkg[0] && ver[0] && (!status[0] || dpkg_status_installed(status))) {
 				int rc = fn(ctx, pkg, ver);
 				if (rc)
 					return rc;

@@ -44,7 +44,8 @@ int kimg_list_next(struct kimg_span text, uint64_t *pos, char *out, size_t size)
 int kimg_dpkg_list_package(const char *filename, char *name, size_t size);
 
 /* Walk /var/lib/dpkg/status: fn(ctx, package, version) for each stanza
- * with both fields (and "Status: install ok installed" when present).
+ * with both fields whose Status, when present, ends in "installed" or a
+ * triggers-* state (the whole word: not "not-installed", "half-installed").
  * Returns the count, or fn's non-zero return. */
 int kimg_dpkg_status_each(struct kimg_span text, int (*fn)(void *ctx, const char *package, const char *version),
 			  void *ctx);

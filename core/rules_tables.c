@@ -142,6 +142,15 @@ const char *kimg_cuda_min_driver(int cuda_version)
 	return NULL;
 }
 
+bool kimg_cuda_driver_row(size_t index, int *cuda_version, const char **driver)
+{
+	if (index >= ARRAY_SIZE(isa_rows))
+		return false;
+	*cuda_version = isa_rows[index].cuda;
+	*driver = isa_rows[index].driver;
+	return true;
+}
+
 /* Newest CUDA version the ISA table knows; P4 is not judged beyond it. */
 static int isa_table_newest_cuda(void)
 {

@@ -65,6 +65,9 @@ int kimg_ptx_isa_table_newest_cuda(void);
 int kimg_ptx_isa_cuda_version(uint16_t isa);
 /* Minimum Linux driver for a CUDA version ("580.65.06"), NULL if unknown. */
 const char *kimg_cuda_min_driver(int cuda_version);
+/* Row index of that table, oldest first: its CUDA version and GA Linux
+ * driver (NULL where none is public); false past the end. */
+bool kimg_cuda_driver_row(size_t index, int *cuda_version, const char **driver);
 
 /* ---- for rules.c, fix.c and the tests ---- */
 

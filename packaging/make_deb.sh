@@ -4,12 +4,15 @@
 #
 #   make_deb.sh --version V --arch A --probe FILE --lib FILE --run FILE
 #               --man DIR --licence FILE --licence-name NAME --stage DIR --out FILE.deb
+#               [--api-lib FILE --header FILE]
 #
 # Installs under /usr as `make install PREFIX=/usr` does: /usr/bin/kimg-probe,
 # /usr/bin/kimg-run, /usr/lib/libkimg.so (kimg-run's bin/../lib), man pages
 # in /usr/share/man (gzip -9n), /usr/share/doc/kimg/copyright (DEP-5, the
-# licence's full text in its License paragraph). Depends only on libc6
-# (>= 2.17); the libraries kimg opens when present are Suggests.
+# licence's full text in its License paragraph); with --api-lib and --header
+# the can-it-run API (docs/api.md): /usr/lib/libkimgapi.so.1, its link
+# libkimgapi.so, /usr/include/kimg.h. Depends only on libc6 (>= 2.17); the
+# libraries kimg opens when present are Suggests.
 # Reproducible: every time stamp is SOURCE_DATE_EPOCH (required), owners
 # root (--root-owner-group), modes 755/644, dpkg-deb sorts the members, and
 # Installed-Size is summed from the file sizes, not from the file system.
@@ -19,7 +22,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--version) version=$2 ;; --arch) arch=$2 ;; --probe) probe=$2 ;; --lib) lib=$2 ;;
 	--run) run=$2 ;; --man) man=$2 ;; --licence) licence=$2 ;; --licence-name) licence_name=$2 ;;
-	--stage) stage=$2 ;; --out) out=$2 ;;
+	--stage) stage=$2 ;; --out) out=$2 ;; --api-lib) api_lib=$2 ;; --header) header=$2 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift 2
@@ -37,6 +40,12 @@ install -d "$stage/DEBIAN" "$stage/usr/bin" "$stage/usr/lib" "$stage/usr/share/m
 install -m 0755 "$probe" "$stage/usr/bin/kimg-probe"
 install -m 0755 "$run" "$stage/usr/bin/kimg-run"
 install -m 0644 "$lib" "$stage/usr/lib/libkimg.so"
+if [ -n "${api_lib:-}" ]; then
+	install -d "$stage/usr/include"
+	install -m 0644 "$api_lib" "$stage/usr/lib/libkimgapi.so.1"
+	ln -s libkimgapi.so.1 "$stage/usr/lib/libkimgapi.so"
+	install -m 0644 "${header:?--header is needed with --api-lib}" "$stage/usr/include/kimg.h"
+fi
 for page in "$man"/*.1 "$man"/*.7; do
 	sec=${page##*.}
 	gzip -9n <"$page" >"$stage/usr/share/man/man$sec/${page##*/}.gz"

@@ -5,10 +5,12 @@ no package index, no pip, setuptools or wheel package needed.
 
     make_wheel.py --version V --arch {x86_64,aarch64} --probe FILE --lib FILE
                   --run FILE --man DIR --readme FILE --licence FILE
-                  --licence-name SPDX-EXPRESSION --python DIR --out DIR
+                  --licence-name SPDX-EXPRESSION --python DIR --out DIR [--api-lib FILE]
 
 Layout (PEP 427; names relative to the wheel):
     kimg/__init__.py, kimg/__main__.py         python -m kimg [--libpath]
+    kimg/_api.py, kimg/libkimgapi.so           kimg.can_run ... (docs/api.md): the
+                                               can-it-run API over ctypes
     kimg/libkimg.so, kimg/kimg-run             the library and the launcher, in
                                                the package, so every pip scheme
                                                (venv, --user, --prefix, --target)
@@ -114,6 +116,7 @@ def main():
     ap = argparse.ArgumentParser(description="write kimg's wheel")
     for opt in ("version", "arch", "probe", "lib", "run", "man", "readme", "licence", "python", "out"):
         ap.add_argument("--" + opt, required=True)
+    ap.add_argument("--api-lib", help="libkimgapi.so, shipped as kimg/libkimgapi.so")
     ap.add_argument("--licence-name", required=True)
     a = ap.parse_args()
     if a.arch not in PLATFORMS:
@@ -124,7 +127,7 @@ def main():
     data = "kimg-%s.data" % a.version
     info = "kimg-%s.dist-info" % a.version
 
-    for elf in (a.probe, a.lib):
+    for elf in (a.probe, a.lib) + ((a.api_lib,) if a.api_lib else ()):
         check_glibc(elf)
 
     def read(p):
@@ -140,6 +143,10 @@ def main():
         ("kimg/libkimg.so", read(a.lib), True),
         (data + "/scripts/kimg-probe", read(a.probe), True),
     ]
+    # kimg/__init__.py imports kimg/_api.py: always shipped (it loads the library only when asked)
+    entries[2:2] = [("kimg/_api.py", read(os.path.join(a.python, "kimg", "_api.py")), False)]
+    if a.api_lib:
+        entries.append(("kimg/libkimgapi.so", read(a.api_lib), True))
     for section in ("1", "7"):
         for page in sorted(os.listdir(a.man)):
             if page.endswith("." + section):

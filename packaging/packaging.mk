@@ -26,7 +26,7 @@ DEB := $(DIST)/kimg_$(VERSION)-1_$(DEB_ARCH).deb
 SDIST := $(DIST)/kimg-$(VERSION).tar.gz
 LICENCE_FILE := LICENSE
 LICENCE_NAME := Apache-2.0
-PY_SRC := packaging/python/kimg/__init__.py packaging/python/kimg/__main__.py
+PY_SRC := packaging/python/kimg/__init__.py packaging/python/kimg/__main__.py packaging/python/kimg/_api.py
 # The last commit's time, for every time stamp in the artifacts (zip
 # entries, tar members, the .deb's ar header); a caller's value wins.
 # Outside a git checkout (an unpacked sdist) VERSION's time is the commit's.
@@ -66,19 +66,24 @@ $(PKG_DIR)/kimg-probe: $(PROBE)
 $(PKG_DIR)/libkimg.so: $(SHIM)
 	@mkdir -p $(dir $@)
 	$(OBJCOPY) --strip-debug $< $@
+$(PKG_DIR)/libkimgapi.so: $(API_LIB)
+	@mkdir -p $(dir $@)
+	$(OBJCOPY) --strip-debug $< $@
 
-$(WHEEL): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so $(RUN_SCRIPT) $(PY_SRC) $(MAN_PAGES) \
+$(WHEEL): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so $(PKG_DIR)/libkimgapi.so $(RUN_SCRIPT) $(PY_SRC) $(MAN_PAGES) \
 		packaging/make_wheel.py packaging/README.pypi.md $(LICENCE_FILE)
 	python3 packaging/make_wheel.py --version $(VERSION) --arch $(MACHINE) \
 		--probe $(PKG_DIR)/kimg-probe --lib $(PKG_DIR)/libkimg.so --run $(RUN_SCRIPT) \
 		--man $(BUILD)/man --readme packaging/README.pypi.md --python packaging/python \
-		--licence $(LICENCE_FILE) --licence-name "$(LICENCE_NAME)" --out $(DIST)
+		--licence $(LICENCE_FILE) --licence-name "$(LICENCE_NAME)" --out $(DIST) \
+		--api-lib $(PKG_DIR)/libkimgapi.so
 
-$(DEB): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so $(RUN_SCRIPT) $(MAN_PAGES) \
+$(DEB): $(PKG_DIR)/kimg-probe $(PKG_DIR)/libkimg.so $(PKG_DIR)/libkimgapi.so api/kimg.h $(RUN_SCRIPT) $(MAN_PAGES) \
 		packaging/make_deb.sh $(LICENCE_FILE)
 	packaging/make_deb.sh --version $(VERSION) --arch $(DEB_ARCH) --probe $(PKG_DIR)/kimg-probe \
 		--lib $(PKG_DIR)/libkimg.so --run $(RUN_SCRIPT) --man $(BUILD)/man --licence $(LICENCE_FILE) \
-		--licence-name "$(LICENCE_NAME)" --stage $(PKG_DIR)/deb --out $@
+		--licence-name "$(LICENCE_NAME)" --stage $(PKG_DIR)/deb --out $@ \
+		--api-lib $(PKG_DIR)/libkimgapi.so --header api/kimg.h
 
 # The aarch64 build's version script: shim/libkimg.map with the pre-2.34
 # dlsym node renamed to aarch64's base version.

@@ -45,13 +45,29 @@ int probe_args_done(const struct probe_args *a)
 {
 	if (a->expect_jobs)
 		return probe_usage_error(a, true, "-j needs a number of threads");
+	if (a->expect_platform)
+		return probe_usage_error(a, true, "--platform needs OS/ARCH[/VARIANT]");
 	return 0;
+}
+
+/* "--platform OS/ARCH[/VARIANT]": which platform of an image index. */
+static enum probe_arg take_platform(struct probe_args *a, const char *text)
+{
+	a->expect_platform = false;
+	if (!text[0] || text[0] == '-' || !strchr(text, '/')) {
+		probe_usage_error(a, true, "--platform takes OS/ARCH[/VARIANT] (e.g. linux/arm64), not '%s'", text);
+		return PROBE_ARG_BAD;
+	}
+	a->out->platform = text;
+	return PROBE_ARG_TAKEN;
 }
 
 enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 {
 	if (a->expect_jobs)
 		return take_jobs(a, arg);
+	if (a->expect_platform)
+		return take_platform(a, arg);
 	/* A lone "-" is not an option: it is taken as a PATH. */
 	if (a->options_done || arg[0] != '-' || arg[1] == '\0') {
 		a->paths[a->n_paths++] = arg;
@@ -73,6 +89,10 @@ enum probe_arg probe_args_take(struct probe_args *a, char *arg)
 		return take_jobs(a, arg + 7);
 	} else if (strncmp(arg, "-j", 2) == 0) {
 		return take_jobs(a, arg + 2);
+	} else if (strcmp(arg, "--platform") == 0) {
+		a->expect_platform = true;
+	} else if (strncmp(arg, "--platform=", 11) == 0) {
+		return take_platform(a, arg + 11);
 	} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 		return PROBE_ARG_HELP;
 	} else {

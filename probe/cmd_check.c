@@ -8,16 +8,18 @@
 #include <sys/stat.h>
 
 #include "glibc_pins.h"
+#include "cluster_groups.h"
 #include "cuda_errors.h"
 #include "extras.h"
 #include "file.h"
 #include "file_rules.h"
 #include "fix.h"
+#include "image.h"
 #include "probe.h"
 #include "rules.h"
 
 static const char check_help[] =
-	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [--every-file] [-j N] PATH...\n"
+	"usage: kimg-probe check --sm LIST [--driver X.Y] [--strict] [--all] [--json] [--deep] [--every-file] [--platform P] [-j N] PATH...\n"
 	"\n"
 	"For every module in each PATH (same inputs as 'scan') and every GPU in\n"
 	"LIST, say which image the driver would use (a cubin, or PTX compiled by\n"
@@ -34,7 +36,19 @@ static const char check_help[] =
 	"                 'kimg-probe device --json' documents of many hosts, one per\n"
 	"                 line (each distinct GPU + driver is one target). No empty\n"
 	"                 items; a CC no GPU has (860 = 86.0) is refused. Repeated\n"
-	"                 --sm options are merged; a GPU given twice is checked once\n"
+	"                 --sm options are merged; a GPU given twice is checked once.\n"
+	"                 Clusters (docs/deploy.md): k8s:FILE, k8s:- (stdin) or k8s:\n"
+	"                 (runs 'kubectl get nodes -o json'): nodes with GPU Feature\n"
+	"                 Discovery labels; slurm:FILE, slurm:- or slurm: (runs\n"
+	"                 'scontrol show node --oneliner'): GPU GRES, types through\n"
+	"                 the GPU-name table and $KIMG_GRES_MAP (a site file of\n"
+	"                 'TYPE = GPU' lines); dcgm:FILE or dcgm:-: dcgm-exporter\n"
+	"                 metrics. Each distinct (CC, driver CUDA) is one target named\n"
+	"                 with its nodes; nodes without GPU facts are listed, never\n"
+	"                 failed. 'all': every GPU of kimg's name table, one target\n"
+	"                 per CC. After the verdicts 'Where it may run' lists the\n"
+	"                 groups that run everything and those that do not (with the\n"
+	"                 fix), and a Kubernetes nodeAffinity or Slurm --gres line\n"
 	"  --driver X.Y   CUDA version of the driver assumed for the GPUs given by\n"
 	"                 number or name (e.g. 12.4): PTX newer than that driver's\n"
 	"                 JIT is then reported as error 222. Default: no driver\n"
@@ -52,6 +66,7 @@ static const char check_help[] =
 	"                 are always used in the verdict of the linked module\n"
 	"  --every-file   in directories, also open files named as Python, C/C++\n"
 	"                 source or docs (as 'scan --every-file')\n"
+	"  --platform P   of a multi-platform image, check only P (linux/arm64)\n"
 	"  -j N           check N files at a time (--jobs=N; default $KIMG_JOBS,\n"
 	"                 else the cores, at most 8); the output is the -j 1 output\n"
 	"\n"
@@ -74,6 +89,13 @@ static const char check_help[] =
 	"of a newer CUDA major than the driver gets error 35, with the minimum\n"
 	"driver and the fixes.\n"
 	"\n"
+	"A container image (docker/podman save tarball, OCI layout directory or\n"
+	"tar) is checked as the final file system of its layers, each platform on\n"
+	"its own; its NVIDIA_REQUIRE_CUDA is judged against each target's driver as\n"
+	"the NVIDIA container toolkit judges it (refused: exit 1; shown but not\n"
+	"judged for a target without a driver); owners come from the image's own\n"
+	"package records (docs/deploy.md).\n"
+	"\n"
 	"Modules that are device-link stubs (every image a cubin without kernels,\n"
 	"as CUDA 13 executables carry; docs/format.md section 2) are reported as\n"
 	"such and never make the check fail. A stub is detected only for modules\n"
@@ -92,6 +114,7 @@ struct check_state {
 	bool strict;                     /* --strict: KIMG_FILE_STRICT */
 	unsigned long files, modules, stubs, checks, cannot, dispatched;
 	unsigned long by_outcome[KIMG_OUTCOME_COUNT];
+	unsigned long images, image_refusals; /* container images; NVIDIA_REQUIRE_* the toolkit refuses */
 	struct probe_extras extras;      /* owning packages, CUDA libraries (extras.h) */
 	/* --sm native with workers: the GPUs asked while the walk begins
 	 * (shared by the copies); targets, n_targets and label_width are set
@@ -103,7 +126,26 @@ struct check_state {
 	struct package_count *deferred;
 	size_t n_deferred, cap_deferred;
 	bool is_job;
+	/* Per target: what cannot run on it and the first fix (cluster_groups.h),
+	 * for "Where it may run". Main: the totals (NULL until one fails); a
+	 * worker's copy: its file's, added by check_job_end in walk order. */
+	struct probe_place_row *place;
 };
+
+/* One file's per-target rows into the state: the totals, or the worker
+ * copy's own (merged in walk order by check_job_end). */
+static void place_add(struct check_state *s, struct probe_place_row *rows)
+{
+	if (s->is_job) {
+		s->place = rows;
+		return;
+	}
+	if (!s->place)
+		s->place = calloc((size_t)s->n_targets, sizeof *s->place);
+	if (s->place)
+		probe_place_merge(s->place, rows, s->n_targets);
+	free(rows);
+}
 
 /* One probe_extras_count call, kept by a worker's copy. */
 struct package_count {
@@ -144,6 +186,9 @@ static void *prewarm_owners(void *arg)
 
 static const struct kimg_pkg *owner_of(struct check_state *s, const char *path)
 {
+	const struct kimg_pkg *image_pkg;
+	if (probe_image_owner(path, &image_pkg))
+		return image_pkg; /* a file of a container image: its own records only */
 	if (pthread_mutex_trylock(&owners_lock) != 0) {
 		probe_pool_wait_begin(); /* the index is being read: another worker runs meanwhile */
 		pthread_mutex_lock(&owners_lock);
@@ -650,11 +695,27 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	char advice[640] = "";
 	if (is_lib && pkg)
 		kimg_cuda_lib_version_from_package(&lib, pkg->name, pkg->version);
+	/* per-target rows only where "Where it may run" will be written */
+	bool grouped = false;
+	for (size_t t = 0; t < nt && !grouped; t++)
+		grouped = s->targets[t].group != NULL;
+	struct probe_place_row *place = grouped ? calloc(nt, sizeof *place) : NULL;
+	for (size_t t = 0; place && is_lib && t < nt; t++) {
+		struct kimg_runtime_verdict lv;
+		probe_cuda_lib_judge(&lib, s->targets[t].dev.driver_version, &lv);
+		if (lv.outcome != KIMG_RUNTIME_NEEDS_DRIVER)
+			continue;
+		place[t].fails++;
+		snprintf(place[t].fix, sizeof place[t].fix, "a driver >= %s (for %s)", lv.min_driver ? lv.min_driver : "?",
+			 lib.kind->what);
+	}
 	for (size_t i = 0; judged && i < pf.n_mods; i++)
 		for (size_t t = 0; t < nt; t++) {
 			const struct verdict_row *r = &rows[i * nt + t];
 			if (r->j.fate != KIMG_FATE_FAILS)
 				continue;
+			if (place && place[t].fails++ == 0 && !place[t].fix[0])
+				probe_place_fix(r->fix, place[t].fix, sizeof place[t].fix);
 			file_cannot++;
 			if (!advice[0])
 				probe_package_advice(pkg, &s->targets[t], r->fix, advice, sizeof advice);
@@ -665,6 +726,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 		struct probe_esc e;
 		fprintf(s->out.f, "%s: %zu module%s%s\n", probe_esc(&e, path), shown, shown == 1 ? "" : "s",
 		       shown == 0 && !pf.error[0] ? " (no device code)" : "");
+		probe_image_text_origin(s->out.f, path);
 		if (pf.error[0])
 			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 		if (pkg) {
@@ -706,11 +768,28 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	}
 	if (pf.n_mods > 0 || is_lib)
 		count_package(s, pkg, path, pf.n_mods, file_cannot, file_libs, advice);
+	if (place)
+		place_add(s, place);
 	free_fixes(rows, pf.n_mods * nt);
 	free(rows);
 	free(ft);
 	free(stub);
 	probe_file_free(&pf);
+}
+
+/* probe_walker.on_image: the image's facts, its NVIDIA_REQUIRE_* judged
+ * against every target (a refusal fails the check: the container would
+ * not start). */
+static void check_image(void *ctx, const struct probe_image_info *img)
+{
+	struct check_state *s = ctx;
+	if (!targets_known(s))
+		return;
+	s->images++;
+	if (s->out.json)
+		s->image_refusals += probe_image_json_facts(&s->out.j, img, s->targets, s->n_targets);
+	else
+		s->image_refusals += probe_image_text_facts(s->out.f, img, s->targets, s->n_targets);
 }
 
 /* A worker's copy of the state for one input (probe_walker.job_begin):
@@ -723,6 +802,7 @@ static struct probe_out *check_job_begin(void *ctx)
 		return NULL;
 	*c = *s;
 	c->files = c->modules = c->stubs = c->checks = c->cannot = c->dispatched = 0;
+	c->images = c->image_refusals = 0;
 	memset(c->by_outcome, 0, sizeof c->by_outcome);
 	/* the owners index shared (under owners_lock), the counts its own */
 	c->extras.libs = c->extras.libs_need_driver = c->extras.libs_minor_compat = 0;
@@ -731,6 +811,7 @@ static struct probe_out *check_job_begin(void *ctx)
 	c->deferred = NULL;
 	c->n_deferred = c->cap_deferred = 0;
 	c->is_job = true;
+	c->place = NULL;
 	return &c->out;
 }
 
@@ -743,6 +824,8 @@ static void check_job_end(void *ctx, struct probe_out *job)
 	s->checks += c->checks;
 	s->cannot += c->cannot;
 	s->dispatched += c->dispatched;
+	s->images += c->images;
+	s->image_refusals += c->image_refusals;
 	for (int i = 0; i < KIMG_OUTCOME_COUNT; i++)
 		s->by_outcome[i] += c->by_outcome[i];
 	s->extras.libs += c->extras.libs;
@@ -754,6 +837,13 @@ static void check_job_end(void *ctx, struct probe_out *job)
 		free(p->path);
 	}
 	free(c->deferred);
+	if (c->place) {
+		if (!s->place)
+			s->place = calloc((size_t)c->n_targets, sizeof *s->place);
+		if (s->place)
+			probe_place_merge(s->place, c->place, c->n_targets);
+		free(c->place);
+	}
 	free(c);
 }
 
@@ -927,7 +1017,7 @@ int probe_cmd_check(int argc, char **argv)
 		prewarm.started = pthread_create(&prewarm.thread, NULL, prewarm_owners, &prewarm) == 0;
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, check_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  check_job_begin, check_job_end, NULL, NULL, NULL };
+				  check_job_begin, check_job_end, NULL, NULL, NULL, check_image };
 	if (start_asking(&s, sm_lists, n_sm_lists, driver)) {
 		w.output_ready = check_output_ready;
 		w.called_off = check_called_off;
@@ -954,7 +1044,7 @@ int probe_cmd_check(int argc, char **argv)
 			goto out;
 	}
 	status = s.out.errors ? PROBE_EXIT_ERROR
-		 : s.cannot || s.extras.libs_need_driver ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+		 : s.cannot || s.extras.libs_need_driver || s.image_refusals ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	if (s.out.json) {
 		kimg_json_end_array(j);
 		kimg_json_kv_bool(j, "ok", status == PROBE_EXIT_OK);
@@ -971,13 +1061,21 @@ int probe_cmd_check(int argc, char **argv)
 		kimg_json_kv_uint(j, "cannot_run", s.cannot);
 		kimg_json_kv_uint(j, "cuda_libraries", s.extras.libs);
 		kimg_json_kv_uint(j, "needs_newer_driver", s.extras.libs_need_driver);
+		kimg_json_kv_uint(j, "container_images", s.images);
+		kimg_json_kv_uint(j, "image_requirements_refused", s.image_refusals);
 		kimg_json_kv_uint(j, "errors", s.out.errors);
 		kimg_json_end_object(j);
+		if (!s.place)
+			s.place = calloc((size_t)s.n_targets, sizeof *s.place);
+		probe_placement_json(j, s.targets, s.n_targets, s.place);
 		kimg_json_end_object(j);
 		fputc('\n', stdout);
 	} else {
 		probe_extras_sort_groups(&s.extras);
 		probe_extras_text_packages(&s.extras);
+		if (!s.place)
+			s.place = calloc((size_t)s.n_targets, sizeof *s.place);
+		probe_placement_text(stdout, s.targets, s.n_targets, s.place);
 		printf("%lu file%s, %lu module%s on %d GPU%s: %lu run (%lu sass, %lu ptx_jit", s.files,
 		       s.files == 1 ? "" : "s", s.modules, s.modules == 1 ? "" : "s", s.n_targets,
 		       s.n_targets == 1 ? "" : "s", s.checks - s.cannot - s.dispatched, s.by_outcome[KIMG_OUTCOME_SASS],
@@ -994,6 +1092,9 @@ int probe_cmd_check(int argc, char **argv)
 			       s.extras.libs_need_driver == 1 ? "s" : "");
 		if (s.stubs)
 			printf("; %lu device-link stub%s not checked", s.stubs, s.stubs == 1 ? "" : "s");
+		if (s.images)
+			printf("; %lu container image%s, %lu requirement verdict%s refused", s.images, s.images == 1 ? "" : "s",
+			       s.image_refusals, s.image_refusals == 1 ? "" : "s");
 		printf("; %lu error%s%s\n", s.out.errors, s.out.errors == 1 ? "" : "s",
 		       s.out.errors ? " (some inputs could not be read: exit 2)" : "");
 	}
@@ -1004,5 +1105,6 @@ out:
 	free(sm_lists);
 	probe_extras_free(&s.extras);
 	free(s.targets);
+	free(s.place);
 	return status;
 }

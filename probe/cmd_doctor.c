@@ -13,6 +13,7 @@
 
 #include "file.h"
 #include "file_rules.h"
+#include "cluster_groups.h"
 #include "doctor.h"
 #include "extras.h"
 #include "gpu_readings.h"
@@ -32,20 +33,43 @@ static const char doctor_help[] =
 	"    sys.path, asked once), or of --python PATH, or over the DIRs given:\n"
 	"    failures first, grouped by the package that installed each file (pip,\n"
 	"    conda, dpkg), each with the fix for that package\n"
+	"  - the toolchains: Triton's ptxas (bundled, or $TRITON_PTXAS_PATH) and the\n"
+	"    nvcc and ptxas on PATH and in /usr/local/cuda* ($KIMG_TOOLKIT_DIRS:\n"
+	"    colon-separated toolkit roots instead), each --version against the GPUs\n"
+	"  - the JIT caches (CuPy $CUPY_CACHE_DIR, $TORCH_EXTENSIONS_DIR, Triton\n"
+	"    $TRITON_CACHE_DIR, FlashInfer, the driver's $CUDA_CACHE_PATH), every\n"
+	"    cached cubin, PTX and library judged; stale ones named with what to remove\n"
+	"  - CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, CUDA_MODULE_LOADING,\n"
+	"    TORCH_CUDA_ARCH_LIST and CUDA_CACHE_* when set, with what each changes\n"
 	"\n"
 	"  --json         one JSON document on stdout (docs/json.md)\n"
 	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
 	"  --sm LIST      check against these GPUs instead of this machine's (as check)\n"
 	"  --driver X.Y   driver CUDA version for the GPUs of --sm (as check)\n"
+	"  -j N, --jobs N, --deep, --all, --every-file   as for check\n"
 	"\n"
 	"On a machine without a GPU or driver it says so, still lists the packages\n"
 	"with device code and the CUDA runtimes, and exits 2 (nothing to check\n"
 	"against) unless --sm is given.\n"
 	"\n"
-	"Exit status as check: 0 everything can run; 1 some module cannot run, or a\n"
-	"CUDA runtime needs a newer driver; 2 usage error, unreadable input, or no GPU\n"
-	"to check against.\n";
+	"Exit status as check: 0 everything can run; 1 some module cannot run, a\n"
+	"CUDA runtime needs a newer driver, the ptxas Triton uses cannot target a\n"
+	"GPU, or a JIT cache holds stale code; 2 usage error, unreadable input, or no\n"
+	"GPU to check against. An nvcc or ptxas too old for a GPU is named only.\n";
 
+
+/* A failure on target t into d->place (its first fix kept). */
+static void place_fail(struct doctor *d, int t, const struct kimg_device *dev, const struct kimg_module_verdict *v,
+		       const struct probe_module *m, const char *path)
+{
+	if (!d->place && !(d->place = calloc((size_t)d->n_targets, sizeof *d->place)))
+		return;
+	if (d->place[t].fails++ == 0) {
+		struct kimg_fix fix;
+		bool have = kimg_fix_for_file(dev, v, m->imgs, m->n_imgs, path, &fix) == 0;
+		probe_place_fix(have ? &fix : NULL, d->place[t].fix, sizeof d->place[t].fix);
+	}
+}
 
 static struct doc_file *new_file(struct doctor *d)
 {
@@ -144,6 +168,7 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 					x->have_fix = kimg_fix_for_file(dev, &j->verdict, m->imgs, m->n_imgs, path, &x->fix) == 0;
 				}
 				f->cannot++;
+				place_fail(d, t, dev, &j->verdict, m, path);
 			}
 		}
 	}
@@ -200,7 +225,7 @@ static void add_lib_dir(struct doctor *d, const char *dir)
 		if (seen || kimg_file_stat(path, &st, false) != 0 || S_ISLNK(st.st_mode))
 			continue; /* the dev symlinks name the same file */
 		char *pv[1] = { path };
-		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 		size_t before = d->n_files;
 		probe_walk(pv, 1, &w);
 		for (size_t i = before; i < d->n_files; i++)
@@ -309,7 +334,7 @@ int probe_cmd_doctor(int argc, char **argv)
 			goto out;
 		}
 	}
-	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name, NULL, NULL, NULL, NULL, NULL };
+	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name, NULL, NULL, NULL, NULL, NULL, NULL };
 	bool json = d.out.json;
 	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
 	if (have_py)
@@ -317,6 +342,12 @@ int probe_cmd_doctor(int argc, char **argv)
 	else
 		probe_walk(args.paths, args.n_paths, &w);
 	add_system_libs(&d);
+	if (have_py)
+		probe_doctor_tools(&d, py.paths, py.n_paths);
+	else
+		probe_doctor_tools(&d, args.paths, args.n_paths);
+	probe_doctor_caches(&d);
+	probe_doctor_switches(&d);
 	unsigned long cannot = 0, libs_bad = 0;
 	for (size_t i = 0; i < d.n_files; i++) {
 		struct doc_file *f = &d.files[i];
@@ -324,9 +355,15 @@ int probe_cmd_doctor(int argc, char **argv)
 		if (f->is_lib && f->lib.cuda_major >= 0 && !f->system) {
 			struct kimg_runtime_verdict v;
 			/* every distinct driver among the targets */
-			for (int t = 0; t < d.n_targets && !f->lib_needs_driver; t++) {
+			for (int t = 0; t < d.n_targets; t++) {
 				probe_cuda_lib_judge(&f->lib, d.targets[t].dev.driver_version, &v);
-				f->lib_needs_driver = v.outcome == KIMG_RUNTIME_NEEDS_DRIVER;
+				if (v.outcome != KIMG_RUNTIME_NEEDS_DRIVER)
+					continue;
+				f->lib_needs_driver = true;
+				if (d.place || (d.place = calloc((size_t)d.n_targets, sizeof *d.place)))
+					if (d.place[t].fails++ == 0)
+						snprintf(d.place[t].fix, sizeof d.place[t].fix, "a driver >= %s (for %s)",
+							 v.min_driver ? v.min_driver : "?", f->lib.kind->what);
 			}
 			libs_bad += f->lib_needs_driver;
 		}
@@ -338,9 +375,11 @@ int probe_cmd_doctor(int argc, char **argv)
 		failing_pkgs += groups[k].cannot || groups[k].libs_bad;
 	status = d.out.errors ? PROBE_EXIT_ERROR
 		 : d.n_targets == 0 ? PROBE_EXIT_ERROR
-		 : cannot || libs_bad ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
+		 : cannot || libs_bad || d.tools.triton_bad || d.caches.stale ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	double elapsed = now_s() - t0;
 	struct doctor_totals tot = { status, cannot, libs_bad, failing_pkgs, elapsed, sm_list };
+	if (!d.place && d.n_targets > 0)
+		d.place = calloc((size_t)d.n_targets, sizeof *d.place);
 	if (json)
 		probe_doctor_json(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
 	else
@@ -353,7 +392,9 @@ out:
 	for (size_t i = 0; i < d.n_files; i++)
 		free(d.files[i].path);
 	free(d.files);
+	probe_doctor_caches_free(&d);
 	free(d.targets);
+	free(d.place);
 	probe_extras_free(&d.extras);
 	probe_python_free(&py);
 out_args:

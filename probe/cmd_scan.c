@@ -3,10 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "probe.h"
 
 static const char scan_help[] =
-	"usage: kimg-probe scan [--json] [--kernels] [--deep] [--all] [--every-file] [-j N] PATH...\n"
+	"usage: kimg-probe scan [--json] [--kernels] [--deep] [--all] [--every-file] [--platform P] [-j N] PATH...\n"
 	"\n"
 	"List the device code in each PATH: every module (fatbin container, or a\n"
 	"raw cubin / PTX file) with its images: kind (sass, ptx, ltoir), target\n"
@@ -25,6 +26,11 @@ static const char scan_help[] =
 	"source or docs are not opened at all (--every-file). GNU thin archives (ar rcT) are read\n"
 	"from the files they name. Only headers are read: payloads stay untouched\n"
 	"unless --kernels is given; holes of sparse files are skipped.\n"
+	"Container images (docker/podman save tarballs, OCI image layouts as a\n"
+	"directory or a tar; layers plain, gzip or zstd) are read as the final\n"
+	"file system of their layers (whiteouts honoured, nothing extracted), files\n"
+	"named IMAGE:/path/in/image with the layer that added them, after the\n"
+	"image's CUDA settings (docs/deploy.md).\n"
 	"\n"
 	"  --json      one JSON document on stdout (docs/json.md); every entry as\n"
 	"              found, nothing merged\n"
@@ -41,6 +47,8 @@ static const char scan_help[] =
 	"              inputs of their device link, which the driver never loads\n"
 	"              on their own (cuobjdump -all). Static archives and .o files\n"
 	"              always list it: there it is what you link\n"
+	"  --platform P  of an image index, read only platform P (linux/arm64);\n"
+	"              default: each platform on its own\n"
 	"  --every-file  in directories, also open files named as Python, C/C++\n"
 	"              source or docs (*.py, *.pyc, *.pyi, *.pyx, *.pxd, *.pxi, *.h,\n"
 	"              *.hh, *.hpp, *.hxx, *.cuh, *.inl, *.c, *.cc, *.cpp, *.cxx,\n"
@@ -184,6 +192,7 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 		struct probe_esc e;
 		fprintf(s->out.f, "%s: %s, %zu module%s%s\n", probe_esc(&e, path), kimg_input_kind_name(pf.kind), pf.n_mods,
 		       pf.n_mods == 1 ? "" : "s", pf.n_mods == 0 && !pf.error[0] ? " (no device code)" : "");
+		probe_image_text_origin(s->out.f, path);
 		/* One column header per file: the image rows of every module below line up with it. */
 		if (pf.n_mods > 0)
 			fprintf(s->out.f, "    %-6s %-14s %-5s %-7s %10s\n", "kind", "arch", "ptx", "packed", "bytes");
@@ -193,6 +202,16 @@ static void scan_input(void *ctx, const char *path, struct kimg_span bytes, bool
 			fprintf(s->out.f, "  error: %s\n", probe_esc(&e, pf.error));
 	}
 	probe_file_free(&pf);
+}
+
+/* probe_walker.on_image: the image's block (docs/deploy.md). */
+static void scan_image(void *ctx, const struct probe_image_info *img)
+{
+	struct scan_state *s = ctx;
+	if (s->out.json)
+		probe_image_json_facts(&s->out.j, img, NULL, 0);
+	else
+		probe_image_text_facts(s->out.f, img, NULL, 0);
 }
 
 /* A worker's copy of the state for one input (probe_walker.job_begin). */
@@ -238,6 +257,7 @@ int probe_cmd_scan(int argc, char **argv)
 			goto out;
 		} else if (taken == PROBE_ARG_OTHER && strcmp(argv[i], "--kernels") == 0) {
 			s.kernels = true;
+			s.out.reads_payloads = true;
 		} else if (taken == PROBE_ARG_OTHER) {
 			probe_usage_error(&args, true, "unknown option '%s'", argv[i]);
 			goto out;
@@ -251,7 +271,7 @@ int probe_cmd_scan(int argc, char **argv)
 	}
 	struct kimg_json *j = &s.out.j;
 	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  scan_job_begin, scan_job_end, NULL, NULL, NULL };
+				  scan_job_begin, scan_job_end, NULL, NULL, NULL, scan_image };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_document(j);

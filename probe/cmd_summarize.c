@@ -146,6 +146,7 @@ static void print_json(const struct probe_summary *s)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct probe_summary_group *g = &s->g[i];
 		kimg_json_begin_object(&j);
+		kimg_json_kv_string(&j, "kind", g->driver_mismatch ? "driver_mismatch" : "image");
 		kimg_json_key(&j, "module");
 		kimg_json_begin_object(&j);
 		kimg_json_kv_string(&j, "file", g->file);
@@ -223,7 +224,7 @@ static void print_text(const struct probe_summary *s)
 		char (*row)[512] = cell[i + 1];
 		snprintf(row[COL_N], sizeof row[0], "%zu", i + 1);
 		struct probe_esc e;
-		const char *file = g->file ? probe_esc(&e, g->file) : "(in memory)";
+		const char *file = g->file ? probe_esc(&e, g->file) : g->driver_mismatch ? "(driver mismatch)" : "(in memory)";
 		if (g->offset_known)
 			snprintf(row[COL_MODULE], sizeof row[0], "%s@0x%llx", file, (unsigned long long)g->offset);
 		else
@@ -251,7 +252,8 @@ static void print_text(const struct probe_summary *s)
 	struct kimg_jdoc doc;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kimg_jval *fix = probe_summary_first_fix(s, &s->g[i], &doc);
-		const char *advice = kimg_jval_string(kimg_jval_get(fix, "advice"));
+		/* a driver mismatch's fix is one sentence */
+		const char *advice = kimg_jval_string(fix && fix->type == KIMG_JSTRING ? fix : kimg_jval_get(fix, "advice"));
 		const char *nvcc = kimg_jval_string(kimg_jval_get(fix, "nvcc"));
 		const char *torch = kimg_jval_string(kimg_jval_get(fix, "torch_cuda_arch_list"));
 		if (!advice && !nvcc && !torch)

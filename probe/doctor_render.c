@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuda_errors.h"
+#include "cluster_groups.h"
 #include "doctor.h"
 #include "readings.h"
 #include "rules.h"
@@ -110,6 +111,11 @@ static void target_name(const struct probe_target *t, char *buf, size_t size)
 		snprintf(buf, size, "%s (%s)", t->dev.name, cc);
 	else
 		snprintf(buf, size, "%s", cc);
+}
+
+void probe_doctor_target_name(const struct probe_target *t, char *buf, size_t size)
+{
+	target_name(t, buf, size);
 }
 
 static const char *short_path(const char *p)
@@ -384,6 +390,7 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 	kimg_json_end_array(j);
 	json_runtimes(j, d);
 	json_groups(j, d, groups, n_groups);
+	probe_doctor_tools_json(j, d);
 	kimg_json_kv_bool(j, "ok", t->status == PROBE_EXIT_OK);
 	kimg_json_key(j, "summary");
 	kimg_json_begin_object(j);
@@ -394,9 +401,13 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 	kimg_json_kv_uint(j, "needs_newer_driver", t->libs_bad);
 	kimg_json_kv_uint(j, "errors", d->out.errors);
 	kimg_json_kv_uint(j, "gpus_checked", (uint64_t)d->n_targets);
+	kimg_json_kv_uint(j, "triton_ptxas_too_old", d->tools.triton_bad);
+	kimg_json_kv_uint(j, "build_tools_too_old", d->tools.build_bad);
+	kimg_json_kv_uint(j, "stale_cache_files", d->caches.stale);
 	kimg_json_key(j, "seconds");
 	kimg_json_double(j, t->seconds);
 	kimg_json_end_object(j);
+	probe_placement_json(j, d->targets, d->n_targets, d->place);
 	kimg_json_end_object(j);
 	fputc('\n', stdout);
 }
@@ -421,6 +432,11 @@ void probe_doctor_text(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 		text_group(d, &groups[k]);
 	if (n_groups == 0)
 		printf("  none found\n");
+	probe_doctor_tools_text(d);
+	if (d->tools.triton_bad || d->caches.stale)
+		printf("toolchains and caches: %lu Triton ptxas cannot target a GPU here, %lu stale cached file%s "
+		       "(in the exit status)\n", d->tools.triton_bad, d->caches.stale, d->caches.stale == 1 ? "" : "s");
+	probe_placement_text(stdout, d->targets, d->n_targets, d->place);
 	printf("%s: %zu package%s, %lu cannot run%s; %lu module/GPU pair%s cannot run, %lu CUDA librar%s a newer driver; "
 	       "%lu error%s; %.2f s\n",
 	       t->status == PROBE_EXIT_OK ? "OK" : t->status == PROBE_EXIT_FAIL ? "FAIL" : "INCOMPLETE", n_groups,

@@ -3,6 +3,7 @@
  * commands list the same keys in the same order, so the shared part of
  * each object is written here once; each command adds its own keys
  * (check: "link_stub", "verdicts") before closing the module object. */
+#include "image.h"
 #include "probe.h"
 
 void probe_json_file_begin(struct kimg_json *j, const struct probe_file *pf)
@@ -12,6 +13,7 @@ void probe_json_file_begin(struct kimg_json *j, const struct probe_file *pf)
 	kimg_json_kv_string(j, "kind", kimg_input_kind_name(pf->kind));
 	kimg_json_kv_uint(j, "size", pf->bytes.size);
 	kimg_json_kv_string(j, "error", pf->error[0] ? pf->error : NULL);
+	probe_image_json_origin(j, pf->path); /* files inside a container image only */
 	kimg_json_key(j, "modules");
 	kimg_json_begin_array(j);
 }

@@ -6,13 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster_groups.h"
 #include "doctor.h"
+#include "json_error.h"
+#include "digest.h"
+#include "image.h"
 #include "probe.h"
 #include "tar.h"
 #include "zip.h"
 
 static const char main_help[] =
 	"usage: kimg-probe COMMAND [OPTIONS] [PATH...]\n"
+	"       kimg-probe --help | -h | help\n"
 	"\n"
 	"Commands:\n"
 	"  device                  the GPUs of this machine: CC, Tegra, driver, PTX ISA\n"
@@ -27,12 +32,14 @@ static const char main_help[] =
 	"                          against this machine's GPUs, by package\n"
 	"  --version               print \"kimg-probe VERSION\"\n"
 	"\n"
-	"'kimg-probe COMMAND --help' describes each. Every command takes --json\n"
-	"(schema: docs/json.md).\n"
+	"'kimg-probe COMMAND --help' (or -h) describes each. Every command takes\n"
+	"--json: one JSON document on stdout, an error document when the command\n"
+	"fails before its own (docs/json.md; schemas in docs/schema/).\n"
 	"\n"
-	"Exit status: 0 success; 1 check found code that cannot run, or summarize\n"
-	"found reports; 2 usage error, unreadable input, no driver, or output that\n"
-	"could not be written (a full disk).\n";
+	"Exit status: 0 success; 1 check or doctor found code that cannot run (or a\n"
+	"CUDA runtime that needs a newer driver), or summarize found reports; 2 usage\n"
+	"error, unreadable input, no driver, or output that could not be written\n"
+	"(a full disk).\n";
 
 /* Output that did not reach its file (a full disk, /dev/full, an I/O
  * error) must not pass for success: a cut JSON document with exit 0 is
@@ -79,6 +86,8 @@ static int parse_size(const char *text, uint64_t *bytes)
 	return 0;
 }
 
+static int run_command(int argc, char **argv);
+
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -117,13 +126,24 @@ static int env_size(const char *name, uint64_t *out)
 
 int main(int argc, char **argv)
 {
+	probe_stdio_watch();
+	/* --json failing before its document: the error document (json_error.h) */
+	bool json = argc >= 2 && probe_wants_json(argc - 1, argv + 1);
+	int status = run_command(argc, argv);
+	probe_json_error_finish(argc >= 2 ? argv[1] : NULL, json, status);
+	return finish_stdout() < 0 ? PROBE_EXIT_ERROR : status;
+}
+
+/* The command's status; main writes and checks stdout after it. */
+static int run_command(int argc, char **argv)
+{
 	if (argc < 2) {
 		fputs(main_help, stderr);
 		return PROBE_EXIT_ERROR;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		fputs(main_help, stdout);
-		return finish_stdout() < 0 ? PROBE_EXIT_ERROR : PROBE_EXIT_OK;
+		return PROBE_EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("kimg-probe %s\n", KIMG_VERSION);
@@ -158,6 +178,7 @@ int main(int argc, char **argv)
 		}
 		probe_set_native_ask_driver(strcmp(native, "cuda") == 0);
 	}
+	probe_set_gres_map(getenv("KIMG_GRES_MAP")); /* --sm slurm: (probe/cluster_groups.h) */
 	const char *jobs = getenv("KIMG_JOBS");
 	if (jobs && *jobs) {
 		char *end;
@@ -195,11 +216,22 @@ int main(int argc, char **argv)
 		}
 		probe_set_payload_limit(bytes);
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(argv[1], commands[i].name) == 0) {
-			int status = commands[i].run(argc - 1, argv + 1);
-			return finish_stdout() < 0 ? PROBE_EXIT_ERROR : status;
+	const char *crypto = getenv("KIMG_LIBCRYPTO");
+	if (crypto)
+		kimg_digest_set_library(crypto); /* "" turns libcrypto off: the portable SHA-256 */
+	const char *sparse = getenv("KIMG_IMAGE_SPARSE_MIN");
+	if (sparse && *sparse) {
+		uint64_t bytes;
+		if (parse_size(sparse, &bytes) < 0) {
+			fprintf(stderr, "kimg-probe: KIMG_IMAGE_SPARSE_MIN='%s': expected a size in bytes (K, M, G suffixes)\n",
+				sparse);
+			return PROBE_EXIT_ERROR;
 		}
+		probe_image_set_sparse_min(bytes);
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, "kimg-probe: unknown command '%s' (commands: device, scan, check, summarize, doctor; see kimg-probe --help)\n",
 		argv[1]);
 	return PROBE_EXIT_ERROR;

@@ -17,6 +17,8 @@
 #include "report.h"
 #include "span.h"
 
+struct probe_image_info; /* image.h */
+
 /* Exit statuses, documented in --help and docs/json.md. */
 #define PROBE_EXIT_OK 0
 #define PROBE_EXIT_FAIL 1  /* check: some module cannot run on some listed GPU */
@@ -90,6 +92,8 @@ struct probe_out {
 	bool all_modules;                /* --all: list -rdc link inputs too */
 	bool every_file;                 /* --every-file: a walk opens source and docs too */
 	unsigned walk_flags;             /* kimg_input_for_each_module_ex flags */
+	const char *platform;            /* --platform OS/ARCH[/VARIANT] of images, or NULL */
+	bool reads_payloads;             /* scan --kernels: image files are handed on whole */
 	struct kimg_json j;
 	unsigned long errors;
 };
@@ -101,6 +105,7 @@ struct probe_args {
 	int n_paths;
 	bool options_done;               /* after "--" everything is a PATH */
 	bool expect_jobs;                /* after "-j": the next argument is N */
+	bool expect_platform;            /* after "--platform": the next argument is it */
 };
 
 enum probe_arg {
@@ -167,6 +172,9 @@ struct probe_walker {
 	 * not now). Until then the workers start large files only: a small
 	 * one would wait in its worker (probe_pool_close_gate). */
 	void (*when_ready)(void *ctx, void (*fn)(void *arg), void *arg);
+	/* Optional: each container image (image.h), before its files, which
+	 * are then named "IMAGE:/path/in/image". */
+	void (*on_image)(void *ctx, const struct probe_image_info *image);
 };
 
 /* Files, directories (recursed; symlinked directories not followed;
@@ -303,6 +311,9 @@ uint64_t probe_module_stub_test_cost(const struct probe_module *m);
 struct probe_target {
 	struct kimg_device dev;
 	bool named;          /* a GPU name or a real device: JSON "device" is dev.name */
+	/* A node group of a cluster source or of --sm all (probe/cluster_groups.h),
+	 * or NULL. */
+	const struct probe_group *group;
 };
 
 /* Parse the --sm lists, in order, as one list: items separated by

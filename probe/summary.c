@@ -93,12 +93,12 @@ static void devs_add(struct probe_summary_group *g, const char *name, const char
 }
 
 static struct probe_summary_group *find_group(struct probe_summary *s, const char *file, bool off_known, int64_t off,
-					      int64_t code)
+					      int64_t code, bool driver_mismatch)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct probe_summary_group *g = &s->g[i];
 		if (g->code == code && g->offset_known == off_known && (!off_known || g->offset == off) &&
-		    str_eq(g->file, file))
+		    str_eq(g->file, file) && g->driver_mismatch == driver_mismatch)
 			return g;
 	}
 	if (s->n == s->cap) {
@@ -111,19 +111,30 @@ static struct probe_summary_group *find_group(struct probe_summary *s, const cha
 	g->offset_known = off_known;
 	g->offset = off;
 	g->code = code;
+	g->driver_mismatch = driver_mismatch;
 	return g;
+}
+
+/* The other kind of report libkimg.so writes (docs/report-json.md, "Driver
+ * mismatch object"): no module, its own "report" name. */
+static bool is_driver_mismatch(const struct kimg_jval *r)
+{
+	const char *kind = kimg_jval_string(kimg_jval_get(r, "report"));
+	return kind && strcmp(kind, "driver_mismatch") == 0;
 }
 
 /* One parsed line into its group; false when it is not a kimg report. */
 static bool add_report(struct probe_summary *s, const struct kimg_jval *r, struct kimg_span line)
 {
 	int64_t code, off = 0, rank;
-	if (!r || r->type != KIMG_JOBJECT || !kimg_jval_int(kimg_jval_path(r, "error.code"), &code) ||
-	    kimg_jval_get(r, "module") == NULL)
+	if (!r || r->type != KIMG_JOBJECT || !kimg_jval_int(kimg_jval_path(r, "error.code"), &code))
+		return false;
+	bool mismatch = is_driver_mismatch(r);
+	if (!mismatch && kimg_jval_get(r, "module") == NULL)
 		return false;
 	bool off_known = kimg_jval_int(kimg_jval_path(r, "module.offset"), &off);
 	const char *file = kimg_jval_string(kimg_jval_path(r, "module.file"));
-	struct probe_summary_group *g = find_group(s, file, off_known, off, code);
+	struct probe_summary_group *g = find_group(s, file, off_known, off, code, mismatch);
 	if (g->reports++ == 0) {
 		const char *name = kimg_jval_string(kimg_jval_path(r, "error.name"));
 		if (!name)
@@ -172,7 +183,7 @@ void probe_summary_read(struct probe_summary *s, const char *path, struct kimg_s
 			continue;
 		if (skipped++ == 0) {
 			first_bad = lineno;
-			snprintf(why, sizeof why, "%s", rc < 0 ? err.what : "a JSON value without error.code and module");
+			snprintf(why, sizeof why, "%s", rc < 0 ? err.what : "a JSON value without error.code and module (or \"report\")");
 		}
 		if (rc < 0 && line.data[0] == '{' && unreadable++ == 0) {
 			first_unreadable = lineno;
@@ -200,7 +211,8 @@ const struct kimg_jval *probe_summary_first_fix(const struct probe_summary *s, c
 	if (kimg_jdoc_parse(doc, kimg_span_make(g->first_line, g->first_len), NULL) < 0)
 		return NULL;
 	const struct kimg_jval *f = kimg_jval_get(doc->root, "fix");
-	return f && f->type == KIMG_JOBJECT ? f : NULL;
+	/* an image report's fix is an object; a driver mismatch's, a sentence */
+	return f && (f->type == KIMG_JOBJECT || (g->driver_mismatch && f->type == KIMG_JSTRING)) ? f : NULL;
 }
 
 void probe_summary_free(struct probe_summary *s)

@@ -37,6 +37,7 @@ struct probe_summary_group {
 	int64_t offset;
 	int64_t code;
 	char *name;            /* error.name, else error.runtime_name; may be NULL */
+	bool driver_mismatch;  /* a "report": "driver_mismatch" group (no module) */
 	unsigned long reports, unknown_rank;
 	struct probe_strlist hosts, kernels;
 	struct probe_devpair *devs;

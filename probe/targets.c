@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster_groups.h"
 #include "driver_query.h"
 #include "fleet.h"
 #include "gpus.h"
@@ -44,7 +45,7 @@ static int add_native(struct probe_target **v, size_t *n, size_t *cap)
 		return -1;
 	}
 	for (int i = 0; i < count; i++) {
-		struct probe_target t = { devs[i], true };
+		struct probe_target t = { devs[i], true, NULL };
 		if (push(v, n, cap, &t) < 0)
 			return -1;
 	}
@@ -105,6 +106,8 @@ static int parse_token(const char *tok, int driver_version, struct probe_target 
  * native listed again) is checked once, where it first appears. */
 static bool same_target(const struct probe_target *a, const struct probe_target *b)
 {
+	if (a->group || b->group) /* a node group is its own target (placement.c maps them) */
+		return a->group == b->group;
 	if (a->dev.ordinal >= 0 || b->dev.ordinal >= 0)
 		return a->dev.ordinal == b->dev.ordinal;
 	if (a->named != b->named || a->dev.cc.sm != b->dev.cc.sm)
@@ -118,6 +121,18 @@ static int push_unique(struct probe_target **v, size_t *n, size_t *cap, const st
 		if (same_target(&(*v)[i], t))
 			return 0;
 	return push(v, n, cap, t);
+}
+
+/* A cluster source's targets (cluster_groups.h) into the list. */
+struct target_list {
+	struct probe_target **v;
+	size_t *n, *cap;
+};
+
+static int push_group(void *ctx, const struct probe_target *t)
+{
+	struct target_list *l = ctx;
+	return push_unique(l->v, l->n, l->cap, t);
 }
 
 /* One --sm LIST into v. Returns 0 or -1 (the problem printed). */
@@ -172,6 +187,12 @@ static int parse_list(const char *list, int driver_version, struct probe_target 
 			free(fleet);
 			if (rc < 0)
 				break;
+		} else if (probe_cluster_is_source(tok)) { /* k8s:, slurm:, dcgm:, all */
+			struct target_list l = { v, n, cap };
+			if (probe_cluster_targets(tok, driver_version, push_group, &l) < 0) {
+				rc = -1;
+				break;
+			}
 		} else {
 			struct probe_target t;
 			if (parse_token(tok, driver_version, &t) < 0 || push_unique(v, n, cap, &t) < 0) {

@@ -19,6 +19,7 @@
 
 #include "glibc_pins.h"
 #include "elf64.h"
+#include "image.h"
 #include "fatbin.h"
 #include "file.h"
 #include "probe.h"
@@ -533,11 +534,54 @@ static bool want_file(void *ctx, int dirfd, const char *name, const char *path)
 	return wanted;
 }
 
+/* ---- container images (image.h): their files handed on as a tree's ---- */
+
+static void image_file(void *ctx, const char *path, struct kimg_span bytes)
+{
+	struct walk_state *ws = ctx;
+	enum archive_kind kind = archive_kind_of(bytes);
+	if (kind == ARCHIVE_NONE)
+		ws->w->on_input(ws->w->ctx, path, bytes, false);
+	else if (open_in_walk(path, kind))
+		walk_archive(ws, path, bytes, kind, ends_with(path, ".whl"), 1);
+}
+
+static bool image_want(void *ctx, const char *name, struct kimg_span head)
+{
+	(void)ctx;
+	return member_want(NULL, name, head);
+}
+
+static void image_error(void *ctx, const char *path, const char *problem)
+{
+	struct walk_state *ws = ctx;
+	ws->w->on_error(ws->w->ctx, path, problem);
+}
+
+static void image_told(void *ctx, const struct probe_image_info *image)
+{
+	struct walk_state *ws = ctx;
+	if (ws->w->on_image)
+		ws->w->on_image(ws->w->ctx, image);
+}
+
+static void walk_image(struct walk_state *ws, const char *path)
+{
+	const struct probe_out *o = ws->w->out;
+	struct probe_image_walker iw = { ws, image_file, image_want, image_error, image_told, o ? o->platform : NULL,
+					 o && (o->reads_payloads || (o->walk_flags & KIMG_INPUT_SCAN_DATA)) };
+	probe_image_walk(path, &iw);
+}
+
 static void walk_file_now(struct walk_state *ws, const char *path, bool explicit_path)
 {
 	const struct probe_walker *w = ws->w;
 	struct kimg_file f;
 	struct kimg_error err = { 0, 0, "" };
+	if (explicit_path && probe_image_detect(path)) {
+		walk_image(ws, path);
+		return;
+	}
 	if (kimg_file_open_small_read(path, &f, KIMG_FILE_SMALL_READ, &err) < 0) {
 		w->on_error(w->ctx, path, err.what);
 		return;
@@ -782,7 +826,9 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 			walk_error(&ws, paths[i], strerror(errno));
 			continue;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode) && probe_image_detect(paths[i])) {
+			walk_file(&ws, paths[i], true); /* an OCI image layout: read as an image */
+		} else if (S_ISDIR(st.st_mode)) {
 			struct probe_tree_visitor v = { &ws, want_file, tree_file, tree_problem, tree_stop };
 			probe_tree_walk(paths[i], jobs, &v);
 		}

@@ -20,6 +20,9 @@
 
 #define KIMG_REPORT_MAX_IMAGES 64
 #define KIMG_REPORT_MAX_FRAMES 32
+/* The driver's error-log lines of the failing call (shim/diag/driver_log.c). */
+#define KIMG_REPORT_MAX_DRIVER_LINES 8
+#define KIMG_REPORT_DRIVER_LINE 240
 
 struct kimg_python_frame {
 	char file[256];
@@ -89,6 +92,9 @@ struct kimg_report {
 	int error;                    /* CUresult / cudaError_t value */
 	const char *kernel;           /* mangled name, or NULL */
 	char kernel_demangled[512];   /* "" when unknown or not a C++ name */
+	const char *symbol;           /* the variable a symbol lookup named (cuLibraryGetGlobal,
+				       * cudaMemcpyToSymbol), or NULL */
+	char symbol_demangled[512];   /* "" when unknown or not a C++ name */
 
 	/* where the code came from */
 	char module_file[512];        /* "" when unknown */
@@ -123,6 +129,11 @@ struct kimg_report {
 
 	struct kimg_report_link link; /* JIT linker facts, when present */
 	char jit_log[1024];           /* the driver's JIT error log (CU_JIT_ERROR_LOG_BUFFER), "" when none */
+	bool jit_log_by_kimg;         /* jit_log is from kimg's re-compile (KIMG_PTXAS_REASON), not the program's buffer */
+	/* the driver's own words for the failing call, oldest first */
+	char driver_log[KIMG_REPORT_MAX_DRIVER_LINES][KIMG_REPORT_DRIVER_LINE];
+	size_t driver_log_count;
+	bool safety_net;              /* seen only in the driver's log: kimg does not hook the call */
 
 	enum kimg_escalation escalation;
 	int exit_status;              /* KIMG_ESCALATION_EXIT_STATUS: the status */

@@ -30,6 +30,37 @@ static void write_kernel(struct kimg_json *j, const struct kimg_report *r)
 	kimg_json_end_object(j);
 }
 
+/* Only for symbol lookups: the variable named (docs/report-json.md). */
+static void write_symbol(struct kimg_json *j, const struct kimg_report *r)
+{
+	if (!r->symbol)
+		return;
+	kimg_json_key(j, "symbol");
+	kimg_json_begin_object(j);
+	kimg_json_kv_string(j, "name", r->symbol);
+	kimg_json_kv_string(j, "demangled", r->symbol_demangled[0] ? r->symbol_demangled : NULL);
+	kimg_json_end_object(j);
+}
+
+/* The driver's own words for the failing call, and the safety net's mark. */
+static void write_driver_log(struct kimg_json *j, const struct kimg_report *r)
+{
+	if (r->driver_log_count > 0) {
+		kimg_json_key(j, "driver_log");
+		kimg_json_begin_array(j);
+		for (size_t i = 0; i < r->driver_log_count && i < KIMG_REPORT_MAX_DRIVER_LINES; i++)
+			kimg_json_string_n(j, r->driver_log[i], strnlen(r->driver_log[i], KIMG_REPORT_DRIVER_LINE));
+		kimg_json_end_array(j);
+	}
+	if (r->safety_net) {
+		kimg_json_key(j, "safety_net");
+		kimg_json_begin_object(j);
+		kimg_json_kv_string(j, "reported_at", "exit");
+		kimg_json_kv_int(j, "exit_status", r->exit_status);
+		kimg_json_end_object(j);
+	}
+}
+
 static void write_image(struct kimg_json *j, const struct kimg_report *r, size_t i)
 {
 	const struct kimg_image *img = &r->images[i];
@@ -277,6 +308,7 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 	write_error(&j, r);
 	kimg_json_kv_string(&j, "call", r->call);
 	write_kernel(&j, r);
+	write_symbol(&j, r);
 	write_module(&j, r);
 	write_device(&j, r);
 	write_verdict(&j, r);
@@ -291,8 +323,11 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 	}
 	if (r->link.present)
 		write_link(&j, &r->link);
-	if (r->jit_log[0])
+	if (r->jit_log[0]) {
 		kimg_json_kv_string(&j, "jit_log", r->jit_log);
+		kimg_json_kv_string(&j, "jit_log_from", r->jit_log_by_kimg ? "kimg" : "program");
+	}
+	write_driver_log(&j, r);
 	if (r->escalation != KIMG_ESCALATION_NONE) {
 		kimg_json_key(&j, "dispatch");
 		kimg_json_begin_object(&j);

@@ -252,6 +252,16 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	if (r->symbol) {
+		fputs(P "  symbol: ", out);
+		kimg_text_fputs(r->symbol_demangled[0] ? r->symbol_demangled : r->symbol, out);
+		fputc('\n', out);
+	}
+	if (r->safety_net) {
+		fputs(P "  seen in the driver's log only: kimg does not hook ", out);
+		kimg_text_fputs(r->call ? r->call : "?", out);
+		fprintf(out, "; reported at exit (status %d)\n", r->exit_status);
+	}
 	if (r->link.present)
 		write_link(&r->link, out);
 	fputs(P "  module: ", out);
@@ -283,7 +293,12 @@ int kimg_report_write_text(const struct kimg_report *r, FILE *out)
 	if (r->fix_known)
 		write_fix(r, out);
 	if (r->jit_log[0])
-		write_block("jit log: ", r->jit_log, out);
+		write_block(r->jit_log_by_kimg ? "ptxas said (kimg compiled it once more): " : "jit log: ", r->jit_log, out);
+	for (size_t i = 0; i < r->driver_log_count && i < KIMG_REPORT_MAX_DRIVER_LINES; i++) {
+		fputs(P "  driver said: ", out);
+		kimg_text_fputs(r->driver_log[i], out);
+		fputc('\n', out);
+	}
 	if (r->fallback.present)
 		write_fallback(&r->fallback, out);
 

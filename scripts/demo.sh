@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The built-in example: builds small CUDA programs with known arch sets (tests/fixtures),
-# lists the device code inside them, and checks them against three GPUs.
+# lists the device code inside them, and checks them against four GPUs.
 set -u
 BUILD=${BUILD:-build}
 probe="$BUILD/kimg-probe"

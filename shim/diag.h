@@ -48,6 +48,8 @@ struct kimg_options {
 	enum kimg_fallback fallback;
 	char fallback_glob[256];   /* KIMG_FALLBACK=force-ptx:GLOB */
 	bool audit;                /* KIMG_AUDIT */
+	bool driver_log;           /* KIMG_DRIVER_LOG (default on): join the driver's error log */
+	bool ptxas_reason;         /* KIMG_PTXAS_REASON (default on): re-compile a refused PTX once for ptxas's words */
 };
 
 KIMG_HIDDEN extern struct kimg_options kimg_opts;
@@ -76,6 +78,8 @@ struct kimg_driver_api {
 	/* the fallback unloads a stand-in the JIT rejected (shim/diag/fallback.c) */
 	CUresult_t (*cuModuleUnload)(void *);
 	CUresult_t (*cuLibraryUnload)(void *);
+	/* ptxas's reason (shim/diag/ptxas_reason.c): the refused PTX once more, with a log buffer */
+	CUresult_t (*cuModuleLoadDataEx)(void **, const void *, unsigned, int *, void **);
 };
 /* Real (unwrapped) driver functions, resolved lazily from the driver the
  * process loaded; members are NULL when unavailable. Never calls hooks. */
@@ -161,7 +165,34 @@ struct kimg_failure {
 	const void *caller;        /* return address into the code that made the call, or NULL */
 	bool launch;               /* a launch: never taken for a library's probe (dispatch_track.h) */
 	const struct kimg_replay *replay; /* set only when a recorded failure is reported later */
+	/* the safety net (driver_log.c): a failure seen only in the driver's log,
+	 * from an entry point kimg does not hook, reported at a failing exit */
+	const struct kimg_driver_lines *driver_lines; /* that call's lines, or NULL */
+	int exit_status;           /* with driver_lines: the status of the failing exit */
+	/* (last, so positional initialisers of the fields above stay valid) */
+	const char *symbol;        /* the variable (or unified function) a symbol lookup names, or NULL */
+	bool symbol_lookup;        /* a symbol API (cuLibraryGetGlobal, cudaMemcpyToSymbol, ...): a
+				    * registered name found for the handle is the symbol's, not a kernel's */
 };
+
+/* ---- the driver's error log (driver_log.c) ----
+ * kimg's CUlogsCallback keeps each thread's last messages in a fixed ring
+ * (a static table of rings claimed by thread id: no allocation, no lock,
+ * no thread-local storage, nothing called but memcpy and two syscalls).
+ * A report takes the lines of the failing call on the failing thread. */
+#define KIMG_DRIVER_LINES 8
+#define KIMG_DRIVER_LINE 240
+struct kimg_driver_lines {
+	size_t n;                                      /* oldest first */
+	char line[KIMG_DRIVER_LINES][KIMG_DRIVER_LINE];
+};
+
+/* The callback (the CUlogsCallback ABI; level 0 error, 1 warning). */
+KIMG_HIDDEN void kimg_driver_log_callback(void *data, int level, char *message, size_t length);
+
+/* The hooks registered the callback with the driver (safety_net.c): arms the safety
+ * net's check at exit (on_exit). Once; cold. */
+KIMG_HIDDEN void kimg_driver_log_attached(void);
 
 /* Called by a hook when the real call returned an image-class error.
  * Builds the report from the core model, writes it once per

@@ -47,6 +47,11 @@ int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
 	return follow_links ? __xstat(XSTAT_VERSION, path, st) : __lxstat(XSTAT_VERSION, path, st);
 }
 
+int kimg_file_fstat(int fd, struct stat *st)
+{
+	return file_fstat(fd, st);
+}
+
 int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links)
 {
 	return __fxstatat(XSTAT_VERSION, dirfd, name, st, follow_links ? 0 : AT_SYMLINK_NOFOLLOW);
@@ -60,6 +65,11 @@ static int file_fstat(int fd, struct stat *st)
 int kimg_file_stat(const char *path, struct stat *st, bool follow_links)
 {
 	return follow_links ? stat(path, st) : lstat(path, st);
+}
+
+int kimg_file_fstat(int fd, struct stat *st)
+{
+	return file_fstat(fd, st);
 }
 
 int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links)

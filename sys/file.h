@@ -103,5 +103,7 @@ struct stat;
 int kimg_file_stat(const char *path, struct stat *st, bool follow_links);
 /* The same for name in the directory dirfd (fstatat(2)). */
 int kimg_file_stat_at(int dirfd, const char *name, struct stat *st, bool follow_links);
+/* fstat, with the same care for old glibc. */
+int kimg_file_fstat(int fd, struct stat *st);
 
 #endif

@@ -22,6 +22,8 @@
 __asm__(".symver dlopen,dlopen@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver dlsym,dlsym@" KIMG_SYS_GLIBC_BASE);
 __asm__(".symver dlclose,dlclose@" KIMG_SYS_GLIBC_BASE);
+/* libkimgapi.so's kimg_can_run_loaded (api/can_run.c) */
+__asm__(".symver dladdr,dladdr@" KIMG_SYS_GLIBC_BASE);
 /* The same move for the thread functions kimg-probe calls (its walk's
  * workers, per-thread decode buffers, libraries loaded once): in
  * libpthread.so.0 before 2.34, which the probe links explicitly. */

@@ -48,8 +48,12 @@ static int read_nvml(struct nvml_gpu *out, int cap, char *err, size_t err_size)
 		return -1;
 	}
 	if ((rc = nv->count(&n)) != 0) {
+		/* no count, no second reading: said, as a failed init is (it was
+		 * once written here and dropped, NVML then listing 0 GPUs) */
 		snprintf(err, err_size, "nvmlDeviceGetCount failed (NVML error %d)", rc);
-		n = 0;
+		if (nv->shutdown)
+			nv->shutdown();
+		return -1;
 	}
 	int k = 0;
 	for (unsigned i = 0; i < n && k < cap; i++) {

@@ -37,6 +37,11 @@ struct libarchive_api {
 	int64_t (*entry_size)(struct archive_entry *);
 	int (*entry_size_is_set)(struct archive_entry *);
 	unsigned (*entry_filetype)(struct archive_entry *);
+	/* streaming (kimg_tar_stream_walk) */
+	int (*read_open)(struct archive *, void *, int (*)(struct archive *, void *),
+			 ssize_t (*)(struct archive *, void *, const void **), int (*)(struct archive *, void *));
+	const char *(*entry_symlink)(struct archive_entry *);
+	const char *(*entry_hardlink)(struct archive_entry *);
 };
 
 /* Process state, as sys/ may hold: the library is loaded once and kept. */
@@ -55,6 +60,9 @@ static const struct kimg_lazy_fn libarchive_fns[] = {
 	KIMG_LAZY_FN("archive_entry_size", api.entry_size),
 	KIMG_LAZY_FN("archive_entry_size_is_set", api.entry_size_is_set),
 	KIMG_LAZY_FN("archive_entry_filetype", api.entry_filetype),
+	KIMG_LAZY_FN("archive_read_open", api.read_open),
+	KIMG_LAZY_FN("archive_entry_symlink", api.entry_symlink),
+	KIMG_LAZY_FN("archive_entry_hardlink", api.entry_hardlink),
 };
 static struct kimg_lazylib libarchive = {
 	.sonames = { "libarchive.so.13" }, .flags = RTLD_NOW, .fns = libarchive_fns,
@@ -232,4 +240,91 @@ out:
 const char *kimg_tar_library(void)
 {
 	return kimg_lazylib_name(&libarchive);
+}
+
+/* ---- streaming: a layer read once, front to back (kimg_tar_stream_walk) ---- */
+
+#define LA_IFDIR 0040000
+#define LA_IFLNK 0120000
+
+struct kimg_tar_stream {
+	struct archive *a;
+	kimg_tar_source_fn src;
+	void *src_ctx;
+	int src_rc;                  /* the source's error, kept for the message */
+	bool fatal;
+};
+
+static ssize_t stream_read_cb(struct archive *a, void *ctx, const void **buf)
+{
+	struct kimg_tar_stream *s = ctx;
+	(void)a;
+	int64_t n = s->src(s->src_ctx, buf);
+	if (n < 0) {
+		s->src_rc = (int)n;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+int64_t kimg_tar_stream_read(struct kimg_tar_stream *s, void *buf, uint64_t len, struct kimg_error *err)
+{
+	int64_t n = read_some(s->a, buf, len, err, &s->fatal);
+	return n;
+}
+
+int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
+			 struct kimg_error *err)
+{
+	if (!api_ready(err))
+		return err ? err->code : -KIMG_ENOCODEC;
+	struct kimg_tar_stream s = { api.read_new(), src, src_ctx, 0, false };
+	if (!s.a)
+		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
+	int rc = 0;
+	uint32_t ordinal = 0;
+	if (api.support_format_tar(s.a) != LA_OK || api.support_filter_all(s.a) < LA_WARN ||
+	    api.read_open(s.a, &s, NULL, stream_read_cb, NULL) != LA_OK) {
+		rc = kimg_error_set(err, s.src_rc ? s.src_rc : -KIMG_EFORMAT, 0, "not a readable tar stream: %s",
+				    la_why(s.a));
+		goto out;
+	}
+	for (;; ordinal++) {
+		struct archive_entry *e;
+		int r = api.next_header(s.a, &e);
+		if (r == LA_EOF)
+			break;
+		if (r < LA_WARN) {
+			rc = kimg_error_set(err, s.src_rc ? s.src_rc : -KIMG_EFORMAT, ordinal, "tar entry %u: %s",
+					    (unsigned)ordinal + 1, la_why(s.a));
+			goto out;
+		}
+		struct kimg_tar_entry te = { api.entry_pathname(e), NULL, KIMG_TAR_ENTRY_OTHER, 0 };
+		const char *hard = api.entry_hardlink(e);
+		unsigned ft = api.entry_filetype(e) & LA_IFMT;
+		if (hard) {
+			te.type = KIMG_TAR_ENTRY_HARDLINK;
+			te.link = hard;
+		} else if (ft == LA_IFREG) {
+			te.type = KIMG_TAR_ENTRY_FILE;
+		} else if (ft == LA_IFDIR) {
+			te.type = KIMG_TAR_ENTRY_DIR;
+		} else if (ft == LA_IFLNK) {
+			te.type = KIMG_TAR_ENTRY_SYMLINK;
+			te.link = api.entry_symlink(e);
+		}
+		if (!te.name)
+			te.name = "";
+		te.size = api.entry_size_is_set(e) ? api.entry_size(e) : -1;
+		if ((rc = fn(ctx, ordinal, &te, &s)) != 0)
+			goto out;
+		if (s.fatal) {
+			rc = kimg_error_set(err, s.src_rc ? s.src_rc : -KIMG_EFORMAT, ordinal, "tar entry %u: %s",
+					    (unsigned)ordinal + 1, la_why(s.a));
+			goto out;
+		}
+	}
+out:
+	api.read_free(s.a);
+	return rc ? rc : (int)(ordinal > INT32_MAX ? INT32_MAX : ordinal);
 }

@@ -51,4 +51,40 @@ void kimg_tar_set_member_max(uint64_t max);
 /* The library name in use, for messages. */
 const char *kimg_tar_library(void);
 
+/* ---- streaming a tar from a source of bytes (container image layers) ----
+ *
+ * The tar (plain, gzip, zstd, ... : libarchive's filters, by content) is
+ * read once, front to back, from chunks src hands out: nothing is held but
+ * libarchive's window and what fn reads. */
+enum kimg_tar_entry_type {
+	KIMG_TAR_ENTRY_FILE = 0,
+	KIMG_TAR_ENTRY_DIR,
+	KIMG_TAR_ENTRY_SYMLINK,
+	KIMG_TAR_ENTRY_HARDLINK,
+	KIMG_TAR_ENTRY_OTHER,
+};
+struct kimg_tar_entry {
+	const char *name;            /* as stored; valid during the call */
+	const char *link;            /* SYMLINK target, HARDLINK target member; else NULL */
+	enum kimg_tar_entry_type type;
+	int64_t size;                /* -1 when not set */
+};
+struct kimg_tar_stream;
+/* Next chunk: *buf and its size, 0 at the end, or a negative error. The
+ * chunk stays valid until the next call. */
+typedef int64_t (*kimg_tar_source_fn)(void *ctx, const void **buf);
+/* Each entry, every type, in order (ordinal 0, 1, ...). fn may read the
+ * entry's data with kimg_tar_stream_read; what it leaves is skipped. A
+ * non-zero return stops the walk and is returned. */
+typedef int (*kimg_tar_entry_fn)(void *ctx, uint32_t ordinal, const struct kimg_tar_entry *e,
+				 struct kimg_tar_stream *s);
+/* Returns the number of entries, or a negative error with err set (the
+ * source's own error code when it failed; -KIMG_EFORMAT for a damaged
+ * tar or compressed stream, after the entries before the damage). */
+int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
+			 struct kimg_error *err);
+/* Up to len bytes of the current entry's data: the count (0 at its end)
+ * or -1 with err set. */
+int64_t kimg_tar_stream_read(struct kimg_tar_stream *s, void *buf, uint64_t len, struct kimg_error *err);
+
 #endif

@@ -25,6 +25,13 @@
 #   shim   LIB (libkimg.so, absolute; KIMG_LIB overrides), PROGS (the shim test
 #          programs); run NAME [VAR=VALUE...] -- CMD... runs CMD under kimg with
 #          the fake driver; loaded, has, report
+#
+# Every JSON document a test makes is checked against its schema
+# (docs/schema/, tests/schema_check.py): `run` collects each kimg-probe
+# --json output and each libkimg.so log, json_collect SCHEMA FILE any other,
+# and `finish` validates them all in one go (one "ok - schema ..." line per
+# schema, a failure per invalid document). json_valid SCHEMA FILE WHAT checks
+# one at once.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 BUILD=${BUILD:-build}
@@ -87,8 +94,64 @@ optional() { missing "$@"; }
 # (not a missing package); printed with the reason, counted, not a failure.
 skip_allowed() { T_SKIP=$((T_SKIP + 1)); printf 'SKIP (allowed) - %s: %s\n' "$1" "$2"; }
 
+# ---- JSON documents against their schemas (docs/schema/) ----
+# (JSON_DOCS=DIR from outside keeps them, for writing a schema: schema_check.py --paths)
+JSON_DOCS=${JSON_DOCS:-$TMP/json-docs}
+# json_collect SCHEMA FILE [WHAT]: FILE (copied now) is checked by finish
+# against docs/schema/SCHEMA.schema.json; SCHEMA report-lines: a libkimg.so
+# log, each '{' line a report.
+json_collect() {
+	local n
+	[ -e "$2" ] || return 0
+	mkdir -p "$JSON_DOCS"
+	n=1; [ ! -f "$JSON_DOCS/list" ] || n=$(($(wc -l <"$JSON_DOCS/list") + 1))
+	cp "$2" "$JSON_DOCS/$n" || { fail "json_collect: cannot keep $2 for the schema check"; return 0; }
+	printf '%s\t%s\t%s\n' "$1" "$JSON_DOCS/$n" "$(printf '%s' "${3:-$2}" | tr '\t\n' '  ' | head -c 300)" >>"$JSON_DOCS/list"
+}
+# json_valid SCHEMA FILE WHAT: one check, now
+json_valid() {
+	local res
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		missing python3-jsonschema "validating $3 against docs/schema/$1.schema.json"
+	elif res=$(python3 "$ROOT/tests/schema_check.py" "$1" "$2" 2>&1); then ok "$3: valid against docs/schema/$1.schema.json"
+	else fail "$3: not valid against docs/schema/$1.schema.json" "$res"; fi
+}
+# json_collect_probe CMD...: when CMD runs kimg-probe COMMAND --json, its
+# stdout ($TMP/out) is that command's document
+json_collect_probe() {
+	local a prev="" cmd="" json=false
+	for a in "$@"; do
+		if [ -z "$cmd" ]; then
+			case $prev in *kimg-probe | "${PROBE:-/nonexistent}") cmd=$a ;; esac
+			prev=$a
+			continue
+		fi
+		case $a in --) break ;; --json) json=true ;; --help | -h) return 0 ;; esac
+	done
+	case $cmd in device | scan | check | summarize | doctor) ;; *) return 0 ;; esac
+	if $json; then json_collect "$cmd" "$TMP/out" "kimg-probe $cmd (exit $rc): ${*: -3}"; fi
+}
+# The collected documents, validated (from finish).
+json_finish() {
+	local res line
+	[ -s "$JSON_DOCS/list" ] || return 0
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		missing python3-jsonschema "the JSON documents of this script against docs/schema/"
+		return 0
+	fi
+	res=$(python3 "$ROOT/tests/schema_check.py" --manifest "$JSON_DOCS/list" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) T_PASS=$((T_PASS + 1)); printf '%s\n' "$line" ;;
+		"FAIL - "*) T_FAIL=$((T_FAIL + 1)); printf '%s\n' "$line" ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done <<<"$res"
+}
+
 # Ends the script: the totals, and the status.
 finish() {
+	json_finish
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	if [ "$T_PASS" -eq 0 ]; then echo "FAIL - no check ran"; exit 1; fi
 	[ "$T_FAIL" -eq 0 ]
@@ -114,6 +177,7 @@ lib_probe() {
 run_capture() {
 	"$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
+	json_collect_probe "$@"
 }
 
 # expect_rc WANT WHAT
@@ -175,6 +239,7 @@ run_kimg() {
 	env -u KIMG_DISABLE LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" KIMG_FORMAT=json KIMG_LOG="$TMP/$name.jsonl" \
 		${envs[@]+"${envs[@]}"} "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	echo $? >"$TMP/$name.rc"
+	json_collect report-lines "$TMP/$name.jsonl" "run $name: $*"
 }
 
 # under_kimg [VAR=VALUE...] CMD...: CMD under libkimg.so with the fake

@@ -7,6 +7,7 @@
 #define KIMG_SHIM_DIAG_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
 
@@ -62,6 +63,8 @@ enum kimg_option_id {
 	KIMG_OPT_ON_ERROR,
 	KIMG_OPT_FALLBACK,
 	KIMG_OPT_AUDIT,
+	KIMG_OPT_DRIVER_LOG,
+	KIMG_OPT_PTXAS_REASON,
 	KIMG_OPT_SKIP,
 	KIMG_OPT_DISABLE,
 	KIMG_OPT_COUNT
@@ -163,6 +166,49 @@ KIMG_HIDDEN void kimg_log_write(const char *buf, size_t len);
 /* Lines for people (banner, summary): the log target in text format,
  * stderr in json format (the log then holds JSON objects only). */
 KIMG_HIDDEN void kimg_log_write_human(const char *buf, size_t len);
+
+/* ---- driver_log.c: the lines a report takes ---- */
+
+/* The lines of this thread's newest call the driver logged and no report
+ * took yet (noise lines of other codes left out), oldest first, now
+ * marked taken. Returns a mark for kimg_driver_log_settle. */
+KIMG_HIDDEN unsigned kimg_driver_log_take(struct kimg_driver_lines *out);
+
+/* The mark of this thread's next line, taking nothing. */
+KIMG_HIDDEN unsigned kimg_driver_log_mark(void);
+
+/* Every line this thread logged since mark (kimg's own driver calls during
+ * a report, the fallback's stand-in loads) is marked taken: never the
+ * safety net's. */
+KIMG_HIDDEN void kimg_driver_log_settle(unsigned mark);
+
+/* Each image-class "Returning" line no report took, with the lines of its
+ * call (image_words: one of them names an image problem), every ring's,
+ * oldest first; each is marked taken before fn sees it. For the exit. */
+typedef void (*kimg_driver_untaken_fn)(void *ctx, const char *call, int code, bool image_words,
+				       const struct kimg_driver_lines *lines);
+KIMG_HIDDEN void kimg_driver_log_for_each_untaken(kimg_driver_untaken_fn fn, void *ctx);
+
+/* A report's driver_log from the lines taken; the kernel the lines name
+ * ("Kernel (k) cannot be found", the safety net's only name), in a static
+ * buffer (under the report lock), or NULL. */
+struct kimg_report;
+KIMG_HIDDEN void kimg_driver_lines_to_report(struct kimg_report *r, const struct kimg_driver_lines *dl);
+KIMG_HIDDEN const char *kimg_driver_lines_kernel(const struct kimg_driver_lines *dl);
+
+/* ---- ptxas_reason.c ---- */
+
+/* Largest image KIMG_PTXAS_REASON compiles again. */
+#define KIMG_PTXAS_REASON_MAX_BYTES ((uint64_t)64 << 20)
+
+/* For a load the driver refused with 218 / 222 and no JIT log buffer of
+ * the program's: compile the same code once more through the real
+ * cuModuleLoadDataEx with CU_JIT_ERROR_LOG_BUFFER, unload the module if
+ * it loads after all, and copy ptxas's words (trailing blanks cut) to log.
+ * image is the code as the program gave it (a registration wrapper is
+ * followed); size its length when the caller knew it (a link input), else
+ * 0. True when there are some. Cold; under the report lock. */
+KIMG_HIDDEN bool kimg_ptxas_reason(const void *image, uint64_t size, char *log, size_t log_size);
 
 /* ---- registry.c ---- */
 

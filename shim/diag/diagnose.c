@@ -14,7 +14,12 @@
  * of arch-dispatched failures (dispatch_track.c, which never reports), the
  * writer (emit.c) and the counters (stats.c). A report audit.c holds back
  * is kept here, so that a failure's report can write it first without
- * calling back. tests/scripts/layers.sh checks it on the objects. */
+ * calling back. tests/scripts/layers.sh checks it on the objects.
+ *
+ * Past 500 lines on purpose: the one report path (failures, load events,
+ * the held report) shares the report lock, the model and the seen sets,
+ * which stay private to this file; the driver's lines and ptxas's reason
+ * live in driver_log.c and ptxas_reason.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -256,18 +261,28 @@ static void lock_reports(void)
 
 static void arm_exit_replay(void);
 
-static void diagnose(const struct kimg_failure *f)
+static void diagnose(const struct kimg_failure *f, const struct kimg_driver_lines *dl)
 {
 	struct kimg_report *r = &report;
 	struct kimg_located loc;
-	bool located = kimg_locate(f, &loc);
+	/* seen only in the driver's log (driver_log.c): no handle, no module */
+	bool net = f->driver_lines != NULL;
+	bool located = !net && kimg_locate(f, &loc);
 	uint64_t module_key = located ? kimg_module_key(loc.image, loc.path)
-				      : kimg_seen_mix((uint64_t)(uintptr_t)f->handle);
+			      : net ? kimg_seen_mix(kimg_hash_str(f->call) ^ 0x6e6574ull)
+				    : kimg_seen_mix((uint64_t)(uintptr_t)f->handle);
 	/* a program may reuse one buffer for several link inputs */
 	if (f->link && f->link->inputs && f->link->refused < f->link->n_inputs)
 		module_key = kimg_seen_mix(module_key ^ kimg_hash_str(f->link->inputs[f->link->refused].name));
-	const char *kernel = located ? loc.kernel : f->kernel;
-	bool confirm = kimg_cuda_error_needs_confirmation(f->error);
+	const char *kernel = located ? loc.kernel : net ? kimg_driver_lines_kernel(dl) : f->kernel;
+	/* a symbol API: the registered name is the variable's, not a kernel's */
+	const char *symbol = NULL;
+	if (f->symbol_lookup) {
+		symbol = f->symbol && f->symbol[0] ? f->symbol : kernel;
+		kernel = NULL;
+	}
+	/* the safety net's 500 / 98 come with the driver's words for an image problem */
+	bool confirm = !net && kimg_cuda_error_needs_confirmation(f->error);
 
 	uint64_t report_key = kimg_report_key(module_key, f->error);
 	/* already reported: count the kernel, stay quiet (not for 500/98,
@@ -279,12 +294,13 @@ static void diagnose(const struct kimg_failure *f)
 		/* the first report of this module may have been a load-time
 		 * event (shim/diag/fallback.c) that left KIMG_ON_ERROR to this failure;
 		 * after a failure's own report the process is already gone */
-		kimg_report_apply_on_error();
+		if (!net)
+			kimg_report_apply_on_error();
 		return;
 	}
 
 	/* a library probing the same module again: counted with its record */
-	if (!f->launch && !f->replay &&
+	if (!net && !f->launch && !f->replay &&
 	    !kimg_dispatch_call_is_programs(f->caller, located ? loc.image : NULL, located ? loc.path : NULL) &&
 	    kimg_dispatch_repeat(module_key, f->error))
 		return;
@@ -301,10 +317,20 @@ static void diagnose(const struct kimg_failure *f)
 	r->kernel = kernel;
 	if (kernel)
 		kimg_demangle(kernel, r->kernel_demangled, sizeof r->kernel_demangled);
+	r->symbol = symbol;
+	if (symbol)
+		kimg_demangle(symbol, r->symbol_demangled, sizeof r->symbol_demangled);
+	kimg_driver_lines_to_report(r, dl);
+	r->safety_net = net;
+	r->exit_status = net ? f->exit_status : 0;
 	if (f->link)
 		fill_link(r, f);
 	if (located)
 		load_module(r, &loc);
+	else if (net)
+		snprintf(r->module_note, sizeof r->module_note,
+			 "kimg does not hook %s: this failure was seen in the driver's log, which names no module",
+			 f->call ? f->call : "?");
 	else if (f->link && f->link->inputs)
 		snprintf(r->module_note, sizeof r->module_note,
 			 "no input of this link is in memory for kimg to read (added from files, or not remembered)");
@@ -373,6 +399,8 @@ static void diagnose(const struct kimg_failure *f)
 		r->python_count = kimg_stack_python_any(r->python, KIMG_REPORT_MAX_FRAMES, r->python_note, sizeof r->python_note);
 	}
 	kimg_report_fill_process(&r->process);
+	if (located && (f->error == 218 || f->error == 222) && !r->jit_log[0] && kimg_opts.ptxas_reason)
+		r->jit_log_by_kimg = kimg_ptxas_reason(loc.image, loc.size, r->jit_log, sizeof r->jit_log);
 
 	count_kernel(module_key, kernel);
 	if (kimg_seen_insert(&failed_modules, module_key))
@@ -380,7 +408,7 @@ static void diagnose(const struct kimg_failure *f)
 	kimg_report_emit(r);
 	/* at exit the process is failing already: KIMG_ON_ERROR must not
 	 * change its status */
-	if (!f->replay)
+	if (!f->replay && !net)
 		kimg_report_apply_on_error();
 }
 
@@ -503,10 +531,23 @@ void kimg_report_failure(const struct kimg_failure *f)
 	kimg_report_flush_held();
 	int saved_errno = errno;
 	kimg_in_diagnosis++;
+	/* first, before kimg's own driver calls log anything: the driver's
+	 * lines of this call on this thread (none for a replay: its call was
+	 * long ago) */
+	struct kimg_driver_lines taken;
+	const struct kimg_driver_lines *dl = f->driver_lines;
+	unsigned mark = 0;
+	bool own_lines = !dl && !f->replay;
+	if (own_lines) {
+		mark = kimg_driver_log_take(&taken);
+		dl = &taken;
+	}
 	lock_reports();
 	forget_parent_after_fork();
-	diagnose(f);
+	diagnose(f, dl);
 	pthread_mutex_unlock(&report_lock);
+	if (own_lines)
+		kimg_driver_log_settle(mark);
 	kimg_in_diagnosis--;
 	errno = saved_errno;
 }

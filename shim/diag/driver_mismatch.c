@@ -72,28 +72,47 @@ static void emit(const char *call, int error, int requested, int driver)
 			 "remove the cuda-compat libraries from the library path and upgrade the driver itself%s%s%s, "
 			 "or use a build of the program for CUDA %s or older",
 			 v.min_driver ? " to >= " : "", v.min_driver ? v.min_driver : "", v.min_driver ? "" : "", drv);
+	} else if (major <= 0) {
+		/* cuInit's 35 before any runtime asked for a version: which CUDA
+		 * the program needs is not known here, so no package is named
+		 * (it once read "cuda-compat--1-0" and "cuda-0.0") */
+		what = "the program's CUDA runtime is newer than the driver supports";
+		snprintf(fix, sizeof fix,
+			 "upgrade the driver to one of the program's CUDA version or newer; or, on data-center GPUs, "
+			 "install the cuda-compat package of that version and put its compat directory on "
+			 "LD_LIBRARY_PATH (forward compatibility); or use a build of the program for CUDA %s or older",
+			 drv);
 	} else {
 		what = "the program's CUDA runtime is newer than the driver supports";
 		snprintf(fix, sizeof fix,
 			 "upgrade the driver to >= %s (%s or newer); or, on data-center GPUs, install %s and put "
 			 "/usr/local/cuda-%d.%d/compat on LD_LIBRARY_PATH (forward compatibility); or use a build "
 			 "of the program for CUDA %s or older",
-			 v.min_driver ? v.min_driver : "?", v.branch ? v.branch : "a newer branch", compat,
-			 major > 0 ? major : 0, minor > 0 ? minor : 0, drv);
+			 v.min_driver ? v.min_driver : "?", v.branch ? v.branch : "a newer branch", compat, major,
+			 minor > 0 ? minor : 0, drv);
 	}
-	char buf[2048];
+	char buf[2048], host[300] = "null", rank[24] = "null";
 	int n;
 	json_escape(kimg_env.program, name, sizeof name);
+	/* host and rank as in the image reports, so summarize groups the ranks */
+	if (kimg_env.host[0]) {
+		host[0] = '"';
+		json_escape(kimg_env.host, host + 1, sizeof host - 2);
+		strcat(host, "\"");
+	}
+	if (kimg_env.rank >= 0)
+		snprintf(rank, sizeof rank, "%ld", kimg_env.rank);
 	if (kimg_opts.format == KIMG_FORMAT_JSON) {
 		n = snprintf(buf, sizeof buf,
 			     "{\"kimg_version\":\"" KIMG_VERSION "\",\"report\":\"driver_mismatch\",\"error\":{\"code\":%d,\"name\":%s%s%s},\"call\":\"%s\","
 			     "\"runtime_cuda_version\":%s%s%s,\"driver_cuda_version\":%s%s%s,\"min_driver\":%s%s%s,"
-			     "\"why\":\"%s\",\"fix\":\"%s\",\"process\":{\"program\":\"%s\",\"pid\":%ld}}\n",
+			     "\"why\":\"%s\",\"fix\":\"%s\",\"process\":{\"program\":\"%s\",\"pid\":%ld,\"host\":%s,"
+			     "\"rank\":%s}}\n",
 			     error, ename ? "\"" : "", ename ? ename : "null", ename ? "\"" : "", call,
 			     requested > 0 ? "\"" : "", requested > 0 ? req : "null", requested > 0 ? "\"" : "",
 			     driver > 0 ? "\"" : "", driver > 0 ? drv : "null", driver > 0 ? "\"" : "",
 			     v.min_driver ? "\"" : "", v.min_driver ? v.min_driver : "null", v.min_driver ? "\"" : "",
-			     what, fix, name, (long)getpid());
+			     what, fix, name, (long)getpid(), host, rank);
 	} else {
 		n = snprintf(buf, sizeof buf,
 			     "kimg: %s: CUDA %s runtime, driver supports CUDA %s -> error %d%s%s%s\n"

@@ -213,6 +213,9 @@ bool kimg_load_intercept(const struct kimg_load_req *req, kimg_load_fn load, voi
 	struct kimg_device d;
 	bool handled = false, decided = false;
 	int saved = errno;
+	/* the stand-in's own load may fail and be logged by the driver: kimg's
+	 * call, never the safety net's (driver_log.c) */
+	unsigned log_mark = kimg_driver_log_mark();
 	memset(&m.file, 0, sizeof m.file);
 	if (!handle || kimg_load_module_read(&m, req->call, req->image, req->path) < 0 || !kimg_load_device(&d))
 		goto out; /* unreadable code or no device facts: the driver decides alone */
@@ -250,6 +253,7 @@ bool kimg_load_intercept(const struct kimg_load_req *req, kimg_load_fn load, voi
 		kimg_audit_check(&m, &d);
 out:
 	kimg_load_module_close(&m);
+	kimg_driver_log_settle(log_mark);
 	errno = saved;
 	return handled;
 }

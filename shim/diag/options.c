@@ -293,6 +293,11 @@ const struct kimg_option kimg_option_table[KIMG_OPT_COUNT] = {
 				"GLOB has an unclosed '[' or ends in a lone backslash (no fallback)" },
 	[KIMG_OPT_AUDIT] = { KIMG_OPT_AUDIT, "KIMG_AUDIT", KIMG_OPT_BOOL, "0", NULL, OPT_FIELD(audit), 0, 0,
 			     BOOL_EXPECTED, NULL, NULL, NULL, NULL },
+	/* on by default: docs/loading.md section 11 (the driver's error log) */
+	[KIMG_OPT_DRIVER_LOG] = { KIMG_OPT_DRIVER_LOG, "KIMG_DRIVER_LOG", KIMG_OPT_BOOL, "1", NULL,
+				  OPT_FIELD(driver_log), 0, 0, BOOL_EXPECTED, NULL, NULL, NULL, NULL },
+	[KIMG_OPT_PTXAS_REASON] = { KIMG_OPT_PTXAS_REASON, "KIMG_PTXAS_REASON", KIMG_OPT_BOOL, "1", NULL,
+				    OPT_FIELD(ptxas_reason), 0, 0, BOOL_EXPECTED, NULL, NULL, NULL, NULL },
 	[KIMG_OPT_SKIP] = { KIMG_OPT_SKIP, "KIMG_SKIP", KIMG_OPT_TEXT, KIMG_DEFAULT_SKIP, NULL, 0, 0, 0, NULL,
 			    parse_skip, show_skip, NULL, NULL, NULL },
 	/* parsed before KIMG_SKIP is applied and never in secure mode, so
@@ -408,6 +413,9 @@ int kimg_options_parse(char *const *envp, const struct kimg_options_ctx *ctx, st
 	memset(o, 0, sizeof *o);
 	memset(env, 0, sizeof *env);
 	copy_str(env->skip, sizeof env->skip, default_skip);
+	/* the rows whose default is on (their default_text says "1") */
+	o->driver_log = true;
+	o->ptxas_reason = true;
 	if (warn_buf && warn_size)
 		warn_buf[0] = '\0';
 	if (ctx->secure) {

@@ -56,6 +56,8 @@ const struct kimg_driver_api *kimg_driver_real(void)
 		driver_api.cuDeviceGetAttribute = (CUresult_t(*)(int *, int, int))driver_fn("cuDeviceGetAttribute");
 		driver_api.cuModuleUnload = (CUresult_t(*)(void *))driver_fn("cuModuleUnload");
 		driver_api.cuLibraryUnload = (CUresult_t(*)(void *))driver_fn("cuLibraryUnload");
+		driver_api.cuModuleLoadDataEx =
+			(CUresult_t(*)(void **, const void *, unsigned, int *, void **))driver_fn("cuModuleLoadDataEx");
 		atomic_store_explicit(&driver_api_state, 2, memory_order_release);
 		return &driver_api;
 	}

@@ -28,6 +28,8 @@ typedef int cudaError_t;
 #define KIMG_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2
 #define KIMG_GET_PROC_ADDRESS_V2_VERSION 12000 /* "cuGetProcAddress" >= this is the 5-arg _v2 */
 #define KIMG_LINK_V2_VERSION 6050 /* cuLink{Create,AddData,AddFile}_v2 since CUDA 6.5 (same ABI) */
+#define KIMG_MODULE_GET_GLOBAL_V2_VERSION 3020 /* cuModuleGetGlobal_v2: 64-bit pointer and size */
+#define KIMG_LOGS_VERSION 12090   /* cuLogsRegisterCallback: CUDA 12.9 */
 
 struct kimg_dim3 { unsigned x, y, z; };
 
@@ -61,6 +63,15 @@ enum kimg_hook_id {
 	KIMG_HOOK_cuLinkComplete,
 	KIMG_HOOK_cuLinkDestroy,
 	KIMG_HOOK_cuInit,               /* hook_init.c: 803 / 804 (diag/driver_mismatch.c) */
+	/* symbol and variable lookups (hook_symbols.c): CUDA 13 fails a
+	 * library's first lookup of any kind, these included ([V] 209 from
+	 * cuLibraryGetGlobal for a program that fills a __constant__ table
+	 * before its first launch) */
+	KIMG_HOOK_cuLibraryGetGlobal,
+	KIMG_HOOK_cuLibraryGetManaged,
+	KIMG_HOOK_cuLibraryGetUnifiedFunction,
+	KIMG_HOOK_cuModuleGetGlobal,    /* CUDA 2.0 ABI: 32-bit pointer and size */
+	KIMG_HOOK_cuModuleGetGlobal_v2, /* what cuda.h names cuModuleGetGlobal, from 3020 */
 	/* shared cudart (hook_runtime.c) */
 	KIMG_HOOK___cudaRegisterFatBinary,
 	KIMG_HOOK___cudaRegisterFunction,
@@ -76,6 +87,21 @@ enum kimg_hook_id {
 	KIMG_HOOK_cudaGetDriverEntryPoint_ptsz,
 	KIMG_HOOK_cudaGetDriverEntryPointByVersion,
 	KIMG_HOOK_cudaGetDriverEntryPointByVersion_ptsz,
+	/* the runtime's symbol APIs (hook_runtime.c): a variable's host
+	 * shadow -> its registration, and the calls that reach
+	 * cuLibraryGetGlobal with it */
+	KIMG_HOOK___cudaRegisterVar,
+	KIMG_HOOK___cudaRegisterManagedVar,
+	KIMG_HOOK_cudaMemcpyToSymbol,
+	KIMG_HOOK_cudaMemcpyToSymbol_ptds,
+	KIMG_HOOK_cudaMemcpyFromSymbol,
+	KIMG_HOOK_cudaMemcpyFromSymbol_ptds,
+	KIMG_HOOK_cudaMemcpyToSymbolAsync,
+	KIMG_HOOK_cudaMemcpyToSymbolAsync_ptsz,
+	KIMG_HOOK_cudaMemcpyFromSymbolAsync,
+	KIMG_HOOK_cudaMemcpyFromSymbolAsync_ptsz,
+	KIMG_HOOK_cudaGetSymbolAddress,
+	KIMG_HOOK_cudaGetSymbolSize,
 	KIMG_HOOK_cudaRuntimeGetVersion,  /* the runtime's CUDA version against the driver (diag/driver_mismatch.c) */
 	KIMG_HOOK_COUNT
 };
@@ -132,6 +158,12 @@ KIMG_HIDDEN CUresult kimg_w_cuLinkAddFile_v2(KIMG_LINK_ADD_FILE_ARGS);
 KIMG_HIDDEN CUresult kimg_w_cuLinkComplete(CUhandle state, void **cubin, size_t *size);
 KIMG_HIDDEN CUresult kimg_w_cuLinkDestroy(CUhandle state);
 KIMG_HIDDEN CUresult kimg_w_cuInit(unsigned flags);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryGetGlobal(unsigned long long *dptr, size_t *bytes, CUhandle lib, const char *name);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryGetManaged(unsigned long long *dptr, size_t *bytes, CUhandle lib, const char *name);
+KIMG_HIDDEN CUresult kimg_w_cuLibraryGetUnifiedFunction(void **fptr, CUhandle lib, const char *symbol);
+KIMG_HIDDEN CUresult kimg_w_cuModuleGetGlobal(unsigned *dptr, unsigned *bytes, CUhandle mod, const char *name);
+KIMG_HIDDEN CUresult kimg_w_cuModuleGetGlobal_v2(unsigned long long *dptr, size_t *bytes, CUhandle mod,
+						 const char *name);
 KIMG_HIDDEN cudaError_t kimg_w_cudaRuntimeGetVersion(int *version);
 KIMG_HIDDEN void **kimg_w___cudaRegisterFatBinary(void *fat_cubin);
 KIMG_HIDDEN void kimg_w___cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun,
@@ -160,10 +192,41 @@ KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion(const char *sym,
 								unsigned long long flags, int *status);
 KIMG_HIDDEN cudaError_t kimg_w_cudaGetDriverEntryPointByVersion_ptsz(const char *sym, void **pfn, unsigned version,
 								     unsigned long long flags, int *status);
+#define KIMG_REGISTER_VAR_ARGS void **handle, char *host_var, char *device_address, const char *device_name, \
+	int ext, size_t size, int constant, int global
+KIMG_HIDDEN void kimg_w___cudaRegisterVar(KIMG_REGISTER_VAR_ARGS);
+KIMG_HIDDEN void kimg_w___cudaRegisterManagedVar(void **handle, void **host_var_ptr, char *device_address,
+						 const char *device_name, int ext, size_t size, int constant,
+						 int global);
+#define KIMG_TO_SYMBOL_ARGS const void *symbol, const void *src, size_t count, size_t offset, int kind
+#define KIMG_FROM_SYMBOL_ARGS void *dst, const void *symbol, size_t count, size_t offset, int kind
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyToSymbol(KIMG_TO_SYMBOL_ARGS);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyToSymbol_ptds(KIMG_TO_SYMBOL_ARGS);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyFromSymbol(KIMG_FROM_SYMBOL_ARGS);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyFromSymbol_ptds(KIMG_FROM_SYMBOL_ARGS);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyToSymbolAsync(KIMG_TO_SYMBOL_ARGS, CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyToSymbolAsync_ptsz(KIMG_TO_SYMBOL_ARGS, CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyFromSymbolAsync(KIMG_FROM_SYMBOL_ARGS, CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaMemcpyFromSymbolAsync_ptsz(KIMG_FROM_SYMBOL_ARGS, CUhandle stream);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetSymbolAddress(void **dev_ptr, const void *symbol);
+KIMG_HIDDEN cudaError_t kimg_w_cudaGetSymbolSize(size_t *size, const void *symbol);
 
 /* The CU_JIT_ERROR_LOG_BUFFER / _SIZE_BYTES pair among JIT options
  * (hook_link.c): *log NULL and *size 0 when the program gave none. */
 KIMG_HIDDEN void kimg_jit_log_option(unsigned n, const int *opts, void *const *vals, const char **log, size_t *size);
+
+/* A failed driver call with an image-class result (hook_driver.c): hand
+ * it to the diagnosis, errno kept. symbol: the variable or function a
+ * symbol lookup named (hook_symbols.c), else NULL. */
+KIMG_HIDDEN KIMG_COLD void kimg_hook_driver_fail(const char *call, CUresult r, const char *kernel, const char *symbol,
+						 enum kimg_handle_kind kind, const void *handle, const void *caller);
+
+/* ---- hook_logs.c: the driver's error log ----
+ * Register kimg's callback with the driver once (cuLogsRegisterCallback,
+ * resolved through the real cuGetProcAddress at 12090; a driver without it:
+ * nothing happens). Called where kimg first meets the driver: cuInit and
+ * the first answered cuGetProcAddress. Cheap after the first call. */
+KIMG_HIDDEN void kimg_hook_logs_attach(void);
 
 /* ---- resolve.c (kimg_real_dlsym itself is an up-call: shim/diag.h) ---- */
 

@@ -17,8 +17,9 @@
 
 /* caller: the wrapper's return address (whose call it was, for
  * dispatch_track.h); launch: a launch, never a library's probe. */
-static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enum kimg_handle_kind kind,
-			   const void *handle, const void *image, const char *path, const void *caller, bool launch)
+static KIMG_COLD void fail_with(const char *call, CUresult r, const char *kernel, const char *symbol,
+				enum kimg_handle_kind kind, const void *handle, const void *image, const char *path,
+				const void *caller, bool launch)
 {
 	int saved = errno;
 	kimg_shim_ensure_init();
@@ -26,12 +27,25 @@ static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enu
 	 * module's images (cuda_errors.h) before reporting. */
 	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
 		struct kimg_failure f = {
-			.call = call, .error = r, .kernel = kernel, .handle_kind = kind,
-			.handle = handle, .image = image, .path = path, .caller = caller, .launch = launch,
+			.call = call, .error = r, .kernel = kernel, .symbol = symbol, .symbol_lookup = symbol != NULL,
+			.handle_kind = kind, .handle = handle, .image = image, .path = path, .caller = caller,
+			.launch = launch,
 		};
 		kimg_report_failure(&f); /* sets kimg_in_diagnosis itself */
 	}
 	errno = saved;
+}
+
+static KIMG_COLD void fail(const char *call, CUresult r, const char *kernel, enum kimg_handle_kind kind,
+			   const void *handle, const void *image, const char *path, const void *caller, bool launch)
+{
+	fail_with(call, r, kernel, NULL, kind, handle, image, path, caller, launch);
+}
+
+void kimg_hook_driver_fail(const char *call, CUresult r, const char *kernel, const char *symbol,
+			   enum kimg_handle_kind kind, const void *handle, const void *caller)
+{
+	fail_with(call, r, kernel, symbol, kind, handle, NULL, NULL, caller, false);
 }
 
 /* cuModuleLoadDataEx with JIT options: the driver's error log joins the report. */
@@ -361,6 +375,9 @@ static CUresult proc_finish(CUresult r, const char *sym, void **pfn, int version
 	kimg_shim_ensure_init();
 	if (kimg_hooks_active())
 		kimg_driver_mismatch_note_request(version, "cuGetProcAddress");
+	/* the driver is loaded and answering: its error log can be joined now */
+	if (r == KIMG_CUDA_SUCCESS)
+		kimg_hook_logs_attach();
 	if (r == KIMG_CUDA_SUCCESS && sym && pfn && *pfn) {
 		kimg_shim_ensure_init();
 		if (kimg_hooks_active())

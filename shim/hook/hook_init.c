@@ -10,6 +10,9 @@ CUresult kimg_w_cuInit(unsigned flags)
 	CUresult (*real)(unsigned) = (CUresult(*)(unsigned))kimg_hook_get(KIMG_HOOK_cuInit);
 	if (KIMG_UNLIKELY(!real))
 		return KIMG_CUDA_ERROR_NOT_INITIALIZED;
+	/* before the real call: the log takes callbacks before cuInit [V], and
+	 * cuInit's own failures are then in it */
+	kimg_hook_logs_attach();
 	CUresult r = real(flags);
 	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS)) {
 		kimg_shim_ensure_init();

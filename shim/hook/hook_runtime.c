@@ -152,6 +152,22 @@ static KIMG_COLD void fail(const char *call, cudaError_t r, const void *stub, co
 	errno = saved;
 }
 
+/* A symbol API failed: the name the registry holds for the host shadow
+ * is the variable's (diagnose.c reports it as the symbol). */
+static KIMG_COLD void fail_symbol(const char *call, cudaError_t r, const void *symbol, const void *caller)
+{
+	int saved = errno;
+	kimg_shim_ensure_init();
+	if (kimg_hooks_active() && kimg_cuda_error_is_image_class(r)) {
+		struct kimg_failure f = {
+			.call = call, .error = r, .handle_kind = KIMG_HANDLE_HOST_STUB, .handle = symbol,
+			.symbol_lookup = true, .caller = caller,
+		};
+		kimg_report_failure(&f);
+	}
+	errno = saved;
+}
+
 /* ---- registration (once per module / kernel, at start-up) ---- */
 
 static void **register_fatbin(void *real, void *fat_cubin)
@@ -167,6 +183,9 @@ static void **register_fatbin(void *real, void *fat_cubin)
 		 * loaded the driver by now, so the audit can ask it */
 		if (KIMG_UNLIKELY(kimg_opts.audit))
 			kimg_audit_registration(fat_cubin);
+		/* the runtime has the driver now, through a table kimg may never
+		 * see (cudaGetDriverEntryPoint's): its log is joined here too */
+		kimg_hook_logs_attach();
 	}
 	return handle;
 }
@@ -188,6 +207,37 @@ static void register_function(void *real, void **handle, const char *host_fun, c
 		 * (cuLibraryGetKernel); device_name is often the same string. */
 		struct kimg_origin o = { .parent = handle, .name = device_fun ? device_fun : device_name };
 		kimg_registry_add(KIMG_HANDLE_HOST_STUB, host_fun, &o);
+	}
+}
+
+/* A variable's host shadow (what cudaMemcpyToSymbol receives) -> its
+ * registration and device name, as a kernel's host stub. nvcc passes the
+ * device name twice (deviceAddress and deviceName). */
+static void register_var(void *real, void **handle, char *host_var, char *device_address, const char *device_name,
+			 int ext, size_t size, int constant, int global)
+{
+	if (KIMG_UNLIKELY(!real))
+		return;
+	((void (*)(void **, char *, char *, const char *, int, size_t, int, int))real)(
+		handle, host_var, device_address, device_name, ext, size, constant, global);
+	kimg_shim_ensure_init();
+	if (host_var && kimg_hooks_active()) {
+		struct kimg_origin o = { .parent = handle, .name = device_address ? device_address : device_name };
+		kimg_registry_add(KIMG_HANDLE_HOST_STUB, host_var, &o);
+	}
+}
+
+static void register_managed_var(void *real, void **handle, void **host_var_ptr, char *device_address,
+				 const char *device_name, int ext, size_t size, int constant, int global)
+{
+	if (KIMG_UNLIKELY(!real))
+		return;
+	((void (*)(void **, void **, char *, const char *, int, size_t, int, int))real)(
+		handle, host_var_ptr, device_address, device_name, ext, size, constant, global);
+	kimg_shim_ensure_init();
+	if (host_var_ptr && kimg_hooks_active()) {
+		struct kimg_origin o = { .parent = handle, .name = device_address ? device_address : device_name };
+		kimg_registry_add(KIMG_HANDLE_HOST_STUB, host_var_ptr, &o);
 	}
 }
 
@@ -237,6 +287,71 @@ static inline cudaError_t func_by_symbol(void *real, void **fn, const void *symb
 	cudaError_t r = ((cudaError_t(*)(void **, const void *))real)(fn, symbol);
 	if (KIMG_UNLIKELY(r != KIMG_CUDA_SUCCESS))
 		fail("cudaGetFuncBySymbol", r, symbol, caller, false);
+	return r;
+}
+
+/* The symbol APIs: their first call on a module reaches cuLibraryGetGlobal
+ * (hook_symbols.c, which reports first when the runtime's driver calls
+ * pass through kimg); the report here covers a runtime whose driver table
+ * kimg never saw, and deduplicates against that one (same module). */
+typedef cudaError_t (*to_symbol_fn)(const void *, const void *, size_t, size_t, int);
+typedef cudaError_t (*from_symbol_fn)(void *, const void *, size_t, size_t, int);
+typedef cudaError_t (*to_symbol_async_fn)(const void *, const void *, size_t, size_t, int, CUhandle);
+typedef cudaError_t (*from_symbol_async_fn)(void *, const void *, size_t, size_t, int, CUhandle);
+
+#define SYMBOL_RESULT(call, r, symbol)                                                   	do {                                                                             		if (KIMG_UNLIKELY((r) != KIMG_CUDA_SUCCESS))                             			fail_symbol(call, r, symbol, __builtin_return_address(0));       	} while (0)
+
+static inline __attribute__((always_inline)) cudaError_t to_symbol(const char *call, void *real, KIMG_TO_SYMBOL_ARGS)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((to_symbol_fn)real)(symbol, src, count, offset, kind);
+	SYMBOL_RESULT(call, r, symbol);
+	return r;
+}
+
+static inline __attribute__((always_inline)) cudaError_t from_symbol(const char *call, void *real, KIMG_FROM_SYMBOL_ARGS)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((from_symbol_fn)real)(dst, symbol, count, offset, kind);
+	SYMBOL_RESULT(call, r, symbol);
+	return r;
+}
+
+static inline __attribute__((always_inline)) cudaError_t to_symbol_async(const char *call, void *real, KIMG_TO_SYMBOL_ARGS, CUhandle stream)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((to_symbol_async_fn)real)(symbol, src, count, offset, kind, stream);
+	SYMBOL_RESULT(call, r, symbol);
+	return r;
+}
+
+static inline __attribute__((always_inline)) cudaError_t from_symbol_async(const char *call, void *real, KIMG_FROM_SYMBOL_ARGS, CUhandle stream)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((from_symbol_async_fn)real)(dst, symbol, count, offset, kind, stream);
+	SYMBOL_RESULT(call, r, symbol);
+	return r;
+}
+
+static inline __attribute__((always_inline)) cudaError_t symbol_address(void *real, void **dev_ptr, const void *symbol)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((cudaError_t(*)(void **, const void *))real)(dev_ptr, symbol);
+	SYMBOL_RESULT("cudaGetSymbolAddress", r, symbol);
+	return r;
+}
+
+static inline __attribute__((always_inline)) cudaError_t symbol_size(void *real, size_t *size, const void *symbol)
+{
+	if (KIMG_UNLIKELY(!real))
+		return KIMG_CUDA_ERROR_INSUFFICIENT_DRIVER;
+	cudaError_t r = ((cudaError_t(*)(size_t *, const void *))real)(size, symbol);
+	SYMBOL_RESULT("cudaGetSymbolSize", r, symbol);
 	return r;
 }
 
@@ -333,6 +448,25 @@ static cudaError_t runtime_version(void *real, int *version)
 }
 #define ROW_RUNTIME_VERSION(name) cudaError_t, name, (int *version), return, runtime_version(real, version)
 
+#define ROW_REGISTER_VAR(name) \
+	void, name, (KIMG_REGISTER_VAR_ARGS), , \
+	register_var(real, handle, host_var, device_address, device_name, ext, size, constant, global)
+#define ROW_REGISTER_MANAGED_VAR(name)                                                                          \
+	void, name,                                                                                             \
+	(void **handle, void **host_var_ptr, char *device_address, const char *device_name, int ext, size_t size, \
+	 int constant, int global), ,                                                                           \
+	register_managed_var(real, handle, host_var_ptr, device_address, device_name, ext, size, constant, global)
+#define ROW_TO_SYMBOL(name) \
+	cudaError_t, name, (KIMG_TO_SYMBOL_ARGS), return, to_symbol(#name, real, symbol, src, count, offset, kind)
+#define ROW_FROM_SYMBOL(name) \
+	cudaError_t, name, (KIMG_FROM_SYMBOL_ARGS), return, from_symbol(#name, real, dst, symbol, count, offset, kind)
+#define ROW_TO_SYMBOL_ASYNC(name)                                         \
+	cudaError_t, name, (KIMG_TO_SYMBOL_ARGS, CUhandle stream), return, \
+	to_symbol_async(#name, real, symbol, src, count, offset, kind, stream)
+#define ROW_FROM_SYMBOL_ASYNC(name)                                         \
+	cudaError_t, name, (KIMG_FROM_SYMBOL_ARGS, CUhandle stream), return, \
+	from_symbol_async(#name, real, dst, symbol, count, offset, kind, stream)
+
 /* Indirection so a ROW_* list is split into RT_HOOK's arguments. */
 #define RT_HOOK_(...) RT_HOOK(__VA_ARGS__)
 
@@ -350,4 +484,17 @@ RT_HOOK_(ROW_ENTRY(cudaGetDriverEntryPoint, false))
 RT_HOOK_(ROW_ENTRY(cudaGetDriverEntryPoint_ptsz, true))
 RT_HOOK_(ROW_ENTRY_VER(cudaGetDriverEntryPointByVersion, false))
 RT_HOOK_(ROW_ENTRY_VER(cudaGetDriverEntryPointByVersion_ptsz, true))
+RT_HOOK_(ROW_REGISTER_VAR(__cudaRegisterVar))
+RT_HOOK_(ROW_REGISTER_MANAGED_VAR(__cudaRegisterManagedVar))
+RT_HOOK_(ROW_TO_SYMBOL(cudaMemcpyToSymbol))
+RT_HOOK_(ROW_TO_SYMBOL(cudaMemcpyToSymbol_ptds))
+RT_HOOK_(ROW_FROM_SYMBOL(cudaMemcpyFromSymbol))
+RT_HOOK_(ROW_FROM_SYMBOL(cudaMemcpyFromSymbol_ptds))
+RT_HOOK_(ROW_TO_SYMBOL_ASYNC(cudaMemcpyToSymbolAsync))
+RT_HOOK_(ROW_TO_SYMBOL_ASYNC(cudaMemcpyToSymbolAsync_ptsz))
+RT_HOOK_(ROW_FROM_SYMBOL_ASYNC(cudaMemcpyFromSymbolAsync))
+RT_HOOK_(ROW_FROM_SYMBOL_ASYNC(cudaMemcpyFromSymbolAsync_ptsz))
+RT_HOOK_(cudaError_t, cudaGetSymbolAddress, (void **dev_ptr, const void *symbol), return,
+	 symbol_address(real, dev_ptr, symbol))
+RT_HOOK_(cudaError_t, cudaGetSymbolSize, (size_t *size, const void *symbol), return, symbol_size(real, size, symbol))
 RT_HOOK_(ROW_RUNTIME_VERSION(cudaRuntimeGetVersion))

@@ -24,6 +24,22 @@
  *                     9.0"), so tests see which code ran (the fallback's
  *                     stand-in, or the SASS)
  *   CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT as the real driver reads them.
+ *   FAKE_CUDA_NO_LOGS  1: a driver older than 12.9: cuGetProcAddress knows no
+ *                     cuLogs* name (the exports stay, as a stub would have them)
+ *   FAKE_CUDA_LOG_NOISE  lines of healthy-run noise cuInit logs (default 6:
+ *                     "Returning 201 (CUDA_ERROR_INVALID_CONTEXT) from
+ *                     cuCtxGetDevice_v2", as in a PyTorch run [V]); 0: none
+ *   CUDA_LOG_FILE     the driver's own log file: every message is appended,
+ *                     one line each, as the real driver does (stdout/stderr too)
+ * The error log (cuLogsRegisterCallback, CUDA 12.9+) carries the driver's
+ * words as measured on an H200 with driver 580.159.04 [V]: for code that
+ * does not fit, "No device code available for GPU ISA 90", for a kernel
+ * "Kernel (NAME) cannot be found in library due to compilation error", for
+ * rejected PTX "JIT compilation failed", and for every failing entry point
+ * "Returning N (CUDA_ERROR_X) from FN" last. Callbacks run synchronously on
+ * the failing thread; several coexist. Around each one the stand-in arms
+ * failalloc_arm (tests/shim/progs/failalloc.c) when that is loaded, so a
+ * test can see an allocation made inside a callback.
  * Its "JIT" accepts PTX the guide's rules accept (target not above the device,
  * .version not above the driver's ISA) and rejects, with 218, PTX that
  * contains the text FAKE_JIT_REJECT: the stand-in for instructions the
@@ -37,6 +53,7 @@
  *
  * Built once, by make (tests/fake_cuda/fake.mk: $(BUILD)/fake_cuda/libcuda.so.1);
  * every test takes it from there. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +212,71 @@ static int has_kernel(const struct obj *o, const char *name)
 
 #define ENTER(name) (last_call = (name))
 
+/* ---- the error log (cuLogs*, see the top) ---- */
+
+typedef void (*log_callback)(void *data, int level, char *message, size_t length);
+#define MAX_LOG_CALLBACKS 8
+static struct { log_callback fn; void *data; } log_callbacks[MAX_LOG_CALLBACKS];
+static unsigned log_serial; /* cuLogsCurrent's iterator: messages so far */
+/* A failing allocator's switch, when one is preloaded (weak: absent = NULL). */
+extern void failalloc_arm(int on) __attribute__((weak));
+static const char *error_name(int code);
+
+static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fake_log(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	size_t len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+	log_serial++;
+	const char *file = getenv("CUDA_LOG_FILE");
+	if (file && *file) {
+		FILE *f = strcmp(file, "stdout") == 0 ? stdout : strcmp(file, "stderr") == 0 ? stderr : fopen(file, "a");
+		if (f) {
+			fprintf(f, "%s\n", msg);
+			if (f != stdout && f != stderr)
+				fclose(f);
+			else
+				fflush(f);
+		}
+	}
+	for (int i = 0; i < MAX_LOG_CALLBACKS; i++) {
+		if (!log_callbacks[i].fn)
+			continue;
+		if (failalloc_arm)
+			failalloc_arm(1);
+		log_callbacks[i].fn(log_callbacks[i].data, 0, msg, len);
+		if (failalloc_arm)
+			failalloc_arm(0);
+	}
+}
+
+/* The last line of every failing entry point, as the driver words it. */
+static CUresult log_return(const char *fn, CUresult rc)
+{
+	if (rc != 0) {
+		const char *name = error_name(rc);
+		fake_log("Returning %d (%s) from %s", rc, name ? name : "CUDA_ERROR_UNKNOWN", fn);
+	}
+	return rc;
+}
+
+/* What the driver says before the "Returning" line of a code that does not fit. */
+static void log_why(int err, const char *kernel)
+{
+	if (err == 209)
+		fake_log("No device code available for GPU ISA %d", env_int("FAKE_CUDA_SM", 90));
+	else if (err == 218 || err == 222)
+		fake_log("JIT compilation failed");
+	if (err && kernel)
+		fake_log("Kernel (%s) cannot be found in library due to compilation error", kernel);
+}
+
 /* ---- device and context ---- */
 
 static int initialised;
@@ -206,6 +288,10 @@ FAKE_API CUresult cuInit(unsigned flags)
 		return env_int("FAKE_CUDA_INIT_ERROR", 0);
 	if (env_int("FAKE_CUDA_COUNT", 1) <= 0)
 		return 100; /* CUDA_ERROR_NO_DEVICE */
+	/* the noise of a healthy run: the driver asks for a context before
+	 * there is one ([V] six of these in a PyTorch run) */
+	for (int i = env_int("FAKE_CUDA_LOG_NOISE", 6); i > 0; i--)
+		log_return("cuCtxGetDevice_v2", 201);
 	initialised = 1;
 	return 0;
 }
@@ -304,6 +390,15 @@ FAKE_API CUresult cuCtxCreate_v2(void **ctx, unsigned flags, int dev)
 	return cuDevicePrimaryCtxRetain(ctx, dev);
 }
 
+/* ptxas's words for a refusal (the real JIT's, shortened): what only
+ * CU_JIT_ERROR_LOG_BUFFER carries, never the error log. */
+static const char *jit_reason(int err)
+{
+	return err == 222 ? "Unsupported .version; current version is the driver's"
+	       : err == 218 ? "SM version specified by .target is higher than default SM version assumed"
+	       : "no kernel image for this device";
+}
+
 /* ---- modules: errors at load ---- */
 
 static CUresult module_from(void **mod, const uint8_t *code, uint64_t size, uint8_t *owned)
@@ -315,6 +410,7 @@ static CUresult module_from(void **mod, const uint8_t *code, uint64_t size, uint
 	int err = decide(code, size, NULL);
 	if (err) {
 		free(owned);
+		log_why(err, NULL);
 		return err;
 	}
 	*mod = obj_new(OBJ_MODULE, 0, code, size, owned);
@@ -327,8 +423,8 @@ FAKE_API CUresult cuModuleLoad(void **mod, const char *fname)
 	uint64_t size = 0;
 	uint8_t *buf = read_file(fname, &size);
 	if (!buf)
-		return 301; /* CUDA_ERROR_FILE_NOT_FOUND */
-	return module_from(mod, buf, size, buf);
+		return log_return("cuModuleLoad", 301); /* CUDA_ERROR_FILE_NOT_FOUND */
+	return log_return("cuModuleLoad", module_from(mod, buf, size, buf));
 }
 
 FAKE_API CUresult cuModuleLoadData(void **mod, const void *image)
@@ -337,7 +433,7 @@ FAKE_API CUresult cuModuleLoadData(void **mod, const void *image)
 	const uint8_t *code;
 	uint64_t size;
 	int rc = span_of_memory(image, &code, &size);
-	return rc ? rc : module_from(mod, code, size, NULL);
+	return log_return("cuModuleLoadData", rc ? rc : module_from(mod, code, size, NULL));
 }
 
 FAKE_API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals)
@@ -357,8 +453,8 @@ FAKE_API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, 
 			log_size = (size_t)(uintptr_t)vals[i];
 	}
 	if (log && log_size)
-		snprintf(log, log_size, "ptxas fatal   : module load refused with %d\n", rc);
-	return rc;
+		snprintf(log, log_size, "ptxas fatal   : %s\n", jit_reason(rc));
+	return log_return("cuModuleLoadDataEx", rc);
 }
 
 FAKE_API CUresult cuModuleLoadFatBinary(void **mod, const void *fat)
@@ -367,7 +463,7 @@ FAKE_API CUresult cuModuleLoadFatBinary(void **mod, const void *fat)
 	const uint8_t *code;
 	uint64_t size;
 	int rc = span_of_memory(fat, &code, &size);
-	return rc ? rc : module_from(mod, code, size, NULL);
+	return log_return("cuModuleLoadFatBinary", rc ? rc : module_from(mod, code, size, NULL));
 }
 
 FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
@@ -437,10 +533,12 @@ FAKE_API CUresult cuLibraryGetKernel(void **kernel, void *lib, const char *name)
 	if (!l || !kernel)
 		return 400;
 	int lazy = env_int("FAKE_CUDA_LAZY", 0);
-	if (l->err && !lazy)
-		return l->err;
+	if (l->err && !lazy) {
+		log_why(l->err, name ? name : "");
+		return log_return("cuLibraryGetKernel", l->err);
+	}
 	if (!l->err && !has_kernel(l, name))
-		return 500;
+		return log_return("cuLibraryGetKernel", 500);
 	struct obj *k = obj_new(OBJ_KERNEL, l->err, l->image, l->size, NULL);
 	if (!k)
 		return 2;
@@ -456,8 +554,10 @@ FAKE_API CUresult cuLibraryGetModule(void **mod, void *lib)
 	struct obj *l = obj_check(lib, OBJ_LIBRARY);
 	if (!l || !mod)
 		return 400;
-	if (l->err)
-		return l->err;
+	if (l->err) {
+		log_why(l->err, NULL);
+		return log_return("cuLibraryGetModule", l->err);
+	}
 	*mod = obj_new(OBJ_MODULE, 0, l->image, l->size, NULL);
 	return *mod ? 0 : 2;
 }
@@ -469,8 +569,10 @@ FAKE_API CUresult cuKernelGetFunction(void **fn, void *kernel)
 	struct obj *k = obj_check(kernel, OBJ_KERNEL);
 	if (!k || !fn)
 		return 400;
-	if (k->err)
-		return k->err;
+	if (k->err) {
+		log_why(k->err, k->name);
+		return log_return("cuKernelGetFunction", k->err);
+	}
 	*fn = k;
 	return 0;
 }
@@ -484,6 +586,182 @@ FAKE_API CUresult cuLibraryUnload(void *lib)
 	l->magic = 0;
 	free(l->owned);
 	free(l);
+	return 0;
+}
+
+/* Not a driver API: one line of healthy-run noise, for fake_cudart to log
+ * after a failure the way a runtime asking for a context would. */
+FAKE_API void fake_cuda_log_noise(void);
+void fake_cuda_log_noise(void)
+{
+	log_return("cuCtxGetDevice_v2", 201);
+}
+
+/* ---- symbol and variable lookups ----
+ * [V] CUDA 13: a library whose code does not fit fails its first lookup
+ * of any kind, a variable's as a kernel's (209 from cuLibraryGetGlobal for
+ * a program that fills a __constant__ table before its first launch). A
+ * name is found when it is in the selected image's bytes (compressed
+ * images: any name). */
+static int has_symbol(const struct obj *o, const char *name)
+{
+	struct fi_image img;
+	memset(&img, 0, sizeof img);
+	if (!name || !*name || decide(o->image, o->size, &img) != 0 || !img.data)
+		return 0;
+	return img.compressed || memmem(img.data, img.size, name, strlen(name)) != NULL;
+}
+
+/* 0 or the error of looking `name` up in library `lib` from entry point fn. */
+static CUresult library_lookup(const char *fn, void *lib, const char *name, const void *out)
+{
+	struct obj *l = obj_check(lib, OBJ_LIBRARY);
+	if (!l || !out)
+		return log_return(fn, 400);
+	if (l->err) {
+		log_why(l->err, NULL);
+		return log_return(fn, l->err);
+	}
+	return has_symbol(l, name) ? 0 : log_return(fn, 500);
+}
+
+static unsigned long long fake_address(const void *handle, const char *name)
+{
+	unsigned long long h = 0x7f0000000000ull ^ (unsigned long long)(uintptr_t)handle;
+	for (const char *c = name; c && *c; c++)
+		h = h * 31 + (unsigned char)*c;
+	return h & ~0xfull;
+}
+
+FAKE_API CUresult cuLibraryGetGlobal(unsigned long long *dptr, size_t *bytes, void *lib, const char *name)
+{
+	ENTER("cuLibraryGetGlobal");
+	CUresult rc = library_lookup("cuLibraryGetGlobal", lib, name, dptr ? (void *)dptr : (void *)bytes);
+	if (rc)
+		return rc;
+	if (dptr)
+		*dptr = fake_address(lib, name);
+	if (bytes)
+		*bytes = 64;
+	return 0;
+}
+
+FAKE_API CUresult cuLibraryGetManaged(unsigned long long *dptr, size_t *bytes, void *lib, const char *name)
+{
+	ENTER("cuLibraryGetManaged");
+	CUresult rc = library_lookup("cuLibraryGetManaged", lib, name, dptr ? (void *)dptr : (void *)bytes);
+	if (rc)
+		return rc;
+	if (dptr)
+		*dptr = fake_address(lib, name);
+	if (bytes)
+		*bytes = 64;
+	return 0;
+}
+
+FAKE_API CUresult cuLibraryGetUnifiedFunction(void **fptr, void *lib, const char *symbol)
+{
+	ENTER("cuLibraryGetUnifiedFunction");
+	CUresult rc = library_lookup("cuLibraryGetUnifiedFunction", lib, symbol, fptr);
+	if (!rc)
+		*fptr = (void *)(uintptr_t)fake_address(lib, symbol);
+	return rc;
+}
+
+/* Not hooked by libkimg: the safety net's case (an entry point that fails
+ * like the lookups above and that kimg only sees in the driver's log). */
+FAKE_API CUresult cuLibraryGetKernelCount(unsigned *count, void *lib)
+{
+	ENTER("cuLibraryGetKernelCount");
+	struct obj *l = obj_check(lib, OBJ_LIBRARY);
+	if (!l || !count)
+		return log_return("cuLibraryGetKernelCount", 400);
+	if (l->err) {
+		log_why(l->err, NULL);
+		return log_return("cuLibraryGetKernelCount", l->err);
+	}
+	*count = 1;
+	return 0;
+}
+
+/* Modules fail at load, so a module's lookup finds or misses the name. */
+static CUresult module_global(const char *fn, void *mod, const char *name, unsigned long long *addr)
+{
+	struct obj *m = obj_check(mod, OBJ_MODULE);
+	if (!m)
+		return log_return(fn, 400);
+	if (!has_symbol(m, name))
+		return log_return(fn, 500);
+	*addr = fake_address(mod, name);
+	return 0;
+}
+
+/* cuda.h maps cuModuleGetGlobal to _v2 (64-bit pointer and size); the
+ * plain export keeps the 32-bit ABI of CUDA 2.0. */
+FAKE_API CUresult cuModuleGetGlobal_v2(unsigned long long *dptr, size_t *bytes, void *mod, const char *name);
+CUresult cuModuleGetGlobal_v2(unsigned long long *dptr, size_t *bytes, void *mod, const char *name)
+{
+	ENTER("cuModuleGetGlobal_v2");
+	unsigned long long a = 0;
+	CUresult rc = module_global("cuModuleGetGlobal_v2", mod, name, &a);
+	if (!rc && dptr)
+		*dptr = a;
+	if (!rc && bytes)
+		*bytes = 64;
+	return rc;
+}
+
+FAKE_API CUresult cuModuleGetGlobal(unsigned *dptr, unsigned *bytes, void *mod, const char *name);
+CUresult cuModuleGetGlobal(unsigned *dptr, unsigned *bytes, void *mod, const char *name)
+{
+	ENTER("cuModuleGetGlobal");
+	unsigned long long a = 0;
+	CUresult rc = module_global("cuModuleGetGlobal", mod, name, &a);
+	if (!rc && dptr)
+		*dptr = (unsigned)a;
+	if (!rc && bytes)
+		*bytes = 64;
+	return rc;
+}
+
+/* ---- the error log API (CUDA 12.9) ---- */
+
+FAKE_API CUresult cuLogsRegisterCallback(log_callback fn, void *data, void **handle_out);
+CUresult cuLogsRegisterCallback(log_callback fn, void *data, void **handle_out)
+{
+	ENTER("cuLogsRegisterCallback");
+	if (!fn)
+		return 1;
+	for (int i = 0; i < MAX_LOG_CALLBACKS; i++)
+		if (!log_callbacks[i].fn) {
+			log_callbacks[i].data = data;
+			log_callbacks[i].fn = fn;
+			if (handle_out)
+				*handle_out = &log_callbacks[i];
+			return 0;
+		}
+	return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+}
+
+FAKE_API CUresult cuLogsUnregisterCallback(void *handle);
+CUresult cuLogsUnregisterCallback(void *handle)
+{
+	ENTER("cuLogsUnregisterCallback");
+	for (int i = 0; i < MAX_LOG_CALLBACKS; i++)
+		if (handle == (void *)&log_callbacks[i] && log_callbacks[i].fn) {
+			log_callbacks[i].fn = NULL;
+			return 0;
+		}
+	return 1;
+}
+
+FAKE_API CUresult cuLogsCurrent(unsigned *iterator, unsigned flags);
+CUresult cuLogsCurrent(unsigned *iterator, unsigned flags)
+{
+	ENTER("cuLogsCurrent");
+	if (!iterator || flags)
+		return 1;
+	*iterator = log_serial;
 	return 0;
 }
 
@@ -502,38 +780,39 @@ static CUresult launch(void *f)
 	}
 	return k ? k->err : 400;
 }
+#define LAUNCH(name) log_return(name, launch(f))
 
 #define LAUNCH_PARAMS void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
 		      unsigned shmem, void *stream
 FAKE_API CUresult cuLaunchKernel(LAUNCH_PARAMS, void **params, void **extra)
 {
 	ENTER("cuLaunchKernel");
-	return launch(f);
+	return LAUNCH("cuLaunchKernel");
 }
 FAKE_API CUresult cuLaunchKernel_ptsz(LAUNCH_PARAMS, void **params, void **extra)
 {
 	ENTER("cuLaunchKernel_ptsz");
-	return launch(f);
+	return LAUNCH("cuLaunchKernel_ptsz");
 }
 FAKE_API CUresult cuLaunchKernelEx(const void *config, void *f, void **params, void **extra)
 {
 	ENTER("cuLaunchKernelEx");
-	return launch(f);
+	return LAUNCH("cuLaunchKernelEx");
 }
 FAKE_API CUresult cuLaunchKernelEx_ptsz(const void *config, void *f, void **params, void **extra)
 {
 	ENTER("cuLaunchKernelEx_ptsz");
-	return launch(f);
+	return LAUNCH("cuLaunchKernelEx_ptsz");
 }
 FAKE_API CUresult cuLaunchCooperativeKernel(LAUNCH_PARAMS, void **params)
 {
 	ENTER("cuLaunchCooperativeKernel");
-	return launch(f);
+	return LAUNCH("cuLaunchCooperativeKernel");
 }
 FAKE_API CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_PARAMS, void **params)
 {
 	ENTER("cuLaunchCooperativeKernel_ptsz");
-	return launch(f);
+	return LAUNCH("cuLaunchCooperativeKernel_ptsz");
 }
 
 /* ---- the JIT linker (cuLink*) ----
@@ -591,9 +870,7 @@ static void link_log(struct fake_link *l, int err, const char *name)
 {
 	if (!l->log || l->log_size == 0)
 		return;
-	const char *why = err == 222 ? "Unsupported .version; current version is the driver's"
-		: err == 218 ? "SM version specified by .target is higher than default SM version assumed"
-		: "no kernel image for this device";
+	const char *why = jit_reason(err);
 	snprintf(l->log, l->log_size, "ptxas fatal   : %s: %s\n", name && *name ? name : "<input>", why);
 }
 
@@ -689,6 +966,7 @@ static const struct { int code; const char *name, *text; } errors[] = {
 	{ 0, "CUDA_SUCCESS", "no error" },
 	{ 100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
 	{ 200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid" },
+	{ 201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
 	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device" },
 	{ 218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed" },
 	{ 222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain." },
@@ -697,6 +975,14 @@ static const struct { int code; const char *name, *text; } errors[] = {
 	{ 400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
 	{ 500, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
 };
+
+static const char *error_name(int code)
+{
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == code)
+			return errors[i].name;
+	return NULL;
+}
 
 FAKE_API CUresult cuGetErrorName(int code, const char **s)
 {
@@ -752,22 +1038,28 @@ static const struct { const char *name; void *fn, *ptsz; } procs[] = {
 	{ "cuLaunchKernelEx", FN(cuLaunchKernelEx), FN(cuLaunchKernelEx_ptsz) },
 	{ "cuLaunchCooperativeKernel", FN(cuLaunchCooperativeKernel), FN(cuLaunchCooperativeKernel_ptsz) },
 	{ "cuGetErrorName", FN(cuGetErrorName), NULL },
+	{ "cuLibraryGetGlobal", FN(cuLibraryGetGlobal), NULL },
+	{ "cuLibraryGetManaged", FN(cuLibraryGetManaged), NULL },
+	{ "cuLibraryGetUnifiedFunction", FN(cuLibraryGetUnifiedFunction), NULL },
+	{ "cuLibraryGetKernelCount", FN(cuLibraryGetKernelCount), NULL },
 	{ "cuGetErrorString", FN(cuGetErrorString), NULL },
 };
 
-/* The linker's names answer with their _v2 from CUDA 6.5 on, as the driver does. */
-static int link_proc(const char *sym, int version, void **pfn)
+/* Names that answer with their _v2 from a version on, as the driver does:
+ * the linker's from CUDA 6.5, cuModuleGetGlobal (64-bit pointers) from 3.2. */
+static int versioned_proc(const char *sym, int version, void **pfn)
 {
-	static const struct { const char *name; void *fn, *v2; } rows[] = {
-		{ "cuLinkCreate", FN(cuLinkCreate), FN(cuLinkCreate_v2) },
-		{ "cuLinkAddData", FN(cuLinkAddData), FN(cuLinkAddData_v2) },
-		{ "cuLinkAddFile", FN(cuLinkAddFile), FN(cuLinkAddFile_v2) },
-		{ "cuLinkComplete", FN(cuLinkComplete), FN(cuLinkComplete) },
-		{ "cuLinkDestroy", FN(cuLinkDestroy), FN(cuLinkDestroy) },
+	static const struct { const char *name; void *fn, *v2; int since; } rows[] = {
+		{ "cuLinkCreate", FN(cuLinkCreate), FN(cuLinkCreate_v2), 6050 },
+		{ "cuLinkAddData", FN(cuLinkAddData), FN(cuLinkAddData_v2), 6050 },
+		{ "cuLinkAddFile", FN(cuLinkAddFile), FN(cuLinkAddFile_v2), 6050 },
+		{ "cuLinkComplete", FN(cuLinkComplete), FN(cuLinkComplete), 6050 },
+		{ "cuLinkDestroy", FN(cuLinkDestroy), FN(cuLinkDestroy), 6050 },
+		{ "cuModuleGetGlobal", FN(cuModuleGetGlobal), FN(cuModuleGetGlobal_v2), 3020 },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		if (strcmp(rows[i].name, sym) == 0) {
-			*pfn = version >= 6050 ? rows[i].v2 : rows[i].fn;
+			*pfn = version >= rows[i].since ? rows[i].v2 : rows[i].fn;
 			return 1;
 		}
 	return 0;
@@ -779,10 +1071,21 @@ static CUresult proc_lookup(const char *sym, void **pfn, int version, unsigned l
 	if (!sym || !pfn)
 		return 1;
 	*pfn = NULL;
-	if (strcmp(sym, "cuGetProcAddress") == 0) {
+	static const struct { const char *name; void *fn; } logs[] = {
+		{ "cuLogsRegisterCallback", FN(cuLogsRegisterCallback) },
+		{ "cuLogsUnregisterCallback", FN(cuLogsUnregisterCallback) },
+		{ "cuLogsCurrent", FN(cuLogsCurrent) },
+	};
+	for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++)
+		/* introduced in 12.9: older requests and older drivers find none */
+		if (strcmp(logs[i].name, sym) == 0 && version >= 12090 && !env_int("FAKE_CUDA_NO_LOGS", 0))
+			*pfn = logs[i].fn;
+	if (*pfn) {
+		/* found */
+	} else if (strcmp(sym, "cuGetProcAddress") == 0) {
 		/* the _v2 ABI from 12000 */
 		*pfn = version >= 12000 ? FN(cuGetProcAddress_v2) : FN(cuGetProcAddress);
-	} else if (link_proc(sym, version, pfn)) {
+	} else if (versioned_proc(sym, version, pfn)) {
 		/* found */
 	} else {
 		for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ typedef int (*gpa_fn)(const char *, void **, int, unsigned long long, int *);
 typedef int (*lib_load_fn)(void **, const void *, void *, void *, unsigned, void *, void *, unsigned);
 typedef int (*get_kernel_fn)(void **, void *, const char *);
 typedef int (*kernel_fn_fn)(void **, void *);
+typedef int (*get_global_fn)(unsigned long long *, size_t *, void *, const char *);
 typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
 			 void **, void **);
 
@@ -28,6 +30,8 @@ static struct {
 	get_kernel_fn get_kernel;
 	kernel_fn_fn kernel_fn;
 	launch_fn launch;
+	get_global_fn get_global;
+	void (*log_noise)(void);
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -38,6 +42,7 @@ static void drv_init(void)
 		return;
 	drv.gpa = (gpa_fn)dlsym(h, "cuGetProcAddress_v2");
 	drv.private_gpa = (gpa_fn)dlsym(h, "fake_cuda_private_gpa");
+	drv.log_noise = (void (*)(void))dlsym(h, "fake_cuda_log_noise");
 	/* FAKE_CUDART_PRIVATE=1: a runtime whose driver calls libkimg never
 	 * sees, so only the runtime hooks can report (tests hook_runtime.c
 	 * on its own). */
@@ -51,6 +56,7 @@ static void drv_init(void)
 	drv.gpa("cuLibraryGetKernel", (void **)&drv.get_kernel, 13000, 0, &st);
 	drv.gpa("cuKernelGetFunction", (void **)&drv.kernel_fn, 13000, 0, &st);
 	drv.gpa("cuLaunchKernel", (void **)&drv.launch, 13000, 0, &st);
+	drv.gpa("cuLibraryGetGlobal", (void **)&drv.get_global, 13000, 0, &st);
 }
 
 #define MAX_MODULES 64
@@ -110,6 +116,87 @@ static int function_of(const void *stub, void **fn)
 	void *k = NULL;
 	int rc = drv.get_kernel(&k, m->lib, name);
 	return rc ? rc : drv.kernel_fn(fn, k);
+}
+
+/* ---- variables: __cudaRegisterVar and the symbol APIs ----
+ * FAKE_CUDART_NOISE=1: after a failed lookup the runtime makes the driver
+ * log one noise line (fake_cuda_log_noise) before it returns.
+ * [V] cudart 13: the first symbol API call on a module reaches
+ * cuLibraryGetGlobal, which fails with the module's error (209). */
+#define MAX_VARS 256
+static struct { const void *host; struct module *mod; const char *name; } vars[MAX_VARS];
+static int n_vars;
+
+API void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *device_name, int ext,
+			   size_t size, int constant, int global);
+void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *device_name, int ext,
+		       size_t size, int constant, int global)
+{
+	pthread_mutex_lock(&lock);
+	if (n_vars < MAX_VARS) {
+		vars[n_vars].host = host_var;
+		vars[n_vars].mod = (struct module *)handle;
+		vars[n_vars].name = device_address ? device_address : device_name;
+		n_vars++;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* 0 and the device address of a variable's host shadow, or the driver's error. */
+static int global_of(const void *host, unsigned long long *dptr, size_t *bytes)
+{
+	struct module *m = NULL;
+	const char *name = NULL;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < n_vars; i++)
+		if (vars[i].host == host) {
+			m = vars[i].mod;
+			name = vars[i].name;
+		}
+	pthread_mutex_unlock(&lock);
+	if (!m || !drv.get_global)
+		return 13; /* cudaErrorInvalidSymbol */
+	int rc = drv.get_global(dptr, bytes, m->lib, name);
+	/* FAKE_CUDART_NOISE=1: the runtime asks the driver something that logs
+	 * noise before it returns the error (as a context query without a context) */
+	const char *noise = getenv("FAKE_CUDART_NOISE");
+	if (rc && noise && *noise == '1' && drv.log_noise)
+		drv.log_noise();
+	return rc;
+}
+
+API int cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, int kind);
+int cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, int kind)
+{
+	unsigned long long d;
+	size_t bytes;
+	return global_of(symbol, &d, &bytes);
+}
+
+API int cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, int kind);
+int cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, int kind)
+{
+	unsigned long long d;
+	size_t bytes;
+	return global_of(symbol, &d, &bytes);
+}
+
+API int cudaGetSymbolAddress(void **dev_ptr, const void *symbol);
+int cudaGetSymbolAddress(void **dev_ptr, const void *symbol)
+{
+	unsigned long long d = 0;
+	size_t bytes;
+	int rc = global_of(symbol, &d, &bytes);
+	if (!rc && dev_ptr)
+		*dev_ptr = (void *)(uintptr_t)d;
+	return rc;
+}
+
+API int cudaGetSymbolSize(size_t *size, const void *symbol);
+int cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+	unsigned long long d;
+	return global_of(symbol, &d, size);
 }
 
 struct dim3 { unsigned x, y, z; };

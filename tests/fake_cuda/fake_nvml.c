@@ -7,7 +7,8 @@
  *                    FAKE_CUDA_SM, else 90): another value makes the readings
  *                    disagree
  *   FAKE_CUDA_NAME   the name (default "Fake GPU")
- *   FAKE_NVML_FAIL   1: nvmlInit_v2 fails (NVML_ERROR_DRIVER_NOT_LOADED, 9)
+ *   FAKE_NVML_FAIL   1: nvmlInit_v2 fails (NVML_ERROR_DRIVER_NOT_LOADED, 9);
+ *                    2: nvmlDeviceGetCount_v2 fails (NVML_ERROR_UNKNOWN, 999)
  *   FAKE_NVML_MIG    1: every GPU is in MIG mode (current and pending)
  *   FAKE_NVML_INIT_MS  nvmlInit_v2 takes this long first (a real one takes
  *                    some 20 ms): the walk begins meanwhile
@@ -36,7 +37,7 @@ int nvmlInit_v2(void)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	while (ms > 0 && nanosleep(&ts, &ts) != 0)
 		;
-	return env_int("FAKE_NVML_FAIL", NULL, 0) ? 9 : 0;
+	return env_int("FAKE_NVML_FAIL", NULL, 0) == 1 ? 9 : 0;
 }
 
 API int nvmlShutdown(void);
@@ -49,7 +50,7 @@ API int nvmlDeviceGetCount_v2(unsigned *n);
 int nvmlDeviceGetCount_v2(unsigned *n)
 {
 	*n = (unsigned)env_int("FAKE_NVML_COUNT", "FAKE_CUDA_COUNT", 1);
-	return 0;
+	return env_int("FAKE_NVML_FAIL", NULL, 0) == 2 ? 999 : 0;
 }
 
 API int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h);

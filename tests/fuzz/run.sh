@@ -60,6 +60,20 @@ package_seeds() { # $1 directory
 	fi
 }
 
+# Seeds for the cluster readers (core/cluster.h): a GFD node list with MIG,
+# scontrol lines (a map line first for fuzz_cluster_slurm), dcgm-exporter text.
+cluster_seeds() { # $1 target $2 directory
+	case $1 in
+	fuzz_cluster_k8s)
+		printf '%s' '{"apiVersion":"v1","items":[{"kind":"Node","metadata":{"name":"gpu-h1","labels":{"nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","nvidia.com/gpu.count":"8","nvidia.com/cuda.runtime.major":"12","nvidia.com/cuda.runtime.minor":"4","nvidia.com/cuda.driver.major":"550","nvidia.com/cuda.driver.minor":"54","nvidia.com/cuda.driver.rev":"15"}}},{"metadata":{"name":"m1","labels":{"nvidia.com/mig.strategy":"single","nvidia.com/gpu.product":"A100-SXM4-40GB-MIG-1g.5gb","nvidia.com/gpu.count":"56"}}},{"metadata":{"name":"cpu","labels":{}}}],"kind":"List","metadata":{"resourceVersion":""}}' >"$2/list.json"
+		printf '%s' '{"kind":"Node","metadata":{"name":"solo","labels":{"nvidia.com/gpu.compute.major":"x"}}}' >"$2/node.json" ;;
+	fuzz_cluster_slurm)
+		printf 'map:mi300 = 9.0\nNodeName=a AvailableFeatures=sm_90 Gres=gpu:h100:8(S:0-1),gpu:mi300:2,shard:h100:4 Reason=x Gres=gpu:a:1\nNodeName=b\n   Gres=gpu:4\nNodeName=c Gres=(null)\n' >"$2/nodes.txt" ;;
+	fuzz_cluster_dcgm)
+		printf '%s\n' '# HELP DCGM_FI_DEV_SM_CLOCK SM clock' 'DCGM_FI_DEV_SM_CLOCK{gpu="0",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="n1",DCGM_FI_DRIVER_VERSION="550.54.15"} 1980' 'DCGM_FI_DEV_FB_USED{UUID="GPU-b",modelName="NVIDIA A100-SXM4-40GB",GPU_I_PROFILE="1g.5gb",Hostname="n2",} 6 1700000000' 'go_gc{q="0"} NaN' >"$2/metrics.txt" ;;
+	esac
+}
+
 seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	local d="$BUILD/fuzz/seeds-$1"
 	rm -rf "$d" && mkdir -p "$d"
@@ -70,13 +84,19 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 		printf '\000KIMG_FALLBACK=force-ptx:*/_C[0-9].so\000KIMG_ON_ERROR=exit:86' >"$d/glob"
 		printf '\000KIMG_FALLBACK=force-ptx:[\000KIMG_VERBOSE=maybe' >"$d/bad"
 		printf '\001KIMG_LOG=/etc/passwd\000KIMG_AUDIT=1' >"$d/secure" ;;
+	fuzz_driver_log) # byte 0: the output buffer's size; then one message as the driver words it
+		printf '@%s' 'Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetKernel' >"$d/returning"
+		printf '@%s' 'Kernel (rk) cannot be found in library due to compilation error' >"$d/kernel"
+		printf '\005%s' '[12:01:02][E] Returning 201 (CUDA_ERROR_INVALID_CONTEXT) from cuCtxGetDevice_v2' >"$d/small" ;;
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
 	fuzz_zip) zip_seeds "$d" ;;
 	fuzz_packages) package_seeds "$d" ;;
+	fuzz_cluster_*) cluster_seeds "$1" "$d" ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
-	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ -d tests/fixtures/committed ]; then
+	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ "$1" != fuzz_driver_log ] &&
+		[ "${1#fuzz_cluster_}" = "$1" ] && [ -d tests/fixtures/committed ]; then
 		cp tests/fixtures/committed/* "$d"/ 2>/dev/null
 	fi
 	if [ -z "$(ls -A "$d")" ]; then

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """`kimg-probe device --json` must agree with nvidia-smi on name, CC and driver.
-One check per GPU and field, plus the device count; prints "N passed, M failed"
-even when a tool fails (its failure is then the one failed check)."""
+GPUs are paired by UUID, never by position: CUDA numbers devices fastest
+first unless CUDA_DEVICE_ORDER=PCI_BUS_ID, nvidia-smi by PCI bus, so on a
+mixed machine index 0 need not be the same GPU. One check per GPU and field,
+plus the device count and one per UUID found on both sides; prints
+"N passed, M failed" even when a tool fails (its failure is then the one
+failed check)."""
 import json
 import subprocess
 import sys
@@ -18,7 +22,7 @@ def check(ok, text):
 
 
 try:
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,compute_cap,driver_version",
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,name,compute_cap,driver_version",
                           "--format=csv,noheader"], capture_output=True, text=True, check=True)
     rows = [[c.strip() for c in line.split(",")] for line in smi.stdout.strip().splitlines()]
     out = subprocess.run([probe, "device", "--json"], capture_output=True, text=True)
@@ -29,8 +33,13 @@ except (OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
     rows, devs = [], []
 if rows or devs:
     check(len(devs) == len(rows) and rows, f"device count: kimg {len(devs)}, nvidia-smi {len(rows)}")
-for (idx, name, cap, drv), d in zip(rows, devs):
+by_uuid = {d.get("uuid"): d for d in devs}
+for idx, uuid, name, cap, drv in rows:
+    d = by_uuid.get(uuid)
+    check(d is not None, f"gpu {idx} {uuid}: in kimg-probe device (uuids there: {sorted(map(str, by_uuid))})")
+    if d is None:
+        continue
     for what, a, b in (("name", d["name"], name), ("cc", d["cc"], cap), ("driver", d["driver"], drv)):
-        check(a == b, f"gpu {idx} {what}: kimg {a!r} nvidia-smi {b!r}")
+        check(a == b, f"gpu {idx} ({uuid}) {what}: kimg {a!r} nvidia-smi {b!r}")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed or not passed else 0)

@@ -21,6 +21,12 @@ check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); echo "PASS $wh
 [ -f "$LIB" ] || { echo "FAIL $LIB missing (make)"; echo "0 passed, 1 failed"; exit 1; }
 # SASS of another major than the device's (nvidia-smi), so every load fails with 209
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | head -n 1 | tr -d ' ')
+# no reading, no guess: sm_80 would not be "another major" on an 8.x GPU
+case $cc in
+[0-9]*.[0-9]*) ;;
+*) echo "FAIL nvidia-smi gave no compute capability for GPU 0 ('$cc'): the wrong-arch builds need it"
+	echo "0 passed, 1 failed"; exit 1 ;;
+esac
 wrong=80; [ "${cc%%.*}" = 8 ] && wrong=90
 for kind in static shared; do
 	exe=$WORK/wrong_$kind

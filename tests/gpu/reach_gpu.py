@@ -104,9 +104,23 @@ def have(module):
 
 
 def gpu_count():
+    """GPUs nvidia-smi lists (independent of torch, whose failure must not
+    read as "one GPU"), and torch's view: (count, torch_error or None)."""
+    smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    n = sum(1 for line in smi.stdout.splitlines() if line.startswith("GPU ")) if smi.returncode == 0 else 0
     r = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.device_count())"],
                        capture_output=True, text=True)
-    return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
+    if r.returncode != 0 or not r.stdout.strip().isdigit():
+        return n, "torch cannot run: " + (r.stderr.strip().splitlines() or ["rc %d" % r.returncode])[-1]
+    if int(r.stdout.strip()) != n:
+        return n, f"torch sees {r.stdout.strip()} GPUs, nvidia-smi -L {n}"
+    return n, None
+
+
+# A case this machine cannot run is a failure unless the run says it may be
+# partial (tests/gpu/run.sh: KIMG_GPU_ALLOW_PARTIAL=1): a one-GPU machine
+# must not pass the suite without its two-rank case.
+ALLOW_PARTIAL = os.environ.get("KIMG_GPU_ALLOW_PARTIAL", "0") == "1"
 
 
 def main():
@@ -119,15 +133,22 @@ def main():
                                   {"KIMG_VERBOSE": "1", "KIMG_LOG": ""})
     disp = [line for line in err.splitlines() if line.startswith("kimg: dispatch: ")]
     check("nccl_one_process, KIMG_VERBOSE=1: at most one dispatch line per file, libnccl's among them if any",
-          rc == 0 and len(disp) == len({line.split(":")[2] for line in disp}), "\n".join(disp))
+          rc == 0 and len(disp) == len({line.split(":")[2] for line in disp})
+          and (not disp or any("libnccl" in line.split(":")[2] for line in disp)), "\n".join(disp))
     print("   (dispatch lines: " + (" | ".join(disp) if disp else "none") + ")")
-    if gpu_count() >= 2:
+    n_gpus, torch_error = gpu_count()
+    check("torch sees the GPUs nvidia-smi lists" + (f" ({n_gpus})" if not torch_error else ""),
+          torch_error is None, torch_error or "")
+    if n_gpus >= 2 and torch_error is None:
         silent("nccl_torchrun_two", ["torchrun", "--standalone", "--nproc-per-node", "2",
                                      os.path.join(SRC, "nccl_allreduce.py")], "allreduce ok rank 1 of 2",
                {"KIMG_LOG": os.path.join(WORK, "nccl_torchrun_two.r%r.jsonl")})
     else:
-        not_run.append("nccl_torchrun_two: needs 2 GPUs (NCCL puts one rank per GPU); run on nvidia-h200-x2")
+        why = torch_error or f"needs 2 GPUs, nvidia-smi -L lists {n_gpus} (NCCL puts one rank per GPU); run on nvidia-h200-x2"
+        not_run.append("nccl_torchrun_two: " + why)
         print("NOT RUN " + not_run[-1])
+        if not ALLOW_PARTIAL:
+            check("nccl_torchrun_two ran (KIMG_GPU_ALLOW_PARTIAL=1 accepts a partial run)", False, why)
     silent("mixed_eager", [py, os.path.join(SRC, "mixed_eager.py")], "mixed ok", {"CUDA_MODULE_LOADING": "EAGER"},
            baseline=True)
     silent("mixed_lazy", [py, os.path.join(SRC, "mixed_eager.py")], "mixed ok")
@@ -195,8 +216,9 @@ def main():
     else:
         check("cuda.bindings (cuda-python) installed: pip install cuda-python", False)
 
-    # every case run, every prerequisite present: 24 checks, 26 with the two-rank case
-    expected = 24 + (0 if not_run else 2)
+    # every case run, every prerequisite present: 25 checks, 27 with the two-rank case
+    # (one more, failed, for a two-rank case not run without KIMG_GPU_ALLOW_PARTIAL=1)
+    expected = 25 + (2 if not not_run else 0 if ALLOW_PARTIAL else 1)
     if len(results) != expected:
         check(f"ran {len(results)} checks, expected {expected}", False)
     passed = sum(1 for _, ok in results if ok)

@@ -70,6 +70,7 @@ targets_of() {
 	shim/threads.sh) echo build/libkimg.so build/tsan/libkimg.so build/fake_cuda/libcuda.so.1 ;;
 	shim/*) echo build/libkimg.so build/fake_cuda/libcuda.so.1 ;;
 	scripts/*) echo build/kimg-probe build/libkimg.so ;;
+	api/*) echo build/kimg-probe build/libkimgapi.so build/tests/api_ask build/fake_cuda/libcuda.so.1 ;;
 	*) die "unknown test $1" ;;
 	esac
 }

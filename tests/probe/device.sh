@@ -4,20 +4,17 @@
 # fake driver of tests/fake_cuda (when built), the facts it reports.
 . "$(dirname "$0")/../lib.bash" probe
 
-# No driver: an empty library path (libcuda.so.1 is not in the system
-# cache on the build machine; where it is, the case cannot be made).
-if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
-	skip_allowed "no-driver case" "this machine has libcuda.so.1 in the loader cache, an empty LD_LIBRARY_PATH cannot hide it"
-else
-	mkdir -p "$TMP/empty-lib"
-	LD_LIBRARY_PATH="$TMP/empty-lib" run "$PROBE" device
-	expect_rc 2 "device without a driver"
-	expect_grep "no-driver message" "$TMP/err" "kimg-probe: cannot load libcuda.so.1: no NVIDIA driver installed or visible"
-	if [ ! -s "$TMP/out" ]; then ok "nothing on stdout without a driver"; else fail "stdout: $(cat "$TMP/out")"; fi
-	LD_LIBRARY_PATH="$TMP/empty-lib" run "$PROBE" check --sm native "$FX/sm80_exe"
-	expect_rc 2 "check --sm native without a driver"
-	expect_grep "native names the driver problem" "$TMP/err" "--sm native: cannot load libcuda.so.1"
-fi
+# No driver, on every machine: an empty file named libcuda.so.1 first on
+# LD_LIBRARY_PATH (searched before the loader cache) makes dlopen fail
+# ("file too short") even where a driver is installed.
+mkdir -p "$TMP/empty-lib" && : >"$TMP/empty-lib/libcuda.so.1"
+LD_LIBRARY_PATH="$TMP/empty-lib" run "$PROBE" device
+expect_rc 2 "device without a driver"
+expect_grep "no-driver message" "$TMP/err" "kimg-probe: cannot load libcuda.so.1: no NVIDIA driver installed or visible"
+if [ ! -s "$TMP/out" ]; then ok "nothing on stdout without a driver"; else fail "stdout: $(cat "$TMP/out")"; fi
+LD_LIBRARY_PATH="$TMP/empty-lib" run "$PROBE" check --sm native "$FX/sm80_exe"
+expect_rc 2 "check --sm native without a driver"
+expect_grep "native names the driver problem" "$TMP/err" "--sm native: cannot load libcuda.so.1"
 
 # The fake driver of tests/fake_cuda (its own image reader, no kimg code),
 # built by make (tests/fake_cuda/fake.mk): missing, it is a failure.

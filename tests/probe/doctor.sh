@@ -6,6 +6,10 @@
 # minor-version table says 13.x needs >= 580), package records written
 # here, and the stand-in driver and NVML of tests/fake_cuda.
 . "$(dirname "$0")/../lib.bash" probe
+# doctor also reads the JIT caches under $HOME and the variables that move
+# them (tests/probe/doctor_tools.sh tests those): none of this machine's
+mkdir -p "$TMP/home" && export HOME=$TMP/home
+unset CUPY_CACHE_DIR TORCH_EXTENSIONS_DIR TRITON_CACHE_DIR FLASHINFER_WORKSPACE_BASE CUDA_CACHE_PATH TRITON_PTXAS_PATH XDG_CACHE_HOME
 
 # ---- 1. the toolkit's real CUDA runtime against a driver one major older ----
 # The fixtures are built with this toolkit (CUDA 13: libcudart.so.13; a 12.9 toolkit: .so.12), so its
@@ -40,6 +44,16 @@ else
 	run "$PROBE" check --sm 9.0 "$TMP/rt"
 	expect_rc 0 "no driver given: the runtime is described, not failed"
 	expect_grep "no driver: says what it needs" "$TMP/out" "needs a driver >= $floor"
+	# doctor's exit status counts it too (issue 23: only check's was tested)
+	run "$PROBE" doctor --sm 9.0 --driver "$old" "$TMP/rt"
+	expect_rc 1 "doctor: the same runtime with --driver $old fails (1 CUDA library needs a newer driver)"
+	expect_grep "doctor: says so in its closing line" "$TMP/out" "1 CUDA library needs a newer driver"
+	run "$PROBE" doctor --json --sm 9.0 --driver "$old" "$TMP/rt"
+	expect_json "doctor --json: its package group counts it, verdict needs_newer_driver, the file among the failures" \
+		'[(p["files"], p["cannot_run"], p["needs_newer_driver"], p["verdict"], [(f["path"].endswith("/libcudart.so.'"$N"'"), f["needs_newer_driver"]) for f in p["failures"]]) for p in d["packages"]]
+		 == [(1, 0, 1, "needs_newer_driver", [(True, True)])] and d["ok"] is False'
+	run "$PROBE" doctor --sm 9.0 --driver "$N.0" "$TMP/rt"
+	expect_rc 0 "doctor: with --driver $N.0 it passes"
 	# a pip-style name carrying the full version: a newer minor on an older one of the same major
 	rm "$TMP/rt/libcudart.so.$N"
 	cp -L "$cudart" "$TMP/rt/libcudart.so.$N.4.127"
@@ -123,6 +137,9 @@ expect_grep "a second GPU NVML lists but CUDA does not see, by UUID" "$TMP/out" 
 h200 run env FAKE_NVML_FAIL=1 "$PROBE" device --json
 expect_json "NVML failing: no second reading, the error said" \
 	'd["devices"][0]["cc_readings"]["nvml"] is None and "nvmlInit" in d["nvml_error"]'
+h200 run env FAKE_NVML_FAIL=2 "$PROBE" device --json
+expect_json "NVML's device count failing: no second reading, that call and its error named" \
+	'd["devices"][0]["cc_readings"]["nvml"] is None and d["nvml_error"] == "nvmlDeviceGetCount failed (NVML error 999)"'
 
 # ---- 5. fleets ----
 h200 run "$PROBE" device --json
@@ -141,6 +158,31 @@ echo '{"not": "a device document"}' >"$TMP/bad.jsonl"
 run "$PROBE" check --sm "@$TMP/bad.jsonl" "$FX/sm80_exe"
 expect_rc 2 "--sm @FILE with a line that is no device document"
 expect_grep "names the file and line" "$TMP/err" "bad.jsonl:1: not a 'kimg-probe device --json' document"
+
+# documents with no GPU in them: an error naming the file and the count, not an empty target list
+python3 - "$TMP/fleet.jsonl" "$TMP/nogpu.jsonl" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+d["devices"] = []
+with open(sys.argv[2], "w") as f:
+    f.write(json.dumps(d) + "\n" + json.dumps(d) + "\n")
+PY
+run "$PROBE" check --sm "@$TMP/nogpu.jsonl" "$FX/sm80_exe"
+expect_rc 2 "--sm @FILE whose documents list no GPU"
+expect_grep "names the file and the documents" "$TMP/err" "nogpu.jsonl: no GPUs in 2 device documents"
+# a document line of exactly 1 MiB (FLEET_LINE_MAX) is read; one byte more is refused, named
+python3 - "$TMP/fleet.jsonl" "$TMP/max.jsonl" "$TMP/over.jsonl" <<'PY'
+import sys
+line = open(sys.argv[1]).readline().rstrip("\n")
+for path, size in ((sys.argv[2], 1 << 20), (sys.argv[3], (1 << 20) + 1)):
+    with open(path, "w") as f:
+        f.write(line + " " * (size - len(line)) + "\n")
+PY
+run "$PROBE" check --sm "@$TMP/max.jsonl" "$FX/sm80_exe"
+expect_rc 1 "--sm @FILE: a document line of exactly 1 MiB is read (sm80_exe cannot run on its H200)"
+run "$PROBE" check --sm "@$TMP/over.jsonl" "$FX/sm80_exe"
+expect_rc 2 "--sm @FILE: a line of 1 MiB + 1 byte is refused"
+expect_grep "names the file, the line and the limit" "$TMP/err" "over.jsonl:1: line longer than 1048576 bytes"
 
 # summarize: inventories beside reports
 cp "$TMP/fleet.jsonl" "$TMP/mixed.jsonl"
@@ -162,6 +204,16 @@ expect_json "doctor: packages failures first, foo and bar failing, each with a f
 	 == [("bar", "cannot_run", True), ("foo", "cannot_run", True), (None, "cannot_run", True)]'
 expect_json "doctor: GPU readings agree, target is GPU 0" \
 	'd["gpus"][0]["cc_readings"]["agree"] is True and d["targets"][0]["label"] == "GPU 0 (NVIDIA H200, 9.0)"'
+# files named like data or source inside a directory are left unopened, even when they hold
+# device code (an sm_80 cubin saved as weights.pt, kernels.py, a.npz); the same cubin as .so is read
+mkdir -p "$TMP/named"
+for n in weights.pt kernels.py a.npz; do cp "$FX/sm80.cubin" "$TMP/named/$n"; done
+h200 run "$PROBE" doctor --json "$TMP/named"
+expect_rc 0 "doctor: a directory of an sm_80 cubin named weights.pt, kernels.py, a.npz: nothing read"
+expect_json "doctor: no package with device code" 'd["packages"] == []'
+cp "$FX/sm80.cubin" "$TMP/named/libk.so"
+h200 run "$PROBE" doctor --json "$TMP/named"
+expect_rc 1 "doctor: the same cubin as libk.so is read and cannot run on 9.0"
 # a library that selects per-GPU modules at run time: its sm_80-only module, next to one that runs
 # on 9.0, is code for other GPUs (not a failure); with no module that runs, the file still fails
 mkdir -p "$TMP/libs/ok" "$TMP/libs/bad"
@@ -199,15 +251,15 @@ h200 run env PATH="$TMP/bin:$PATH" "$PROBE" doctor --json
 expect_rc 1 "doctor with no arguments: python3 on PATH"
 expect_json "its sys.path directories that exist, and foo found there" \
 	'd["python"]["paths"] == ["'"$sp"'"] and d["python"]["version"] == "3.11.9" and [p["package"]["name"] for p in d["packages"] if p["package"]] == ["foo"]'
-run env PATH="$TMP/bin:$PATH" LD_LIBRARY_PATH="$TMP/empty" "$PROBE" doctor
-if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
-	ok "no-driver doctor case skipped: this machine has libcuda.so.1 installed"
-else
-	expect_rc 2 "doctor without a driver"
-	expect_grep "says there is no GPU to check against" "$TMP/out" "NO GPU TO CHECK AGAINST"
-	expect_grep "and why" "$TMP/out" "cannot load libcuda.so.1"
-	expect_grep "still lists the packages with device code" "$TMP/out" "foo 1.2.3 (pip)"
-fi
+# No driver, on every machine: an empty file named libcuda.so.1 first on
+# LD_LIBRARY_PATH (searched before the loader cache) makes dlopen fail
+# ("file too short") even where a driver is installed.
+mkdir -p "$TMP/nodriver" && : >"$TMP/nodriver/libcuda.so.1"
+run env PATH="$TMP/bin:$PATH" LD_LIBRARY_PATH="$TMP/nodriver" "$PROBE" doctor
+expect_rc 2 "doctor without a driver"
+expect_grep "says there is no GPU to check against" "$TMP/out" "NO GPU TO CHECK AGAINST"
+expect_grep "and why" "$TMP/out" "cannot load libcuda.so.1"
+expect_grep "still lists the packages with device code" "$TMP/out" "foo 1.2.3 (pip)"
 run env PATH="$TMP/bin:$PATH" "$PROBE" doctor --python /nonexistent/python
 expect_rc 2 "doctor --python with an interpreter that does not exist"
 expect_grep "names it" "$TMP/err" "cannot run /nonexistent/python"

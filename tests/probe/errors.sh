@@ -99,4 +99,29 @@ for c in device scan check; do
 	expect_grep "$c --help has a usage line" "$TMP/out" "usage: kimg-probe $c"
 done
 
+# --json failing before its document (issue 31 item 2): still one JSON
+# document on stdout, the error document of docs/json.md, exit 2, the
+# stderr line unchanged and copied into it.
+mkdir -p "$TMP/no-driver"
+json_error_case() {
+	local what=$1 want=$2; shift 2
+	run "$@"
+	expect_rc 2 "$what"
+	expect_json "$what: stdout is the error document, naming the command, with the stderr line" \
+		"d['ok'] is False and d['error']['exit_status'] == 2 and d['error']['command'] == '$want' and d['error']['messages'] == open('$TMP/err').read().splitlines()"
+}
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+	skip_allowed "--json without a driver" "libcuda.so.1 is in this machine's loader cache"
+else
+	LD_LIBRARY_PATH="$TMP/no-driver" json_error_case "device --json, no driver" device "$PROBE" device --json
+	LD_LIBRARY_PATH="$TMP/no-driver" json_error_case "check --json --sm native, no driver" check \
+		"$PROBE" check --json --sm native "$FX/sm80_exe"
+fi
+json_error_case "check --json without --sm" check "$PROBE" check --json "$FX/sm80_exe"
+json_error_case "scan --json with an unknown option" scan "$PROBE" scan --json --bogus "$FX/multi.fatbin"
+json_error_case "summarize --json without FILE" summarize "$PROBE" summarize --json
+json_error_case "doctor --json with a bad --driver" doctor "$PROBE" doctor --json --driver x
+run "$PROBE" scan -- --json
+if [ "$rc" -eq 2 ] && ! grep -q '"error":{"command"' "$TMP/out"; then ok "scan -- --json: --json after -- is a PATH, no JSON"
+else fail "scan -- --json: rc $rc, $(head -c 200 "$TMP/out")"; fi
 finish

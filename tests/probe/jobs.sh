@@ -38,6 +38,7 @@ same_runs() {
 	local what=$1; shift
 	"$PROBE" "$@" -j 1 >"$TMP/o1" 2>"$TMP/e1"
 	local rc1=$? diff=""
+	case " $* " in *" --json "*) json_collect "$1" "$TMP/o1" "$what" ;; esac
 	for j in 2 4 7; do
 		"$PROBE" "$@" -j "$j" >"$TMP/oN" 2>"$TMP/eN"
 		local rcN=$?

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
+# test-timeout: 120
 # check --sm native: the GPUs from NVML without cuInit where that is the
 # CUDA driver's answer, else from the driver (sys/driver_query.h:
 # kimg_native_devices). The oracle is the stand-ins' configured facts, and
@@ -91,6 +92,7 @@ same_as_j1() {
 	shift
 	LD_LIBRARY_PATH="$both" env "${envs[@]}" "$PROBE" check "$@" -j 1 >"$TMP/o1" 2>"$TMP/e1"
 	local rc1=$?
+	case " $* " in *" --json "*) json_collect check "$TMP/o1" "$what" ;; esac
 	for j in 4 7; do
 		LD_LIBRARY_PATH="$both" env "${envs[@]}" "$PROBE" check "$@" -j $j >"$TMP/oN" 2>"$TMP/eN"
 		local rcN=$?

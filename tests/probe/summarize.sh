@@ -27,6 +27,9 @@ rank() {
 	shift
 	env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json \
 		KIMG_LOG="$logs/kimg-%h-%r.log" "${envs[@]}" "$DRV" "$@" >/dev/null 2>&1
+	local newest
+	newest=$(ls -t "$logs"/* 2>/dev/null | head -n1)
+	[ -z "$newest" ] || json_collect report-lines "$newest" "rank $*"
 }
 
 # ---- four torchrun-style ranks and one Slurm rank load an sm_80 cubin on SM 9.0 ----
@@ -148,4 +151,41 @@ env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=90 KIMG_FORMAT=json K
 run "$PROBE" summarize --json "$logs"/solo-0.log
 expect_json "no launcher: %r is 0 in the file name, rank null in the report" \
 	"d['groups'][0]['ranks'] == [] and d['groups'][0]['unknown_rank_reports'] == 1"
+# ---- six GPUs in one group: the text names four and "+2 more" ----
+mkdir -p "$TMP/six"
+python3 - "$logs/solo-0.log" "$TMP/six/all.log" <<'PY'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as f:
+    for k, name in enumerate(["GPU A", "GPU B", "GPU C", "GPU D", "GPU E", "GPU F"]):
+        d["device"]["name"] = name
+        d["process"]["rank"] = k
+        f.write(json.dumps(d) + "\n")
+PY
+run "$PROBE" summarize "$TMP/six/all.log"
+expect_grep "text: four GPUs named, then +2 more" "$TMP/out" \
+	"GPU A (SM 9.0), GPU B (SM 9.0), GPU C (SM 9.0), GPU D (SM 9.0) +2 more"
+if grep -E " 0-5 +GPU A " "$TMP/out" >/dev/null; then ok "text: ranks 0 to 5 as one range, 0-5"; else fail "text: ranks 0-5: $(cat "$TMP/out")"; fi
+run "$PROBE" summarize --json "$TMP/six/all.log"
+expect_json "JSON: all six GPUs" "len(d['groups'][0]['devices']) == 6"
+# ---- the other report kind: a driver_mismatch report is a report (issue 31 item 3) ----
+# A runtime asking CUDA 13.0 of a 12.2 driver (tests/shim/driver_mismatch.sh):
+# the log then holds a driver_mismatch object only, which has no module.
+rm -f "$logs"/*
+rank FAKE_CUDA_SM=80 FAKE_CUDA_DRIVER=12020 RANK=3 -- gpa load "$FX/sm80.cubin"
+if grep -q '"report":"driver_mismatch"' "$logs/kimg-$host-3.log" 2>/dev/null; then
+	ok "the shim wrote a driver_mismatch report"; else fail "no driver_mismatch report: $(cat "$logs"/* 2>&1 | head -c 300)"; fi
+run "$PROBE" summarize --json "$logs/kimg-$host-3.log"
+expect_rc 1 "summarize: a log holding only a driver_mismatch report has a report (exit 1, not 0)"
+expect_json "one driver_mismatch group: error 35, no module, no line skipped" \
+	"d['reports'] == 1 and d['skipped_lines'] == 0 and [(g['kind'], g['error']['code'], g['module']) for g in d['groups']] == [('driver_mismatch', 35, {'file': None, 'offset': None})]"
+expect_json "its fix is the report's sentence, its rank 3" \
+	"'580' in d['groups'][0]['fix'] and d['groups'][0]['ranks'] == [3]"
+rank RANK=4 -- dlsym path "$FX/sm80.cubin"
+run "$PROBE" summarize "$logs"/*.log
+expect_rc 1 "summarize (text): a driver mismatch and an image report"
+if grep -Eq '^1 +\(driver mismatch\) +35 cudaErrorInsufficientDriver +1 ' "$TMP/out"; then
+	ok "text: the driver mismatch row"; else fail "text: the driver mismatch row: $(cat "$TMP/out")"; fi
+expect_grep "text: its fix line" "$TMP/out" "fix 1: upgrade the driver to >= 580"
+expect_grep "text: both reports in two groups" "$TMP/out" "2 reports in 2 groups from 2 files"
 finish

@@ -55,6 +55,7 @@ EOF
 		fail "prerequisite libz.so.1 missing (apt-get install zlib1g): wheel gate not tested"
 	else
 	(cd "$TMP/dist-bad" && KIMG_PROBE=$PROBE "$GATE" --json-out gate.json dist/*.whl >out.txt 2>&1); rc=$?
+	json_collect check "$TMP/dist-bad/gate.json" "kimg-gate.sh --json-out"
 	expect_eq "wheel gate: libtwo.so (one module sm_80 only) on 8.0,8.6,8.9,9.0 -> exit 1" 1 "$rc"
 	expect_eq "wheel gate: the documented command gives the same status" 1 \
 		"$(cd "$TMP/dist-bad" && "$PROBE" check --sm 8.0,8.6,8.9,9.0 dist/*.whl >/dev/null 2>&1; echo $?)"

@@ -13,9 +13,11 @@ command -v dpkg-deb >/dev/null || { fail "dpkg-deb present"; finish; exit; }
 
 expect_eq "control: package, version, architecture, depends" "kimg $version-1 amd64 libc6 (>= 2.17)" \
 	"$(dpkg-deb -f "$DEB" Package Version Architecture Depends | sed 's/^[A-Za-z-]*: //' | tr '\n' ' ' | sed 's/ $//')"
-FILES="usr/bin/kimg-probe usr/bin/kimg-run usr/lib/libkimg.so usr/share/doc/kimg/copyright usr/share/man/man1/kimg-probe.1.gz usr/share/man/man1/kimg-run.1.gz usr/share/man/man7/libkimg.7.gz"
+FILES="usr/bin/kimg-probe usr/bin/kimg-run usr/include/kimg.h usr/lib/libkimg.so usr/lib/libkimgapi.so.1 usr/share/doc/kimg/copyright usr/share/man/man1/kimg-probe.1.gz usr/share/man/man1/kimg-run.1.gz usr/share/man/man7/libkimg.7.gz"
 expect_eq "dpkg-deb -c: the files, under /usr" "$FILES" \
-	"$(dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ {sub(/^\.\//, "", $NF); print $NF}' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+	"$(dpkg-deb -c "$DEB" | awk '$1 !~ /^[dl]/ {sub(/^\.\//, "", $NF); print $NF}' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "dpkg-deb -c: the one link, libkimgapi.so to libkimgapi.so.1" "./usr/lib/libkimgapi.so -> libkimgapi.so.1" \
+	"$(dpkg-deb -c "$DEB" | awk '$1 ~ /^l/ {print $(NF-2), $(NF-1), $NF}')"
 expect_eq "dpkg-deb -c: owned by root" "" "$(dpkg-deb -c "$DEB" | awk '$2 != "root/root"')"
 lic=$(dpkg-deb --fsys-tarfile "$DEB" | tar -xOf - ./usr/share/doc/kimg/copyright)
 # DEP-5 (copyright-format 1.0): the Format line, a Files: * paragraph with
@@ -43,7 +45,7 @@ expect_eq "installed modes: kimg-probe, kimg-run 755; libkimg.so, man pages 644"
 if zcat "$R/usr/share/man/man1/kimg-probe.1.gz" 2>/dev/null | cmp -s - "$BUILD_DIR/man/kimg-probe.1"; then
 	ok "installed kimg-probe.1.gz is $BUILD/man/kimg-probe.1"; else fail "installed kimg-probe.1.gz is $BUILD/man/kimg-probe.1"; fi
 expect_eq "dpkg -L lists the package's files" "$FILES" \
-	"$(dp -L kimg 2>/dev/null | sed 's|^/||' | while read -r f; do [ -f "$R/$f" ] && echo "$f"; done | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+	"$(dp -L kimg 2>/dev/null | sed 's|^/||' | while read -r f; do [ -f "$R/$f" ] && [ ! -L "$R/$f" ] && echo "$f"; done | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "installed kimg-run finds the installed lib" "$R/usr/lib/libkimg.so" "$(env -u BUILD "$R/usr/bin/kimg-run" --print-lib 2>&1)"
 got=$("$R/usr/bin/kimg-run" --verbose sh -c 'exit 3' 2>&1); rc=$?
 expect_match "the installed library loads (banner) and the status is kept" "^3 kimg " "$rc $got"

@@ -12,15 +12,17 @@ out=$(make -C "$ROOT" --no-print-directory BUILD="$BUILD" PREFIX=/usr DESTDIR="$
 expect_eq "make install PREFIX=/usr DESTDIR=... exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 15
 
-for f in bin/kimg-run bin/kimg-probe lib/libkimg.so; do
+for f in bin/kimg-run bin/kimg-probe lib/libkimg.so lib/libkimgapi.so.1; do
 	expect_eq "installs $f, mode 755" 755 "$(file_mode "$P/$f")"
 done
 for f in share/man/man1/kimg-run.1 share/man/man1/kimg-probe.1 share/man/man7/libkimg.7; do
 	expect_eq "installs $f, mode 644" 644 "$(file_mode "$P/$f")"
 	if [ -f "$P/$f" ] && cmp -s "$P/$f" "$BUILD_DIR/man/${f##*/}"; then ok "$f is $BUILD/man/${f##*/}"; else fail "$f is $BUILD/man/${f##*/}"; fi
 done
+expect_eq "installs include/kimg.h, mode 644" 644 "$(file_mode "$P/include/kimg.h")"
+expect_eq "lib/libkimgapi.so links to libkimgapi.so.1 (for -lkimgapi)" libkimgapi.so.1 "$(readlink "$P/lib/libkimgapi.so" 2>&1)"
 expect_eq "nothing else is installed" \
-	"bin/kimg-probe bin/kimg-run lib/libkimg.so share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7" \
+	"bin/kimg-probe bin/kimg-run include/kimg.h lib/libkimg.so lib/libkimgapi.so.1 share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7" \
 	"$(cd "$P" 2>/dev/null && find . -type f | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 
 # The installed launcher: finds ../lib/libkimg.so by itself, even with a

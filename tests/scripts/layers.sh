@@ -66,6 +66,15 @@ for layer in "core:$CORE" "sys:$SYS $CORE" "report:$REPORT $CORE"; do
 	if [ -z "$bad" ]; then ok "$name library needs nothing above it"
 	else fail "$name library calls upwards: $(echo $bad)"; fi
 done
+# libkimgapi.so (api/) is a front end on core, sys and report alone: none
+# of the probe's or the shim's code is in it
+api_objs=$(ls "$BUILD"/obj/api/*.o 2>/dev/null)
+if [ -z "$api_objs" ]; then fail "objects of api/ missing under $BUILD/obj (make BUILD=$BUILD all)"
+else
+	bad=$(comm -23 <(undefined $api_objs | grep '^kimg_') <(defined $api_objs "$CORE" "$SYS" "$REPORT" | sort -u))
+	if [ -z "$bad" ]; then ok "api/ needs only core, sys and report"
+	else fail "api/ calls into the probe or the shim: $(echo $bad)"; fi
+fi
 
 # headers: neither layer includes the other's private headers
 hook_h=$(cd shim/hook && ls *.h) diag_h=$(cd shim/diag && ls *.h)

@@ -15,7 +15,7 @@ need "$WHEEL" "make wheel" || { finish; exit; }
 # Contents: exactly these names (the oracle is this list, not the builder).
 data=kimg-$version.data info=kimg-$version.dist-info
 expect_eq "the wheel holds the package, the programs, the library, the man pages, the metadata" \
-	"$data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $info/METADATA $info/RECORD $info/WHEEL $info/entry_points.txt $info/licenses/LICENSE $info/top_level.txt kimg/__init__.py kimg/__main__.py kimg/kimg-run kimg/libkimg.so" \
+	"$data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $info/METADATA $info/RECORD $info/WHEEL $info/entry_points.txt $info/licenses/LICENSE $info/top_level.txt kimg/__init__.py kimg/__main__.py kimg/_api.py kimg/kimg-run kimg/libkimg.so kimg/libkimgapi.so" \
 	"$(python3 -c 'import sys, zipfile; print(" ".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' "$WHEEL")"
 # RECORD: every other file with its urlsafe-base64 sha256 and size (PEP 376/427).
 got=$(python3 - "$WHEEL" <<'PY'
@@ -61,7 +61,7 @@ while IFS= read -r -d '' f; do
 	newer=$(for v in $needs; do IFS=. read -r _ a b _ <<<"${v/GLIBC_/x.}"; [ "$a" -gt 2 ] || [ "$b" -gt 17 ] && echo "$v"; done)
 	expect_eq "$rel: no required glibc version newer than 2.17 (newest: ${newest:-none})" "" "$newer"
 done < <(find "$TMP/x" -type f -print0)
-expect_eq "ELF files checked: kimg-probe and libkimg.so" 2 "$n_elf"
+expect_eq "ELF files checked: kimg-probe, libkimg.so and libkimgapi.so" 3 "$n_elf"
 expect_eq "kimg/kimg-run is $BUILD/kimg-run (scripts/kimg-run, the version written in)" "" "$(cmp "$TMP/x/kimg/kimg-run" "$BUILD_DIR/kimg-run" 2>&1)"
 
 # Offline install into a fresh venv.
@@ -77,7 +77,7 @@ PKG=$("$V/bin/python" -c 'import kimg, os; print(os.path.dirname(kimg.__file__))
 for f in bin/kimg-probe bin/kimg-run; do
 	if [ -x "$V/$f" ]; then ok "installed $f, executable"; else fail "installed $f, executable"; fi
 done
-for f in libkimg.so kimg-run; do
+for f in libkimg.so libkimgapi.so _api.py kimg-run; do
 	if [ -f "$PKG/$f" ]; then ok "installed kimg/$f in site-packages"; else fail "installed kimg/$f in site-packages ($PKG)"; fi
 done
 for f in share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7; do
@@ -111,12 +111,40 @@ if need "$BUILD_DIR/shim-tests/drv_dl" "make shim-tests" && need "$FAKE/libcuda.
 		"$(python3 -c 'import json, sys; r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(len(r) == 1 and "%d %s %s" % (r[0]["error"]["code"], r[0]["module"]["images"][0]["arch"], r[0]["device"]["sm"]))' "$TMP/r.jsonl" 2>&1)"
 fi
 
+# The can-it-run API from the installed wheel (docs/api.md), with nothing
+# of the source tree: the package's libkimgapi.so and kimg-probe. The
+# oracle is docs/rules.md (S1: sm_80 SASS on 9.0 is error 209; 8.6 runs it).
+if need "$FIX/sm80.cubin" "make fixtures"; then
+	got=$(cd "$TMP" && env -u KIMG_API_LIB -u KIMG_PROBE "$V/bin/python" - "$FIX/sm80.cubin" <<'PY' 2>&1
+import sys, kimg
+a, b = kimg.can_run(sys.argv[1], sm="9.0"), kimg.can_run(sys.argv[1], sm="8.6")
+print(a.runs, a.error, a.modules[0]["verdicts"][0]["rule"], b.runs, b.error, kimg._api._library_path() == kimg._api._HERE + "/libkimgapi.so")
+PY
+)
+	expect_eq "installed kimg.can_run: sm_80 cubin fails on 9.0 with 209 [S1], runs on 8.6; the package's libkimgapi.so" \
+		"False 209 S1 True None True" "$got"
+	(cd "$TMP" && env -u KIMG_PROBE "$V/bin/python" -m kimg check --json --sm 9.0 "$FIX/sm80.cubin" >"$TMP/pym.out" 2>&1; echo "rc $?" >>"$TMP/pym.out")
+	(cd "$TMP" && "$V/bin/kimg-probe" check --json --sm 9.0 "$FIX/sm80.cubin" >"$TMP/probe.out" 2>&1; echo "rc $?" >>"$TMP/probe.out")
+	if cmp -s "$TMP/pym.out" "$TMP/probe.out" && grep -qx "rc 1" "$TMP/probe.out"; then
+		ok "python -m kimg check is the installed kimg-probe check: same output, same exit status (1)"
+	else
+		fail "python -m kimg check is the installed kimg-probe check" "$(diff "$TMP/pym.out" "$TMP/probe.out" | head -5)"
+	fi
+	mkdir -p "$TMP/envdir" && cp "$FIX/sm80.cubin" "$TMP/envdir/"
+	got=$(cd "$TMP" && env -u KIMG_PROBE "$V/bin/python" -c 'import sys, kimg; d = kimg.check_environment(sm="9.0", dirs=[sys.argv[1]]); print(d["exit_status"], d["ok"], d["summary"]["cannot_run"])' "$TMP/envdir" 2>&1)
+	expect_eq "installed kimg.check_environment: doctor's verdict as data (exit 1, not ok, 1 cannot run)" "1 False 1" "$got"
+fi
+
 # pip install --target (no prefix at all): the library stays with the package.
 if "$V/bin/pip" install -q --no-index --disable-pip-version-check --target "$TMP/target" "$WHEEL" >/dev/null 2>&1; then
 	expect_eq "pip --target: kimg-run (PYTHONPATH=target) uses target/kimg/libkimg.so" "$TMP/target/kimg/libkimg.so" \
 		"$(env -u KIMG_LIB PYTHONPATH="$TMP/target" "$TMP/target/bin/kimg-run" --print-lib 2>&1)"
 else
 	fail "pip install --no-index --target DIR of the wheel"
+fi
+if [ -f "$FIX/sm80.cubin" ] && [ -d "$TMP/target/kimg" ]; then
+	expect_eq "pip --target: kimg.can_run (PYTHONPATH=target) uses target/kimg/libkimgapi.so" "209" \
+		"$(cd "$TMP" && env -u KIMG_API_LIB PYTHONPATH="$TMP/target" python3 -c 'import sys, kimg; print(kimg.can_run(sys.argv[1], sm="9.0").error)' "$FIX/sm80.cubin" 2>&1)"
 fi
 
 # pip uninstall takes every installed file with it.

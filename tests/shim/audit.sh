@@ -33,6 +33,17 @@ check "a module that runs: no report, status 0, launch works" \
 check "summary still says what was checked" \
 	grep -qx "kimg: audit: 1 module load checked, 0 cannot run on this device" "$TMP/good.err"
 
+# ---- a module loaded by path is the program's, never arch-dispatched ----
+# (issue 23) the file holds code for this GPU too (a second container,
+# sm_90) but the driver loads its first module (sm_100f only): the path
+# was asked for by name, so it is reported, with the audit mark.
+cat "$FIX/sm100f.fatbin" "$FIX/lineinfo.fatbin" >"$TMP/two.fatbin"
+run bypath KIMG_AUDIT=1 -- "$DRV" dlsym path "$TMP/two.fatbin" axpy
+check "by path from a file with code for this GPU: 209, one audit report (S4), counted as cannot run" \
+	eval 'has bypath "cuModuleLoad: 209" && report bypath "len(R) == 1 and R[0][\"audit\"] is True
+		and R[0][\"verdict\"][\"rule\"] == \"S4\"" &&
+		grep -qx "kimg: audit: 1 module load checked, 1 cannot run on this device (see above)" "$TMP/bypath.err"'
+
 # ---- driver-API module load: raw PTX for a newer target (218, P3) ----
 run ptx KIMG_AUDIT=1 -- "$DRV" dlsym load "$FIX/compute100.ptx" axpy
 check "raw PTX: audit report expects 218, the failing load itself is not reported again" \

@@ -35,10 +35,24 @@ o=$(on_sm90 KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/nul
 check "dedupe: a second module gets its own report" eval '[ "$(echo "$o" | grep -c "returned 209")" -eq 2 ]'
 check "summary: 3 kernels in 2 modules" eval 'echo "$o" | grep -qx "kimg: 3 kernels in 2 modules failed to load (see above)"'
 
+# ---- when the log file is opened (README, docs/site-wide.md, libkimg.7; issue 31 item 4) ----
+# On the first report; with KIMG_VERBOSE=1 in text format at load, with the
+# banner as its first line; in JSON format the banner goes to stderr and a
+# program without a failure leaves no file.
+rm -f "$out"/when-*.log
+env LD_PRELOAD="$LIB" KIMG_VERBOSE=1 KIMG_LOG="$out/when-text.log" "$PROGS/hello" >/dev/null 2>&1
+check "text, KIMG_VERBOSE=1, no failure: the log is created at load, the banner its only line" \
+	eval '[ "$(wc -l <"$out/when-text.log" 2>/dev/null)" = 1 ] && grep -q "^kimg [0-9][^ ]*: loaded into hello;" "$out/when-text.log"'
+env LD_PRELOAD="$LIB" KIMG_VERBOSE=1 KIMG_FORMAT=json KIMG_LOG="$out/when-json.log" "$PROGS/hello" >/dev/null 2>&1
+check "json, KIMG_VERBOSE=1, no failure: no log file (the banner went to stderr)" test ! -e "$out/when-json.log"
+env LD_PRELOAD="$LIB" KIMG_LOG="$out/when-quiet.log" "$PROGS/hello" >/dev/null 2>&1
+check "text, no KIMG_VERBOSE, no failure: no log file" test ! -e "$out/when-quiet.log"
+
 # ---- JSON Lines log with %p ----
 rm -f "$out"/k-*.log
 o=$(on_sm90 KIMG_FORMAT=json KIMG_LOG="$out/k-%p.log" KIMG_VERBOSE=1 "$prog" "$FIX/sm80.cubin" 2>&1 >/dev/null)
 logs=$(ls "$out"/k-*.log 2>/dev/null)
+for f in $logs; do json_collect report-lines "$f" "json log with %p"; done
 check "json: log file named by %p" eval '[ "$(echo "$logs" | wc -l)" -eq 1 ] && echo "$logs" | grep -qE "/k-[0-9]+\.log$"'
 check "json: banner and summary go to stderr, not into the log" \
 	eval 'echo "$o" | grep -q "^kimg 0" && echo "$o" | grep -q "failed to load" && ! grep -qv "^{" $logs'

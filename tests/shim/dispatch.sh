@@ -54,6 +54,16 @@ check "the program's own lookup in that module: reported at once, marked program
 	eval 'has program "program'"'"'s own lookup in B: 209" && report program "len(R) == 1
 		and R[0][\"dispatch\"] == {\"reported_because\": \"program_call\"} and R[0][\"call\"] == \"cuLibraryGetKernel\""'
 
+# the same lookup made by the shared runtime (the stand-in libcudart.so.13)
+# for the program's cudaFuncGetAttributes: the driver call is the
+# runtime's, recorded; the failure reaches the program at the runtime call,
+# and is reported there, once (issue 23: counted as the program's own
+# driver call, it was reported at cuLibraryGetKernel instead)
+run rtcall -- "$MAIN" "$D" runtime
+check "a lookup in that module from inside libcudart: 209, one report, at the runtime call (cudaFuncGetAttributes)" \
+	eval 'has rtcall "runtime'"'"'s lookup in B: 209" && report rtcall "len(R) == 1 and R[0][\"call\"] == \"cudaFuncGetAttributes\"
+		and R[0][\"dispatch\"] == {\"reported_because\": \"program_call\"}"'
+
 run abort -- "$MAIN" "$D" probe abort
 check "a fatal signal after it: the process still dies of SIGABRT (134), with one line per file on stderr" \
 	eval '[ "$(cat "$TMP/abort.rc")" = 134 ] && grep -qx "kimg: fatal signal 6 after arch-dispatched load failures (modules for other GPUs):" "$TMP/abort.err" &&

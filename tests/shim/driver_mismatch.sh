@@ -58,4 +58,11 @@ env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" FAKE_CUDA_SM=80 FAKE_CUDA_DRIVER=1
 	>"$TMP/text.out" 2>"$TMP/text.err"
 check "text: one headline with both versions and error 35" test "$(grep -c 'CUDA 13.0 runtime, driver supports CUDA 12.2 -> error 35' "$TMP/text.err")" = 1
 check "text: the fix line names the R580 driver" grep -q 'kimg:   fix:  upgrade the driver to >= 580' "$TMP/text.err"
+# cuInit failing with 35 before any runtime asked for a version: the CUDA
+# the program needs is unknown, so the fix names no made-up package or path
+run init35 FAKE_CUDA_INIT_ERROR=35 -- "$PROGS/drv_direct" direct load "$FIX/sm80.cubin"
+check "cuInit 35, version unknown: reported, the fix names no cuda-compat--1-0 or cuda-0.0" \
+	report init35 'len(R) == 1 and R[0]["error"]["code"] == 35 and "cuda-compat--" not in R[0]["fix"]
+		and "cuda-0.0" not in R[0]["fix"] and "cuda-compat package of that version" in R[0]["fix"]
+		and "CUDA 13.0 or older" in R[0]["fix"]'
 finish

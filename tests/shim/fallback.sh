@@ -31,6 +31,13 @@ check "P3 load: one report: fallback applied, target sm_100 -> sm_90, version un
 		and isinstance(R[0]["fallback"]["jit_ms"], float) and R[0]["fallback"]["jit_ms"] >= 0
 		and "__CUDA_ARCH__" in R[0]["fallback"]["warning"] and R[0]["verdict"]["rule"] == "P3"'
 
+# A load the fallback rescued is no error of the program's: KIMG_ON_ERROR
+# does not stop it there (only an audit's cannot-run report does)
+fb onerr KIMG_ON_ERROR=exit:7 -- "$DRV" dlsym load "$FIX/compute100.ptx" axpy
+check "KIMG_ON_ERROR=exit:7 with a rescued load: the program runs on and ends 0, one fallback report" \
+	eval 'has onerr "cuLaunchKernel: 0" && [ "$(cat "$TMP/onerr.rc")" = 0 ] &&
+		report onerr "len(R) == 1 and R[0][\"fallback\"][\"applied\"] is True"'
+
 # ---- P4: .version 9.9 on a 13.0 driver (222 without kimg) ----
 fb isa99 -- "$DRV" dlsym loadex "$TMP/isa99.ptx" axpy
 check "P4 loadex: runs" has isa99 "cuLaunchKernel: 0"

@@ -64,6 +64,7 @@ rm -f "$TMP"/k-*.log
 under_kimg KIMG_FORMAT=json KIMG_LOG="$TMP/k-%p.log" "$PROGS/fork" "$CUBIN" axpy >"$TMP/fork.out" 2>"$TMP/fork.err"
 check "fork program: both processes saw 209" test $? = 0
 ppid=$(sed -n 's/^parent: //p' "$TMP/fork.out")
+for f in "$TMP"/k-*.log; do json_collect report-lines "$f" "fork: $f"; done
 cpid=$(sed -n 's/^child: //p' "$TMP/fork.out")
 check "fork: the parent's log is k-$ppid.log, one report of pid $ppid" python3 - "$TMP/k-$ppid.log" "$ppid" <<'PY'
 import json, sys

@@ -49,6 +49,20 @@ check "two inputs, the second refused: both listed in order, the refused one nam
 		and [i[\"name\"] for i in R[0][\"link\"][\"inputs\"]] == [\"good.ptx\", \"$TMP/isa99.ptx\"]
 		and R[0][\"link\"][\"input\"][\"name\"] == \"$TMP/isa99.ptx\""'
 
+# the same through cuLinkAddData twice (issue 23: the refused input must be
+# looked up as the last one added, whichever call added it)
+run twodata -- "$PROGS/link_dl" dlsym2 twodata "$FIX/compute80.ptx" "$TMP/isa99.ptx"
+check "two cuLinkAddData inputs, the second refused: both listed in order, the refused one named" \
+	eval 'has twodata "cuLinkAddData: 222" && report twodata "len(R) == 1 and R[0][\"call\"] == \"cuLinkAddData_v2\"
+		and [i[\"name\"] for i in R[0][\"link\"][\"inputs\"]] == [\"good.ptx\", \"bad.ptx\"]
+		and R[0][\"link\"][\"input\"][\"name\"] == \"bad.ptx\""'
+
+# one buffer reused for two refused inputs of other names: two reports, each
+# naming its input (the module key mixes in the input's name; diagnose.c)
+run samebuf -- "$PROGS/link_dl" dlsym2 samebuf "$TMP/isa99.ptx" second.ptx
+check "one buffer, two refused inputs (first.ptx, second.ptx): two reports, each its own input" \
+	eval 'report samebuf "[r[\"link\"][\"input\"][\"name\"] for r in R] == [\"first.ptx\", \"second.ptx\"]"'
+
 run good -- "$PROGS/link_dl" gpa data "$FIX/compute80.ptx" ok.ptx
 check "a link that works: cuLinkComplete 0, no report, nothing on stderr" \
 	eval 'has good "cuLinkComplete: 0" && report good "R == []" && [ ! -s "$TMP/good.err" ]'

@@ -32,6 +32,7 @@ for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3
 		continue
 	}
 	tested=$((tested + 1))
+	[ -n "${first_py:-}" ] || { first_py=$py first_d=$d; }
 	for mode in released held busy; do
 		name="py-$v-$mode-$tested"
 		run "$name" PYTHONPATH="$d" -- timeout 60 "$py" "$SCRIPT" "$FIX/sm80.cubin" $mode
@@ -42,4 +43,15 @@ for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3
 	done
 done
 check "at least one interpreter was tested" test "$tested" -gt 0
+# A script path with a 2-, 3- and 4-byte UTF-8 character (é, €, U+1F600):
+# Python holds it as a 4-byte-wide string, which pyframes.c writes back
+# as UTF-8 byte for byte.
+if [ -n "${first_py:-}" ]; then
+	wide=$TMP/dir-é€😀
+	mkdir -p "$wide" && cp "$SCRIPT" "$wide/fail_load.py"
+	run wide PYTHONPATH="$first_d" -- timeout 60 "$first_py" "$wide/fail_load.py" "$FIX/sm80.cubin" released
+	check "a script under $wide: python_stack names its file, every byte of é € U+1F600 kept" \
+		eval 'report wide "len(R) == 1 and R[0][\"python_stack\"][0][\"file\"] == \"$wide/fail_load.py\"
+			and R[0][\"python_stack\"][0][\"line\"] == 10"'
+fi
 finish

@@ -13,6 +13,8 @@ TSAN_SHIM := $(BUILD)/tsan/libkimg.so
 SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct link_dl disp_main rt no_cuda \
 	hello libwrap_puts.so threads fork secure diagnose_prog)
 SHIM_TEST_PROGS += $(SHIM_TEST_DIR)/next_cu
+# symbol lookups and the driver's error log (tests/shim/symbols.sh, driver_log.sh)
+SHIM_TEST_PROGS += $(addprefix $(SHIM_TEST_DIR)/,sym_direct sym_dl rtsym libfailalloc.so)
 
 .PHONY: shim-tests
 shim-tests: $(SHIM) $(FAKE_STANDINS) $(SHIM_TEST_PROGS) $(TSAN_SHIM)
@@ -39,6 +41,18 @@ $(SHIM_TEST_DIR)/link_dl: tests/shim/progs/link.c $(SHIM_PROG_DEPS)
 $(SHIM_TEST_DIR)/disp_main: tests/shim/progs/disp_main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+$(SHIM_TEST_DIR)/sym_direct: tests/shim/progs/sym.c $(SHIM_PROG_DEPS) $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -DDIRECT -o $@ $< -L$(FAKE_DIR) -lcuda -ldl -lpthread
+$(SHIM_TEST_DIR)/sym_dl: tests/shim/progs/sym.c $(SHIM_PROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl -lpthread
+$(SHIM_TEST_DIR)/rtsym: tests/shim/progs/rtsym.c $(SHIM_PROG_DEPS) $(FAKE_CUDART)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -lcudart -ldl
+$(SHIM_TEST_DIR)/libfailalloc.so: tests/shim/progs/failalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $<
 $(SHIM_TEST_DIR)/rt: tests/shim/progs/rt.c $(SHIM_PROG_DEPS) $(FAKE_CUDART)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -lcudart -ldl

@@ -15,4 +15,8 @@ check "exit status 0 (TSan exits 66 on a report)" test "$(cat "$TMP/tsan.rc")" =
 check "no ThreadSanitizer warning" bash -c "! grep -q ThreadSanitizer '$TMP/tsan.err'"
 grep -A30 "WARNING: ThreadSanitizer" "$TMP/tsan.err" | head -60 | sed 's/^/   | /'
 check "the failure was reported" report tsan 'first("cuLibraryGetKernel", 209)["kernel"]["name"] == "axpy"'
+# the driver's log callback (shim/diag/driver_log.c) ran on the racing threads
+# too, under ThreadSanitizer: its per-thread rings are part of the no-race claim
+check "the report carries the driver's lines of its own call" \
+	report tsan 'first("cuLibraryGetKernel", 209)["driver_log"][-1] == "Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetKernel"'
 finish

@@ -137,6 +137,12 @@ START_TEST(classify_small_and_synthetic_inputs)
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(block_comment_first, sizeof block_comment_first - 1)),
 			 KIMG_INPUT_PTX);
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(open_comment, sizeof open_comment - 1)), KIMG_INPUT_UNKNOWN);
+	/* "*" after a first character that is not "/" opens no comment: text
+	 * before the directive, so not PTX (a make mutants survivor took any
+	 * "?*" for a comment's start) */
+	static const char star_not_comment[] = "x* */.version 9.0\n.target sm_90\n";
+	ck_assert_int_eq(kimg_input_classify(kimg_span_make(star_not_comment, sizeof star_not_comment - 1)),
+			 KIMG_INPUT_UNKNOWN);
 	/* The names kimg-probe prints (docs/json.md "kind" and "origin"). */
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_HOST_ELF), "elf");
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_ARCHIVE), "archive");

@@ -220,7 +220,8 @@ START_TEST(banner_is_one_line_with_every_option)
 	ck_assert_uint_eq(n, strlen(line));
 	ck_assert_ptr_eq(strchr(line, '\n'), line + n - 1);
 	ck_assert_str_eq(line, "kimg " KIMG_VERSION ": loaded into python3.12; KIMG_LOG=/tmp/k.4242 KIMG_FORMAT=json "
-			       "KIMG_VERBOSE=1 KIMG_ON_ERROR=exit:7 KIMG_FALLBACK=force-ptx:sgemm* KIMG_AUDIT=0 "
+			       "KIMG_VERBOSE=1 KIMG_ON_ERROR=exit:7 KIMG_FALLBACK=force-ptx:sgemm* KIMG_AUDIT=0 KIMG_DRIVER_LOG=1 "
+			       "KIMG_PTXAS_REASON=1 "
 			       "KIMG_SKIP=nvcc,cicc,ptxas,fatbinary,nvlink,gcc,g++,cc,c++,cc1,cc1plus,ld,ld.gold,ld.lld,as,"
 			       "ninja,make,cmake KIMG_DISABLE=0\n");
 }
@@ -317,6 +318,27 @@ START_TEST(fallback_glob_must_be_well_formed)
 }
 END_TEST
 
+/* Every option given at once: each kept copy is its own option's value
+ * (the banner and a forked child's log path read them), none overwritten
+ * by an option that keeps nothing (a make mutants survivor gave
+ * KIMG_VERBOSE a one-byte copy at offset 0, over CUDA_FORCE_PTX_JIT's). */
+START_TEST(kept_values_stay_their_own)
+{
+	PARSE("KIMG_LOG=/tmp/k-%p.log", "KIMG_FORMAT=json", "KIMG_VERBOSE=1", "KIMG_ON_ERROR=exit:3",
+	      "KIMG_FALLBACK=force-ptx:*cublas*", "KIMG_AUDIT=1", "CUDA_FORCE_PTX_JIT=1", "CUDA_DISABLE_PTX_JIT=1");
+	ck_assert(env.force_ptx_jit);
+	ck_assert(env.disable_ptx_jit);
+	ck_assert_str_eq(env.log_spec, "/tmp/k-%p.log");
+	ck_assert(env.log_per_process);
+	ck_assert_str_eq(o.log_path, "/tmp/k-4242.log");
+	ck_assert_str_eq(env.fallback_spec, "force-ptx:*cublas*");
+	ck_assert(o.verbose);
+	ck_assert(o.audit);
+	ck_assert_int_eq(o.exit_code, 3);
+	ck_assert_str_eq(warnings, "");
+}
+END_TEST
+
 /* issue 12 item 6: a forked child expands the same spec with its own pid */
 START_TEST(log_path_expands_again_per_pid)
 {
@@ -342,6 +364,7 @@ START_TEST(option_table_rows_match_the_enum)
 		[KIMG_OPT_LOG] = "KIMG_LOG",           [KIMG_OPT_FORMAT] = "KIMG_FORMAT",
 		[KIMG_OPT_VERBOSE] = "KIMG_VERBOSE",   [KIMG_OPT_ON_ERROR] = "KIMG_ON_ERROR",
 		[KIMG_OPT_FALLBACK] = "KIMG_FALLBACK", [KIMG_OPT_AUDIT] = "KIMG_AUDIT",
+		[KIMG_OPT_DRIVER_LOG] = "KIMG_DRIVER_LOG", [KIMG_OPT_PTXAS_REASON] = "KIMG_PTXAS_REASON",
 		[KIMG_OPT_SKIP] = "KIMG_SKIP",         [KIMG_OPT_DISABLE] = "KIMG_DISABLE",
 	};
 	ck_assert_int_eq(parse_ctx(&ctx_python, (char *const[]){ "PATH=/bin", NULL }), 0);
@@ -389,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, skip_list_default_and_custom);
 	tcase_add_test(tc, disable);
 	tcase_add_test(tc, driver_jit_switches_snapshot);
+	tcase_add_test(tc, kept_values_stay_their_own);
 	tcase_add_test(tc, names_match_exactly);
 	tcase_add_test(tc, banner_is_one_line_with_every_option);
 	tcase_add_test(tc, launcher_rank_snapshot);

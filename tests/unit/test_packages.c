@@ -99,6 +99,17 @@ START_TEST(dpkg_status)
 				  "Package: c\nVersion: 3:4.5\nDescription: x\n more\n");
 	ck_assert_int_eq(kimg_dpkg_status_each(t, status_fn, NULL), 2);
 	ck_assert_str_eq(seen, "a=1.0-1;c=3:4.5;");
+	/* issue 23: the status is the third word, matched whole (dpkg(1),
+	 * "package states"): "not-installed" and "half-installed" contain
+	 * "installed" but are not; triggers-pending is configured. */
+	seen[0] = '\0';
+	t = text("Package: d\nStatus: install ok not-installed\nVersion: 1\n\n"
+		 "Package: e\nStatus: install reinstreq half-installed\nVersion: 2\n\n"
+		 "Package: f\nStatus: install ok triggers-pending\nVersion: 3\n\n"
+		 "Package: g\nStatus: install ok unpacked\nVersion: 4\n\n"
+		 "Package: h\nStatus: hold ok installed\nVersion: 5\n\n");
+	ck_assert_int_eq(kimg_dpkg_status_each(t, status_fn, NULL), 2);
+	ck_assert_str_eq(seen, "f=3;h=5;");
 }
 END_TEST
 

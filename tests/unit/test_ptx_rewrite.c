@@ -51,6 +51,21 @@ START_TEST(version_lowered)
 }
 END_TEST
 
+/* A plain target already at the device's SM is kept: nothing to lower
+ * (a make mutants survivor lowered sm_90 "to" sm_90 and counted it). */
+START_TEST(target_at_the_device_kept)
+{
+	struct kimg_ptx_rewrite_info i = expect_rewrite(".version 9.0\n.target sm_90\n", 0, 90, ".version 9.0\n.target sm_90\n");
+	ck_assert_uint_eq(i.targets_lowered, 0);
+	ck_assert(!i.changed);
+	i = expect_rewrite(".version 9.0\n.target sm_80\n", 0, 90, ".version 9.0\n.target sm_80\n");
+	ck_assert_uint_eq(i.targets_lowered, 0);
+	/* sm_90a at sm_90: the suffix goes */
+	i = expect_rewrite(".version 9.0\n.target sm_90a\n", 0, 90, ".version 9.0\n.target sm_90\n");
+	ck_assert_uint_eq(i.targets_lowered, 1);
+}
+END_TEST
+
 /* P3 + P2: sm_100f on a 9.0 device: lower to sm_90, dropping the suffix;
  * other .target items, comments and spacing stay byte for byte. */
 START_TEST(target_lowered_suffix_dropped)
@@ -289,6 +304,7 @@ static Suite *rewrite_suite(void)
 	TCase *t = tcase_create("text");
 	tcase_add_test(t, version_lowered);
 	tcase_add_test(t, target_lowered_suffix_dropped);
+	tcase_add_test(t, target_at_the_device_kept);
 	tcase_add_test(t, both_lowered);
 	tcase_add_test(t, every_target_item);
 	tcase_add_test(t, nothing_to_lower_is_identity);

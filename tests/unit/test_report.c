@@ -571,6 +571,58 @@ START_TEST(format_helpers)
 }
 END_TEST
 
+/* The driver's words (docs/report-json.md driver_log, symbol, jit_log_from,
+ * safety_net; shim/diag/driver_log.c fills them): JSON keys only when
+ * present, text lines "driver said:", escaped like every name. */
+START_TEST(driver_log_symbol_and_safety_net)
+{
+	build_report(false);
+	char *j = render(kimg_report_write_json);
+	ck_assert_ptr_null(strstr(j, "\"driver_log\""));
+	ck_assert_ptr_null(strstr(j, "\"symbol\""));
+	ck_assert_ptr_null(strstr(j, "\"safety_net\""));
+	ck_assert_ptr_null(strstr(j, "\"jit_log_from\""));
+	free(j);
+
+	build_report(false);
+	rep.call = "cuLibraryGetGlobal";
+	rep.kernel = NULL;
+	rep.symbol = "coeffs";
+	strcpy(rep.driver_log[0], "No device code available for GPU ISA 90");
+	strcpy(rep.driver_log[1], "Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetGlobal\x1b[2J");
+	rep.driver_log_count = 2;
+	strcpy(rep.jit_log, "ptxas fatal   : Unsupported .version 9.9; current version is '9.0'");
+	rep.jit_log_by_kimg = true;
+	j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, "\"symbol\":{\"name\":\"coeffs\",\"demangled\":null}"));
+	ck_assert_msg(strstr(j, "\"driver_log\":[\"No device code available for GPU ISA 90\","
+				"\"Returning 209 (CUDA_ERROR_NO_BINARY_FOR_GPU) from cuLibraryGetGlobal\\u001b[2J\"]") != NULL,
+		      "%s", j);
+	ck_assert_ptr_nonnull(strstr(j, "\"jit_log_from\":\"kimg\""));
+	ck_assert_ptr_null(strstr(j, "\"safety_net\""));
+	free(j);
+	char *t = render(kimg_report_write_text);
+	ck_assert_msg(has_line(t, "kimg:   symbol: coeffs"), "%s", t);
+	ck_assert_msg(has_line(t, "kimg:   driver said: No device code available for GPU ISA 90"), "%s", t);
+	ck_assert_ptr_null(strstr(t, "\x1b"));
+	ck_assert_msg(has_line(t, "kimg:   ptxas said (kimg compiled it once more): ptxas fatal   : Unsupported .version "
+				  "9.9; current version is '9.0'"), "%s", t);
+	free(t);
+
+	build_report(false);
+	rep.call = "cuLibraryGetKernelCount";
+	rep.safety_net = true;
+	rep.exit_status = 1;
+	j = render(kimg_report_write_json);
+	ck_assert_ptr_nonnull(strstr(j, "\"safety_net\":{\"reported_at\":\"exit\",\"exit_status\":1}"));
+	free(j);
+	t = render(kimg_report_write_text);
+	ck_assert_msg(has_line(t, "kimg:   seen in the driver's log only: kimg does not hook cuLibraryGetKernelCount; "
+				  "reported at exit (status 1)"), "%s", t);
+	free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("report");
@@ -593,6 +645,7 @@ int main(void)
 	tcase_add_test(tc, process_object_and_line);
 	tcase_add_test(tc, fallback_section_and_audit_mark);
 	tcase_add_test(tc, link_dispatch_group_and_python_note);
+	tcase_add_test(tc, driver_log_symbol_and_safety_net);
 	tcase_add_test(tc, summary_line_counts_and_plurals);
 	tcase_add_test(tc, format_helpers);
 	suite_add_tcase(s, tc);

@@ -274,6 +274,56 @@ START_TEST(toolkit_targets)
 END_TEST
 
 
+/* Every row of the PTX ISA <-> CUDA <-> driver table, pinned: typed from
+ * docs/rules.md §4 (ISA 6.0 / CUDA 9.0
+ * onwards), not read from rules_tables.c. The three rows before it (CUDA
+ * 7.0-8.0) are not in the reference: they are copied from rules_tables.c's
+ * own sourced rows and pin them against change only. Each row is checked three ways: the driver of that
+ * CUDA version accepts that ISA, the ISA was introduced by that CUDA
+ * version, and the version's minimum Linux driver. */
+static const struct {
+	unsigned isa;
+	int cuda;
+	const char *driver;
+} pinned_isa[] = {
+	{ 402, 7000, "346.46" },     { 403, 7050, "352.31" },     { 500, 8000, "367.48" },
+	{ 600, 9000, "384.81" },     { 601, 9010, "390.46" },     { 602, 9020, "396.26" },
+	{ 603, 10000, "410.48" },    { 604, 10010, "418.39" },    { 605, 10020, "440.33" },
+	{ 700, 11000, "450.51.05" }, { 701, 11010, "455.23" },    { 702, 11020, "460.27.03" },
+	{ 703, 11030, "465.19.01" }, { 704, 11040, "470.42.01" }, { 705, 11050, "495.29.05" },
+	{ 706, 11060, "510.39.01" }, { 707, 11070, "515.43.04" }, { 708, 11080, "520.61.05" },
+	{ 800, 12000, "525.60.13" }, { 801, 12010, "530.30.02" }, { 802, 12020, "535.54.03" },
+	{ 803, 12030, "545.23.06" }, { 804, 12040, "550.54.14" }, { 805, 12050, "555.42.02" },
+	{ 805, 12060, "560.28.03" }, { 806, 12070, NULL },         { 807, 12080, "570.26" },
+	{ 808, 12090, "575.51.03" }, { 900, 13000, "580.65.06" }, { 901, 13010, "590.44.01" },
+	{ 902, 13020, "595.45.04" },
+};
+
+START_TEST(isa_table_pinned)
+{
+	for (size_t i = 0; i < sizeof pinned_isa / sizeof pinned_isa[0]; i++) {
+		unsigned isa = pinned_isa[i].isa;
+		int cuda = pinned_isa[i].cuda;
+		ck_assert_msg(kimg_driver_max_ptx_isa(cuda) == isa, "CUDA %d: ISA %u, pinned %u", cuda,
+			      kimg_driver_max_ptx_isa(cuda), isa);
+		/* 12.6 shares 8.5 with 12.5, which introduced it */
+		int introduced = cuda == 12060 ? 12050 : cuda;
+		ck_assert_msg(kimg_ptx_isa_cuda_version((uint16_t)isa) == introduced, "ISA %u: CUDA %d, pinned %d", isa,
+			      kimg_ptx_isa_cuda_version((uint16_t)isa), introduced);
+		const char *drv = kimg_cuda_min_driver(cuda);
+		if (pinned_isa[i].driver)
+			ck_assert_msg(drv && strcmp(drv, pinned_isa[i].driver) == 0, "CUDA %d: driver %s, pinned %s", cuda,
+				      drv ? drv : "NULL", pinned_isa[i].driver);
+		else
+			ck_assert_msg(drv == NULL, "CUDA %d: driver %s, pinned none", cuda, drv);
+	}
+	ck_assert_int_eq(kimg_ptx_isa_table_oldest_cuda(), 7000);
+	ck_assert_int_eq(kimg_ptx_isa_table_newest_cuda(), 13020);
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(13030), 0); /* newer than the table: not guessed */
+	ck_assert_uint_eq(kimg_driver_max_ptx_isa(6050), 0);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
 	Suite *s = suite_create("rules");
@@ -282,6 +332,7 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, every_decision_row_is_covered);
 	tcase_add_test(tc, tegra_list);
 	tcase_add_test(tc, isa_table);
+	tcase_add_test(tc, isa_table_pinned);
 	tcase_add_test(tc, reason_and_outcome_names);
 	tcase_add_test(tc, toolkit_targets);
 	suite_add_tcase(s, tc);

@@ -200,6 +200,38 @@ START_TEST(garbage_is_eformat)
 }
 END_TEST
 
+/* A central directory entry with a wrong signature is an error, named;
+ * only the digital-signature record (PK 05 05, APPNOTE 4.3.13) may end a
+ * directory early (a make mutants survivor took any unknown record for
+ * that end). */
+START_TEST(bad_directory_entry_is_eformat)
+{
+	for (int variant = 0; variant < 2; variant++) {
+		struct kimg_span z = sample_zip();
+		uint8_t *d = (uint8_t *)z.data;
+		int nth = 0;
+		for (uint64_t i = 0; i + 4 <= z.size; i++)
+			if (d[i] == 0x50 && d[i + 1] == 0x4b && d[i + 2] == 0x01 && d[i + 3] == 0x02 && ++nth == 2) {
+				d[i + 2] = variant ? 0x05 : 0x09;
+				d[i + 3] = variant ? 0x05 : 0x09;
+				break;
+			}
+		ck_assert_int_eq(nth, 2);
+		struct seen s;
+		struct kimg_error err = { 0, 0, "" };
+		memset(&s, 0, sizeof s);
+		int rc = kimg_zip_for_each_member(z, NULL, on_member, &s, &err);
+		if (variant) {
+			ck_assert_int_eq(rc, 1); /* the signature record ends the directory: 1 member */
+			ck_assert_uint_eq(s.members, 1);
+		} else {
+			ck_assert_int_eq(rc, -KIMG_EFORMAT);
+			ck_assert_msg(strstr(err.what, "bad central directory entry") != NULL, "%s", err.what);
+		}
+	}
+}
+END_TEST
+
 /* Every member's outcome, in order: size delivered, or the error code. */
 struct outcomes {
 	unsigned n;
@@ -410,6 +442,7 @@ int main(void)
 	tcase_add_test(tc, members_delivered_whole_and_in_order_after_head_filter);
 	tcase_add_test(tc, nonzero_callback_return_stops_and_is_returned);
 	tcase_add_test(tc, garbage_is_eformat);
+	tcase_add_test(tc, bad_directory_entry_is_eformat);
 	tcase_add_test(tc, deflated_members_inflated_and_checked);
 	tcase_add_test(tc, limits_refuse_before_inflating);
 	tcase_add_test(tc, empty_zip_has_no_members);

@@ -7,14 +7,22 @@ The wheel carries native code: ``libkimg.so`` (the LD_PRELOAD library) and
 for ``LD_PRELOAD=$(python -m kimg --libpath)``, and ``python -m kimg`` or
 the ``kimg-run`` command pip installs to run the launcher with this
 package's library.
+
+The can-it-run API asks before the first kernel (docs/api.md):
+``can_run(path, sm="native")`` and ``can_run_module(module)`` answer
+whether a file's GPU code runs here (``runs``, ``error``, ``reason``,
+``fix``, ``modules``), through ``libkimgapi.so`` and ctypes;
+``check_environment()`` is ``kimg-probe doctor --json`` as data.
 """
 
 import os
 
 __version__ = "@VERSION@"
-__all__ = ["libpath", "launcher"]
+__all__ = ["libpath", "launcher", "can_run", "can_run_module", "check_environment", "Answer", "KimgError"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+
+from ._api import Answer, KimgError, can_run, can_run_module, check_environment, probe_path  # noqa: E402
 
 
 def libpath():

@@ -1,22 +1,29 @@
 # SPDX-License-Identifier: Apache-2.0
-"""python -m kimg [--libpath | KIMG-RUN-ARGS...]
+"""python -m kimg [--libpath | check|scan|doctor|device|summarize ARGS... | KIMG-RUN-ARGS...]
 
 ``python -m kimg --libpath`` prints the path of this package's libkimg.so
 (exit 2 when it is missing); anything else runs kimg-run with the same
 arguments, so ``python -m kimg python train.py`` is ``kimg-run python
-train.py``. The ``kimg-run`` command pip installs is ``run`` below.
+train.py``. ``python -m kimg check ARGS`` (and scan, doctor, device,
+summarize) is ``kimg-probe check ARGS``: the package's kimg-probe, run with
+the same arguments. The ``kimg-run`` command pip installs is ``run`` below.
 """
 
 import os
 import sys
 
-from . import launcher, libpath
+from . import launcher, libpath, probe_path
+
+PROBE_COMMANDS = ("check", "scan", "doctor", "device", "summarize")
 
 USAGE = """usage: python -m kimg --libpath
+       python -m kimg check|scan|doctor|device|summarize [ARGS...]
        python -m kimg [KIMG-RUN OPTIONS] [--] COMMAND [ARGS...]
 
 --libpath  print the path of the installed libkimg.so, for
            LD_PRELOAD=$(python -m kimg --libpath) python train.py
+check ...  kimg-probe check ... (the same for scan, doctor, device,
+           summarize): the kimg-probe installed with this package
 Anything else is passed to kimg-run (its help follows).
 """
 
@@ -51,6 +58,12 @@ def main(argv=None):
             return _fail("this kimg package lacks libkimg.so; reinstall it")
         print(lib)
         return 0
+    if args[:1] and args[0] in PROBE_COMMANDS:
+        probe = probe_path()
+        if probe is None:
+            return _fail("kimg-probe not found; reinstall kimg (or set KIMG_PROBE)")
+        sys.stdout.flush()
+        os.execv(probe, [probe] + args)
     if args[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE + "\n")
         sys.stdout.flush()

@@ -13,6 +13,8 @@
  * OP:     data    cuLinkAddData(PTX bytes of FILE, name NAME)
  *         file    cuLinkAddFile(FILE)
  *         two     a good PTX input (FILE) first, then NAME as a second file
+ *         twodata as two, the second input NAME's bytes by cuLinkAddData ("bad.ptx")
+ *         samebuf FILE's bytes added twice from one buffer, as "first.ptx" then NAME
  *         modex   cuModuleLoadDataEx(FILE) with an error log buffer
  * Prints "call: code" per call, "log: TEXT" for the error log, and the
  * owner of each function pointer ("libkimg" when wrapped). */
@@ -119,6 +121,16 @@ int main(int argc, char **argv)
 		void *bytes = read_all(file, &size);
 		printf("cuLinkAddData: %d\n", r = a.add_data(state, CU_JIT_INPUT_PTX, bytes, size + 1, "good.ptx", 0, NULL, NULL));
 		printf("cuLinkAddFile: %d\n", r = a.add_file(state, CU_JIT_INPUT_PTX, name, 0, NULL, NULL));
+	} else if (!strcmp(op, "samebuf")) {
+		size_t size = 0;
+		void *bytes = read_all(file, &size);
+		printf("cuLinkAddData: %d\n", r = a.add_data(state, CU_JIT_INPUT_PTX, bytes, size + 1, "first.ptx", 0, NULL, NULL));
+		printf("cuLinkAddData: %d\n", r = a.add_data(state, CU_JIT_INPUT_PTX, bytes, size + 1, name, 0, NULL, NULL));
+	} else if (!strcmp(op, "twodata")) {
+		size_t size = 0, size2 = 0;
+		void *bytes = read_all(file, &size), *bytes2 = read_all(name, &size2);
+		printf("cuLinkAddData: %d\n", r = a.add_data(state, CU_JIT_INPUT_PTX, bytes, size + 1, "good.ptx", 0, NULL, NULL));
+		printf("cuLinkAddData: %d\n", r = a.add_data(state, CU_JIT_INPUT_PTX, bytes2, size2 + 1, "bad.ptx", 0, NULL, NULL));
 	}
 	if (r == 0) {
 		void *cubin = NULL;

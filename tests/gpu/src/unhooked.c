@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The safety net on the GPU (issue 29): a library whose code fits nothing
+ * (an sm_80-only fatbin on a newer major) loads under CUDA 13, and its
+ * first use is an entry point libkimg does not hook. Candidates are tried
+ * in order until one returns an error; the program then exits 1 (a failing
+ * exit is when the safety net reports). Which of them the driver fails
+ * with an image-class code was not known when this was written: the
+ * output says, one line each.
+ *
+ *   unhooked FATBIN
+ * Prints "NAME: CODE" per call. */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	void *buf = calloc(1, (size_t)n + 16);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	void *image = read_all(argv[1]);
+	if (!image)
+		return 2;
+	CUdevice dev;
+	CUcontext ctx;
+	CUlibrary lib;
+	printf("cuInit: %d\n", (int)cuInit(0));
+	cuDeviceGet(&dev, 0);
+	cuDevicePrimaryCtxRetain(&ctx, dev);
+	cuCtxSetCurrent(ctx);
+	CUresult r = cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
+	printf("cuLibraryLoadData: %d\n", (int)r);
+	if (r != CUDA_SUCCESS)
+		return 1;
+	unsigned count = 0;
+	r = cuLibraryGetKernelCount(&count, lib);
+	printf("cuLibraryGetKernelCount: %d\n", (int)r);
+	if (r != CUDA_SUCCESS)
+		return 1;
+	CUkernel kernels[8];
+	r = cuLibraryEnumerateKernels(kernels, count < 8 ? count : 8, lib);
+	printf("cuLibraryEnumerateKernels: %d\n", (int)r);
+	if (r != CUDA_SUCCESS)
+		return 1;
+	if (count > 0) {
+		int regs = 0;
+		r = cuKernelGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kernels[0], dev);
+		printf("cuKernelGetAttribute: %d\n", (int)r);
+		if (r != CUDA_SUCCESS)
+			return 1;
+		const char *name = NULL;
+		r = cuKernelGetName(&name, kernels[0]);
+		printf("cuKernelGetName: %d\n", (int)r);
+		CUfunction fn;
+		/* cuKernelGetFunction is hooked: reached only when all above succeeded */
+		r = cuKernelGetFunction(&fn, kernels[0]);
+		printf("cuKernelGetFunction: %d\n", (int)r);
+		if (r != CUDA_SUCCESS)
+			return 1;
+	}
+	return 0;
+}

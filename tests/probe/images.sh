@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Container images as inputs (probe/image.c, core/layer_fs.c,
+# core/image_format.c, core/nvidia_require.c; docs/deploy.md): images made by
+# umoci and skopeo, and hand-made ones (tests/probe/src/oci_image.py) for the
+# exact layer contents and the hostile cases. The oracle is the image as it
+# was built: which library each layer adds or deletes, and whether that
+# library (build/fixtures/sm80_exe: sm_80 only; multi_exe: sm_90 too) runs
+# on sm_90.
+. "$(dirname "$0")/../lib.bash" probe
+for tool in umoci skopeo zstd; do
+	command -v $tool >/dev/null || { fail "$tool missing: scripts/setup-debian.sh installs it"; finish; exit; }
+done
+MK="python3 $ROOT/tests/probe/src/oci_image.py"
+BAD=$FX/sm80_exe GOOD=$FX/multi_exe
+run() { run_capture timeout 60 "$@"; }
+spec() { printf '%s' "$2" >"$TMP/$1.json"; rm -rf "$TMP/$1"; $MK "$TMP/$1" "$TMP/$1.json" || fail "oci_image.py $1"; }
+
+# ---- made by the real tools: umoci layers, skopeo conversions ----
+(
+	cd "$TMP" && umoci init --layout oci && umoci new --image oci:t &&
+	umoci unpack --rootless --image oci:t bundle && mkdir -p bundle/rootfs/usr/lib &&
+	cp "$BAD" bundle/rootfs/usr/lib/libbad.so && cp "$GOOD" bundle/rootfs/usr/lib/libgood.so &&
+	umoci repack --image oci:t bundle && cp -r oci oci1 && rm -rf bundle &&
+	umoci unpack --rootless --image oci:t bundle && rm bundle/rootfs/usr/lib/libbad.so &&
+	umoci repack --image oci:t bundle &&
+	skopeo copy -q oci:oci:t docker-archive:d.tar:t:latest && skopeo copy -q oci:oci:t oci-archive:o.tar:t
+) >"$TMP/tools.log" 2>&1 || fail "umoci/skopeo could not make the test image: $(tail -3 "$TMP/tools.log")"
+
+run "$PROBE" check --sm 9.0 "$TMP/oci1"
+expect_rc 1 "umoci image, bad library in its only layer"
+expect_grep "files are named by their path in the image" "$TMP/out" "$TMP/oci1:/usr/lib/libbad.so: 2 modules"
+run "$PROBE" check --sm 9.0 "$TMP/oci"
+expect_rc 0 "umoci image whose second layer deletes the bad library (a whiteout)"
+check "the deleted library is not judged" bash -c "! grep -q libbad $TMP/out"
+expect_grep "the surviving library is judged, with its layer" "$TMP/out" "layer: 1 of 2"
+for f in d.tar o.tar; do
+	run "$PROBE" check --sm 9.0 --json "$TMP/$f"
+	expect_rc 0 "skopeo $f of the same image"
+	expect_json "$f: the same files as the OCI directory" \
+		"[x['image']['path'] for x in d['files'] if 'image' in x] == ['/usr/lib/libgood.so']"
+	expect_json "$f: the container_image object" \
+		"[x['container_image']['format'] for x in d['files'] if x['kind'] == 'container_image'] == ['$( [ $f = d.tar ] && echo docker-archive || echo oci-archive)']"
+done
+run "$PROBE" scan "$TMP/d.tar"
+expect_rc 0 "scan reads an image too"
+expect_grep "scan names files in the image" "$TMP/out" "$TMP/d.tar:/usr/lib/libgood.so: elf, 2 modules"
+
+# ---- hand-made: whiteouts, opaque dirs, zstd, links ----
+spec opq "{\"images\": [{\"layers\": [
+ {\"entries\": [[\"dir\", \"opt/x\"], [\"file\", \"opt/x/libbad.so\", \"$BAD\"], [\"file\", \"opt/y/libbad.so\", \"$BAD\"]]},
+ {\"compress\": \"zstd\", \"entries\": [[\"file\", \"opt/x/.wh..wh..opq\", \"text:\"], [\"file\", \"opt/x/libgood.so\", \"$GOOD\"],
+   [\"file\", \"opt/.wh.y\", \"text:\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/opq"
+expect_rc 0 "opaque directory and a directory whiteout, in a zstd layer"
+expect_json "only the file of the upper layer survives" \
+	"[(x['image']['path'], x['image']['layer']) for x in d['files'] if 'image' in x] == [('/opt/x/libgood.so', 2)]"
+
+spec links "{\"images\": [{\"history\": [\"ADD base\", \"RUN ln\", \"RUN rm\"], \"layers\": [
+ {\"entries\": [[\"dir\", \"usr/local/cuda-13.0\"], [\"symlink\", \"usr/local/cuda\", \"cuda-13.0\"],
+   [\"file\", \"opt/lib/libbad.so.1\", \"$BAD\"], [\"file\", \"a/libbad2.so\", \"$BAD\"], [\"hardlink\", \"b/libbad2.so\", \"a/libbad2.so\"]]},
+ {\"entries\": [[\"symlink\", \"usr/lib/libbad.so\", \"/opt/lib/libbad.so.1\"], [\"file\", \"usr/local/cuda/compat/libgood.so\", \"$GOOD\"]]},
+ {\"entries\": [[\"file\", \"opt/lib/.wh.libbad.so.1\", \"text:\"], [\"file\", \"a/.wh.libbad2.so\", \"text:\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/links"
+expect_rc 1 "links: a hard link keeps the bytes of a deleted file"
+expect_json "a file under a symlinked directory lands where the link points; the hard link is judged by its name" \
+	"sorted(x['image']['path'] for x in d['files'] if 'image' in x) == ['/b/libbad2.so', '/usr/local/cuda-13.0/compat/libgood.so']"
+expect_json "the layer's history step is named" \
+	"[x['image']['created_by'] for x in d['files'] if x['path'].endswith('libgood.so')] == ['RUN ln']"
+
+# ---- multi-platform index ----
+spec multi "{\"images\": [{\"platform\": \"linux/amd64\", \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$BAD\"]]}]},
+ {\"platform\": \"linux/arm64\", \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/multi"
+expect_rc 1 "multi-platform index: each platform on its own (amd64 fails)"
+expect_grep "platforms named apart" "$TMP/out" "$TMP/multi[linux/arm64]:/lib/libx.so"
+run "$PROBE" check --sm 9.0 --platform linux/arm64 "$TMP/multi"
+expect_rc 0 "--platform linux/arm64 picks one"
+check "--platform: the other platform is not read" bash -c "! grep -q amd64 $TMP/out"
+
+# ---- the config: NVIDIA_REQUIRE_CUDA ----
+spec req "{\"images\": [{\"env\": [\"CUDA_VERSION=13.0.1\", \"NVIDIA_REQUIRE_CUDA=cuda>=13.0 brand=tesla,driver>=535,driver<536\",
+ \"LD_LIBRARY_PATH=/usr/local/cuda/compat\", \"CUDA_MODULE_LOADING=LAZY\"], \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --driver 12.4 "$TMP/req"
+expect_rc 1 "NVIDIA_REQUIRE_CUDA that a 12.4 driver (R550) fails: the toolkit would refuse the container"
+expect_grep "the refusal names the constraint" "$TMP/out" "refused: the container will not start (cuda>=13.0 is false"
+expect_grep "LD_LIBRARY_PATH shown" "$TMP/out" "env: LD_LIBRARY_PATH=/usr/local/cuda/compat"
+run "$PROBE" check --sm 9.0 --driver 12.2 "$TMP/req"
+expect_rc 0 "a 12.2 driver (R535) may pass through brand=tesla,driver>=535,driver<536: not a failure"
+expect_grep "unknown, with what it depends on" "$TMP/out" "unknown: depends on brand=tesla"
+run "$PROBE" check --sm 9.0 "$TMP/req"
+expect_rc 0 "no driver known: shown, not judged"
+expect_grep "not judged" "$TMP/out" "not judged: no driver known"
+run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/req"
+expect_rc 0 "a 13.0 driver satisfies it"
+expect_json "JSON verdict" "[r['verdicts'][0]['verdict'] for x in d['files'] if x['kind'] == 'container_image' for r in x['container_image']['requirements']] == ['satisfied']"
+
+# ---- owners from the image's own records ----
+spec own "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"usr/lib/libbad.so\", \"$BAD\"],
+ [\"file\", \"var/lib/dpkg/status\", \"text:Package: libfoo\\nStatus: install ok installed\\nVersion: 1.2-3\\n\\n\"],
+ [\"file\", \"var/lib/dpkg/info/libfoo:amd64.list\", \"text:/usr/lib/libbad.so\\n\"],
+ [\"file\", \"usr/lib/python3/site-packages/torchx/_C.so\", \"$BAD\"],
+ [\"file\", \"usr/lib/python3/site-packages/torchx-2.1.dist-info/RECORD\", \"text:torchx/_C.so,,\\n\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/own"
+expect_json "dpkg and dist-info records of the image name the owners" \
+	"sorted((x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x) == [('/usr/lib/libbad.so', 'libfoo', '1.2-3'), ('/usr/lib/python3/site-packages/torchx/_C.so', 'torchx', '2.1')]"
+
+# ---- CUDA runtimes and cuda-compat libraries inside the image ----
+CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13.* 2>/dev/null | head -1)
+[ -n "$CUDART" ] || CUDART=$GOOD
+spec compat "{\"images\": [{\"env\": [\"LD_LIBRARY_PATH=/usr/local/cuda/compat\"], \"layers\": [{\"entries\": [
+ [\"dir\", \"usr/local/cuda-13.0/compat\"], [\"symlink\", \"usr/local/cuda\", \"cuda-13.0\"],
+ [\"file\", \"usr/local/cuda-13.0/compat/libcuda.so.580.65.06\", \"$GOOD\"],
+ [\"symlink\", \"usr/local/cuda-13.0/compat/libcuda.so.1\", \"libcuda.so.580.65.06\"],
+ [\"file\", \"usr/local/cuda-13.0/lib64/libcudart.so.13.0.48\", \"$CUDART\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --driver 12.4 "$TMP/compat"
+expect_rc 1 "a CUDA 13.0 runtime in the image against a 12.4 driver: error 35"
+expect_grep "the runtime is judged by the error-35 rule" "$TMP/out" "driver CUDA 12.4: NEEDS A NEWER DRIVER: the runtime is of a newer CUDA major than the driver supports -> error 35"
+expect_grep "the compat library is found by its final path" "$TMP/out" "cuda-compat: /usr/local/cuda-13.0/compat/libcuda.so.580.65.06 (driver 580.65.06, CUDA 13.0)"
+expect_grep "a 12.4 driver gets forward compatibility from it" "$TMP/out" "9.0 (driver CUDA 12.4): forward compatibility: CUDA 13.0 on data-center GPUs"
+run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/compat"
+expect_rc 0 "the same image against a 13.0 driver"
+expect_json "compat not needed on a 13.0 driver" "[v['outcome'] for x in d['files'] if x['kind'] == 'container_image' for c in x['container_image']['cuda_compat'] for v in c['verdicts']] == ['not_needed']"
+
+# ---- large files read sparsely (core/elf_sparse.c): the same verdicts as whole reads ----
+ents=""
+for f in "$FX"/*; do case $f in *.so|*_exe|*.o) ents="$ents[\"file\", \"fx/$(basename "$f")\", \"$f\"], ";; esac; done
+spec sparse "{\"images\": [{\"layers\": [{\"entries\": [${ents%, }]}]}]}"
+KIMG_IMAGE_SPARSE_MIN=1 run "$PROBE" check --sm 8.0,9.0,10.0,12.0 --json "$TMP/sparse"
+cp "$TMP/out" "$TMP/sparse.out"; sparse_rc=$rc
+KIMG_IMAGE_SPARSE_MIN=100G run "$PROBE" check --sm 8.0,9.0,10.0,12.0 --json "$TMP/sparse"
+check "every fixture read sparsely gives the JSON of a whole read" cmp -s "$TMP/sparse.out" "$TMP/out"
+check "... and the same exit status ($rc)" test "$sparse_rc" = "$rc"
+KIMG_IMAGE_SPARSE_MIN=1 run "$PROBE" scan --kernels --json "$TMP/sparse"
+cp "$TMP/out" "$TMP/sparse.out"
+KIMG_IMAGE_SPARSE_MIN=100G run "$PROBE" scan --kernels --json "$TMP/sparse"
+check "scan --kernels reads files whole (the kernel names are in the payloads)" cmp -s "$TMP/sparse.out" "$TMP/out"
+
+BIG=$(ls -S "${CUDA_HOME:-/usr/local/cuda}"/lib64/lib*.so.* 2>/dev/null | head -1)
+if [ -n "$BIG" ] && [ "$(stat -Lc %s "$BIG")" -ge $((100 << 20)) ] && [ -x /usr/bin/time ]; then
+	spec big "{\"images\": [{\"layers\": [{\"compress\": \"none\", \"entries\": [[\"file\", \"lib/$(basename "$BIG")\", \"$BIG\"]]}]}]}"
+	run /usr/bin/time -f "%M" "$PROBE" check --sm 9.0,10.0 -j 1 --json "$TMP/big"
+	cp "$TMP/out" "$TMP/big.out"; big_rss=$(tail -1 "$TMP/err")
+	KIMG_IMAGE_SPARSE_MIN=100G run "$PROBE" check --sm 9.0,10.0 -j 1 --json "$TMP/big"
+	check "$(basename "$BIG") read sparsely: the JSON of a whole read" cmp -s "$TMP/big.out" "$TMP/out"
+	check "$(basename "$BIG") read sparsely: peak RSS ${big_rss} KiB, under half its $(($(stat -Lc %s "$BIG") >> 10)) KiB" \
+		test "$big_rss" -lt $(($(stat -Lc %s "$BIG") / 2048))
+else
+	fail "no CUDA library of 100 MB in ${CUDA_HOME:-/usr/local/cuda}/lib64 (the toolkit the fixtures are built with) or no /usr/bin/time: the sparse read of a large file is not tested"
+fi
+
+# ---- bad input: each an error naming the image and layer, exit 2 ----
+spec missing "{\"images\": [{\"layers\": [{\"missing\": true, \"entries\": [[\"file\", \"a/libbad.so\", \"$BAD\"]]},
+ {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/missing"
+expect_rc 2 "a missing blob"
+expect_grep "the error names the image and the layer" "$TMP/err" "kimg-probe: $TMP/missing: layer 1 of 2 (sha256:"
+expect_grep "the other layer is still checked" "$TMP/out" "$TMP/missing:/b/libgood.so"
+spec corrupt "{\"images\": [{\"layers\": [{\"corrupt\": true, \"compress\": \"none\", \"entries\": [[\"file\", \"a/libbad.so\", \"$BAD\"]]},
+ {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/corrupt"
+expect_rc 2 "a blob whose sha256 does not match"
+expect_grep "digest mismatch said" "$TMP/err" "layer 1 of 2 (sha256:"
+expect_grep "digest mismatch named" "$TMP/err" "digest mismatch"
+check "the damaged layer is not applied" bash -c "! grep -q libbad $TMP/out"
+spec names "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"../../etc/libbad.so\", \"$BAD\"], [\"file\", \"/abs/libbad.so\", \"$BAD\"],
+ [\"symlink\", \"l1\", \"l2\"], [\"symlink\", \"l2\", \"l1\"], [\"file\", \"l1/libbad.so\", \"$BAD\"], [\"file\", \"ok/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/names"
+expect_rc 2 "traversal names, absolute names, a symlink loop"
+expect_grep "../ refused" "$TMP/err" "member name '../../etc/libbad.so' leaves the image root"
+expect_grep "absolute refused" "$TMP/err" "absolute member name '/abs/libbad.so'"
+expect_grep "loop refused" "$TMP/err" "(a loop?)"
+expect_grep "the other entries applied" "$TMP/out" "$TMP/names:/ok/libgood.so"
+spec bomb "{\"images\": [{\"layers\": [{\"raw_header_size\": 8589934592}, {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/bomb"
+expect_rc 2 "a layer bomb (an 8 GiB member in a small blob)"
+expect_grep "stopped before inflating" "$TMP/err" "a decompression bomb? Not read"
+spec many "{\"layers_count\": 10000, \"images\": [{\"layers\": []}]}"
+run "$PROBE" check --sm 9.0 "$TMP/many"
+expect_rc 2 "a 10,000-layer manifest"
+expect_grep "layer limit said" "$TMP/err" "manifest lists 10000 layers, more than kimg reads (4096)"
+spec badidx "{\"index_text\": \"{\\\"manifests\\\": [\", \"images\": [{\"layers\": []}]}"
+run "$PROBE" check --sm 9.0 "$TMP/badidx"
+expect_rc 2 "a malformed index"
+expect_grep "index error named" "$TMP/err" "$TMP/badidx: manifest is not valid JSON"
+spec badman "{\"manifest_text\": \"{\\\"config\\\": 1, \\\"layers\\\": 2}\", \"images\": [{\"layers\": []}]}"
+run "$PROBE" check --sm 9.0 "$TMP/badman"
+expect_rc 2 "a malformed manifest"
+expect_grep "manifest error named" "$TMP/err" "manifest sha256:"
+finish
