@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kimg: find out why CUDA says "no kernel image is available".
 #
 # The targets (`make help` prints these lines):
@@ -19,6 +20,8 @@
 #   make uninstall  removes what install put there (same PREFIX, DESTDIR)
 #   make wheel      dist/kimg-*-manylinux_2_17_*.whl (pip install it)
 #   make deb        dist/kimg_*.deb (dpkg -i it)
+#   make sdist      dist/kimg-*.tar.gz (the tracked tree at HEAD)
+#   make release    all packages, dist/SHA256SUMS, each checked
 #   make ARCH=aarch64 [wheel|deb]   cross-built, in build/aarch64/
 #   make test-aarch64  probe and shim tests of that build under qemu-user
 #   make clean      removes build/
@@ -38,10 +41,17 @@ BUILD ?= build
 FUZZ_SECONDS ?= 10
 CLANG ?= clang
 
+# The release, written in one place: the file VERSION. The C code gets it
+# as KIMG_VERSION; the packages, kimg-run and the man pages as $(VERSION)
+# (packaging/packaging.mk); tests/scripts/version.sh checks they all agree.
+VERSION := $(shell cat VERSION)
+# Reproducible builds: the build directory never reaches the binaries.
+REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=.
+
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Icore -Isys -Ireport
+CPPFLAGS += -D_GNU_SOURCE -Icore -Isys -Ireport -DKIMG_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 $(WARN) -fPIC -fvisibility=hidden -fno-semantic-interposition
+CFLAGS += -std=c11 $(WARN) $(REPRO_FLAGS) -fPIC -fvisibility=hidden -fno-semantic-interposition
 LDLIBS_SYS := -ldl -lpthread
 # libkimg.so must load on glibc < 2.34 too, where dlopen/dladdr and pthread_once
 # live in libdl / libpthread: name them explicitly (on 2.34+ they are empty stubs,
@@ -116,7 +126,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubu
 .PHONY: all demo test unit fixtures fuzz fuzz-build bench mutation mutants mutants-map install uninstall clean help
 all: $(PROBE) $(if $(SHIM_SRC),$(SHIM) $(DIAG_LIB)) $(API_LIB) $(if $(filter asan,$(SANITIZE)),$(API_OBJ))
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c VERSION
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -333,16 +343,17 @@ mutants-map: fixtures
 	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
-# kimg-probe; man7: libkimg). kimg-run finds the library as bin/../lib, so
+# kimg-probe; man7: libkimg), kimg-run and the pages with the version
+# written in (packaging/packaging.mk). kimg-run finds the library as bin/../lib, so
 # bin and lib must stay siblings under one PREFIX.
 install: all
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib" \
 		"$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/share/man/man7"
 	install -m 0755 $(PROBE) "$(DESTDIR)$(PREFIX)/bin/kimg-probe"
-	install -m 0755 scripts/kimg-run "$(DESTDIR)$(PREFIX)/bin/kimg-run"
+	install -m 0755 $(BUILD)/kimg-run "$(DESTDIR)$(PREFIX)/bin/kimg-run"
 	if [ -f $(SHIM) ]; then install -m 0755 $(SHIM) "$(DESTDIR)$(PREFIX)/lib/libkimg.so"; fi
-	install -m 0644 docs/man/kimg-run.1 docs/man/kimg-probe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
-	install -m 0644 docs/man/libkimg.7 "$(DESTDIR)$(PREFIX)/share/man/man7/"
+	install -m 0644 $(BUILD)/man/kimg-run.1 $(BUILD)/man/kimg-probe.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+	install -m 0644 $(BUILD)/man/libkimg.7 "$(DESTDIR)$(PREFIX)/share/man/man7/"
 	install -d "$(DESTDIR)$(PREFIX)/include"
 	install -m 0644 api/kimg.h "$(DESTDIR)$(PREFIX)/include/kimg.h"
 	install -m 0755 $(API_LIB) "$(DESTDIR)$(PREFIX)/lib/libkimgapi.so.1"

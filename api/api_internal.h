@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libkimgapi.so internals: the answer model (can_run.c fills it,
  * answer.c reads it out), and the --sm string (targets.c). */
 #ifndef KIMG_API_INTERNAL_H

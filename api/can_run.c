@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The questions of kimg.h: a buffer, a file, a loaded module. Modules and
  * images are found by the core's walk (kimg_input_for_each_module_ex,
  * kimg_module_images) as kimg-probe's collect.c finds them; the file's

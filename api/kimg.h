@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg.h: ask before the first kernel.
  *
  * "Can this file's GPU code run on this device (or on this --sm target)?",

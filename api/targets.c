@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The `sm` string of the API: check's --sm list (probe/targets.c) without
  * @FILE, read into devices without printing. The names and compute
  * capabilities come from the core's tables (core/gpus.c); `native` from

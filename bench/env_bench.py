@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Environment benchmark: `kimg-probe check` of a whole directory tree
 against reading every file of that tree once (`cat`), cold and warm, all in
 this one run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The README's benchmark figures come from bench/README.md, the record of
 `make bench` runs (issue 31): they cannot drift from what was measured.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make bench, part 4: kimg-probe check of a generated container image (an OCI
 # layout of at least 2 GB of layer content: this machine's CUDA libraries, one
 # half in a gzip layer, the other in a zstd layer, and a third layer whiting

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Time `kimg-probe scan` against reading the file once and against
 `cuobjdump --list-elf --list-ptx`, all in this one run, and judge each goal.
 

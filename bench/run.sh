@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make bench: benchmarks with their baselines measured in the same run, each
 # goal judged (PASS/FAIL with its ratio, or NOT MEASURED with the reason).
 #  1. kimg-probe scan vs reading the file once and vs cuobjdump (probe_bench.py),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Architecture names (core/arch.h): the spellings users type and tools print.
  *
  * Accepted: "sm_90", "sm_90a", "compute_90", "compute_100f" (prefix is

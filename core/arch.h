@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU architecture names: sm_XY / compute_XY with the a/f suffix.
  *
  * An architecture is its SM number (major * 10 + minor: 90 = 9.0,

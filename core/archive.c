@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Static archives ("!<arch>\n"): the member iterator (archive.h) and the
  * thin-archive member list; input.c walks each member as an input of its
  * own, with its name reported in every module.

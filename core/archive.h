@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Static archives ("!<arch>\n") member by member, as kimg_fatbin_open/next
  * walk a container: kimg_ar_open, then kimg_ar_next until it returns 0.
  * Symbol tables and the GNU long-name table are read and skipped; names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the three cluster readers share (cluster.h): product names through
  * the GPU-name table, driver releases to CUDA versions, copying names. */
 #include "cluster.h"

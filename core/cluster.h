@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPUs as clusters publish them: Kubernetes nodes with NVIDIA GPU Feature
  * Discovery labels (`kubectl get nodes -o json`), Slurm nodes with GPU
  * GRES (`scontrol show node --oneliner`) and dcgm-exporter's Prometheus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dcgm-exporter's metrics (cluster.h): the Prometheus text exposition
  * format (prometheus.io docs "Exposition formats": a sample is
  * `name{label="value",...} value [timestamp]`, label values escaped with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kubernetes nodes and their GPU Feature Discovery labels (cluster.h).
  *
  * Labels (the README of NVIDIA/k8s-device-plugin's GPU Feature Discovery),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Slurm nodes and their GPU GRES (cluster.h).
  *
  * `scontrol show node --oneliner` writes one node per line as Key=Value

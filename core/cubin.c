@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device ELF (cubin) reader.
  *
  * Checks, in order: ELF64 little-endian EM_CUDA header, the CUDA ELF ABI

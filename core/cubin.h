@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device ELF (cubin) reader: both CUDA ELF ABIs, SM number, kernel entries.
  * Reference: docs/format.md sections 8 and 10. */
 #ifndef KIMG_CUBIN_H

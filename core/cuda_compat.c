@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compat libcuda in an image (cuda_compat.h): its version from its name,
  * its CUDA version from the driver-branch table (core/nvidia_require.c). */
 #include "cuda_compat.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA forward-compatibility libraries (the cuda-compat-X-Y package:
  * /usr/local/cuda-X.Y/compat/libcuda.so.<driver version>) as an image
  * carries them, judged against a target's driver.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUresult / cudaError_t numbers kimg explains: docs/rules.md §9.
  * Driver and runtime numbers are identical since CUDA 10.1; a NULL name
  * means that API has no such code (98 and 35 are runtime-only). */

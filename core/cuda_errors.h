@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUresult / cudaError_t numbers kimg explains (docs/rules.md section 9). */
 #ifndef KIMG_CUDA_ERRORS_H
 #define KIMG_CUDA_ERRORS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA libraries and their CUDA versions (cuda_libs.h).
  *
  * Soname majors: cudart, NVRTC, nvJitLink, cuBLAS/cuBLASLt, CUPTI and

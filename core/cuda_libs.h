@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA runtimes and libraries among a check's inputs: libcudart.so.N,
  * NVRTC, nvJitLink, cuBLAS, ... recognised by file name, and the CUDA
  * version each was built for, from (best first) the file name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA runtime against driver (cuda_versions.h).
  *
  * Sources: NVIDIA, "CUDA Toolkit Release Notes", table "CUDA Toolkit and

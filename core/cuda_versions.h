@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA runtime against driver: which driver a CUDA version needs, and what
  * a program gets when its runtime is newer than the driver.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the rules need to know about a GPU and its driver. Filled by the
  * front ends (from the driver, or from a user's --sm list); the core never
  * queries anything itself. */

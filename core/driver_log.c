@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the driver's error-log messages (driver_log.h). Every scan is
  * bounded by the length the driver gave: the bytes need not end in NUL. */
 #include <string.h>

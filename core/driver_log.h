@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver's error log (CUDA 12.9+, cuLogsRegisterCallback): reading one
  * message. Pure: the shim's callback (shim/diag/driver_log.c) and its tests
  * call these on bytes the driver handed over, which are bounded by the

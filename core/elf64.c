@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The core's ELF64 reader (see elf64.h). */
 #include "elf64.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The core's one ELF64 reader: every ELF constant kimg uses, the decoding
  * of the file header, section headers, program headers and symbols, the
  * gABI escapes for large counts (extended numbering, docs/format.md §9),

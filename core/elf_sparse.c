@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sparse reading plans for large ELF files in streams (elf_sparse.h). */
 #include "elf_sparse.h"
 

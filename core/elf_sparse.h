@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which bytes of a large ELF file a check reads, decided from its section
  * table before the file is read again as a stream (container image layers
  * cannot be read at random): the parts a stream may drop once they have

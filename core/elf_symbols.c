@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symbol lookup in host ELF files (see elf_symbols.h). The section table
  * and every symbol are read by elf64.c, the reader input_elf.c uses. */
 #include "elf_symbols.h"

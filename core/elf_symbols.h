@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Function names for addresses in a host ELF file, from its symbol tables.
  *
  * Why: dladdr sees only dynamic symbols, so a frame in a program built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error recording and messages for the core (core/error.h). */
 #include "error.h"
 

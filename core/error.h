@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error codes and context returned by the core.
  *
  * Functions return 0 (or a positive count) on success and a negative code on

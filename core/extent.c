@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Extent of an in-memory device image whose length nobody passed us
  * (cuModuleLoadData, cuLibraryLoadData, __cudaRegisterFatBinary take bare
  * pointers). The object's own headers bound it; `limit` bounds how far we

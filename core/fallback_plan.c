@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deciding and building the PTX JIT fallback (fallback_plan.h).
  *
  * What lowering can repair is a table keyed by the reason the rules give

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX JIT fallback (KIMG_FALLBACK=ptx / force-ptx), pure part: given a
  * module's images and the device, decide whether a PTX image can stand in
  * for the module and how it must be rewritten, then build that stand-in

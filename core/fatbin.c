@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fatbin container and entry parser.
  * Layout: docs/format.md §4 (container), §5 (entry),
  * §6 (compression), §7 (flags), §9 (walking rules). Every read goes through

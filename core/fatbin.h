@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fatbin containers (magic 0xBA55ED50) and their entries.
  * Layout and flags: docs/format.md sections 4 to 7.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File-level rules (file_rules.h): the -rdc JIT link (R1, R2) and the
  * dispatch of modules for other GPUs (F0-F3). Pure: no state, no
  * allocation, no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File-level verdicts: a file's modules judged together on one device.
  *
  * kimg_rules_check_module (rules.h) says whether one module can run. Real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fix generator: docs/rules.md §8 ("Fix table", "Verdict wording by
  * case") as data. A case is picked from the module verdict by one table,
  * build settings come from the per-CC table, and the advice sentence is a

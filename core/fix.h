@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fix generator: turns a failed verdict into build settings. */
 #ifndef KIMG_FIX_H
 #define KIMG_FIX_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU product name -> compute capability, docs/rules.md §6 ([doc GPUS],
  * [doc LEGACY]). Names are matched after normalisation (gpus.h); aliases
  * cover the names the driver itself reports (Jetson: "Orin", "NVIDIA Tegra

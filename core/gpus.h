@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU product names -> compute capability (docs/rules.md section 6). */
 #ifndef KIMG_GPUS_H
 #define KIMG_GPUS_H

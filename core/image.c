@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Names for the image model (core/image.h). */
 #include "image.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The image model: one embedded piece of device code, as found in a fatbin
  * entry or as a raw cubin / PTX input. Values point into the caller's
  * buffer; nothing here owns memory. */

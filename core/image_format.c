@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Image index, manifest, manifest.json and config documents
  * (image_format.h): which keys are read, and how each is checked. */
 #include "image_format.h"

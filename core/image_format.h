@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Container image metadata: the documents that say which blobs make an
  * image, read from bytes (the probe finds and hashes the blobs).
  *

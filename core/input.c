@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Input classification and the module walk for raw inputs (cubin, PTX,
  * fatbin files). Host ELF files: input_elf.c; static archives: archive.c;
  * the helpers they share, the fatbin container walk among them:

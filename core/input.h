@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding device code in an input: host ELF files (executables, shared
  * objects, relocatable objects), static archives, and raw cubin, PTX and
  * fatbin files. Each place holding device code is a "module": one fatbin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device code inside host ELF files (executables, shared objects, .o).
  * Where it lives: docs/format.md §1, §2, §9.
  *

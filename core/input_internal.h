@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal contract between the input walkers (input.c, input_elf.c,
  * archive.c) and their shared helpers (input_walk.c). Not part of the API: names keep the kimg_ prefix but are
  * hidden by -fvisibility=hidden like everything not marked for export. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The helpers every input walker shares (input_internal.h): yielding a
  * module, recording the first problem with offsets relative to the
  * outermost input (and the archive member it is in), the known-zero

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded recursive-descent JSON reader (core/json_read.h).
  *
  * Recursion is bounded by max_depth (64 frames of a few dozen bytes), the

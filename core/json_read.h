@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small bounded JSON reader (RFC 8259): one value from a span into a
  * tree of nodes kept in a caller-supplied arena. It exists for
  * `kimg-probe summarize`, which reads the JSON Lines that libkimg.so wrote,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The final file system of an image's layers (layer_fs.h): a hash table of
  * the paths met, each with the entry that last defined it and the layers
  * at which it (or its children) were removed; an entry survives when no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The final file system of a container image, computed from the headers
  * of its layers without their contents: which layer entry's bytes a path
  * holds once every layer is applied in order.

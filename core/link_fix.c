@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Advice for a PTX input the JIT linker refused (link_fix.h).
  *
  * Two reasons have link-specific answers (compat-rules: P3 target above

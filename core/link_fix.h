@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What to change when the driver's JIT linker (cuLinkAddData and friends)
  * refuses PTX: the linker compiles for the one GPU it runs on, with the
  * driver's own JIT, so the useful advice names the PTX's producer and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A module's images (module_images.h): fatbin entries through
  * kimg_fatbin_open/next, a raw cubin or PTX text as one image. */
 #include "module_images.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A module's images: the one reading of libkimg.so (shim/diag/diagnose.c,
  * shim/diag/audit.c) and kimg-probe (probe/collect.c, which asks the
  * kernel ahead for each header through before_header). A module found

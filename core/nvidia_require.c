@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA_REQUIRE_* expressions (nvidia_require.h): the toolkit's grammar
  * and version order, with a third answer for facts kimg does not have. */
 #include "nvidia_require.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA_REQUIRE_CUDA and the image's other NVIDIA_REQUIRE_* variables,
  * judged as the NVIDIA container toolkit judges them before it starts a
  * container (it refuses the container when they fail).

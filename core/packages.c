@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Package records and advice by package (packages.h). */
 #include "packages.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which package installed a file: the parsers of the package managers'
  * own records, and the build advice per package.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plain payload of an image (core/payload.h). Compressed entries must
  * decode to exactly their declared size (docs/design.md §5): a short or long result
  * means the header lies, and nothing downstream should parse it. */

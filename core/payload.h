@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Getting an image's payload in plain form (decompressing when needed).
  *
  * The decompressors are passed in, not linked: the core stays free of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX reader: the .version, the highest .target and the .entry names.
  * The lexing lives in ptx_scan.c; this file only folds its directives into
  * struct kimg_ptx_info or hands entry names to the caller.

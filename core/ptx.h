@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX text reader: .version, .target, .entry names.
  * Reference: docs/format.md section 11, docs/rules.md P7. */
 #ifndef KIMG_PTX_H

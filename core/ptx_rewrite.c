@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX rewriter: lower .version and .target value tokens, copy the rest.
  *
  * Two scans over the text: the first plans (what to replace, where a

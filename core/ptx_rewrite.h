@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX rewriter for the JIT fallback: lower .version and .target so that an
  * older driver JIT (P4: ISA too new → 222) or an older device (P3: target
  * newer than the device) accepts the module.

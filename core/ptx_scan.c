@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX directive scanner: a small lexer over untrusted text.
  *
  * PTX is line-oriented assembly, but directives may share a line, be split

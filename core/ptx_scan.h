@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX directive scanner, internal to the core (ptx.c, ptx_rewrite.c).
  *
  * Walks PTX text token by token, skipping // and block comments and string

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Applies the decision table of rules_tables.c to one image, and the
  * driver's selection (docs/rules.md §1) to a module. Pure: no state,
  * no allocation, no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compatibility rules: can this image, or this module, run on this device?
  * The rules are data tables (rules_tables.c) applied in the driver's order
  * (docs/rules.md section 1); every verdict names the

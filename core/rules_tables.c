@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The compatibility facts as data. Every row names its source in
  * docs/rules.md (sections in brackets); rules.c and
  * fix.c only loop over these tables. [V] marks facts verified on an H200

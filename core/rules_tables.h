@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The compatibility facts of docs/rules.md as const tables: the words a
  * verdict is made of (outcome, reason) and the facts that are public
  * (Tegra CCs, PTX ISA per driver, minimum drivers), which rules.h passes

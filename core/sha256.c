@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 as FIPS 180-4 section 6.2 gives it; tested against its examples
  * and the NIST short-message vectors (tests/unit/test_image_format.c). */
 #include "sha256.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 (FIPS 180-4), streaming: image blobs are named by the SHA-256 of
  * their bytes (OCI image-spec descriptor.md, "Digests"), and kimg checks
  * every blob it reads against its name. Pure; no allocation. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File names that say a file is source or documentation (source_names.h). */
 #include "source_names.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File names that say a file is Python, C/C++ source or documentation.
  *
  * Such a file cannot also be a loadable input: Python, C and

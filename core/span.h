@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounds-checked views over untrusted bytes.
  *
  * Every parser in the core reads through these helpers: a read either lies

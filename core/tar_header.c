@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tar header blocks: ustar fields (name 0..99, size 124..135, checksum
  * 148..155, type 156, linkname 157..256, magic 257, prefix 345..499), the
  * GNU base-256 size, and pax records (POSIX.1-2008, pax "Extended Header

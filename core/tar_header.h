@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tar headers (POSIX ustar, pax extended headers, GNU long names) read
  * block by block, for archives kimg reads in place without copying their
  * members: container image archives (docker save, OCI layout tars), whose

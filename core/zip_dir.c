@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Zip central directory (zip_dir.h). Offsets refer to APPNOTE.TXT 6.3. */
 #include "zip_dir.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The central directory of a zip archive (wheels, .conda, .egg, .zip):
  * which members there are, how each is stored and where its bytes lie.
  * Pure and bounds-checked: every offset and size is checked against the

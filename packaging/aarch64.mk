@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # make test-aarch64 (included by packaging/packaging.mk): the aarch64 cross
 # build's probe tests and stand-in-driver shim tests under qemu-user
 # (tests/aarch64/run.sh) and its wheel, on aarch64 fixtures made from the x86-64 ones

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Target architecture (included by the Makefile before anything is defined).
 #
 #   make ARCH=aarch64     cross-build with Debian's gcc-aarch64-linux-gnu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make_deb.sh: kimg's Debian package, with dpkg-deb (no debhelper needed).
 #
 #   make_deb.sh --version V --arch A --probe FILE --lib FILE --run FILE
@@ -7,10 +8,14 @@
 #
 # Installs under /usr as `make install PREFIX=/usr` does: /usr/bin/kimg-probe,
 # /usr/bin/kimg-run, /usr/lib/libkimg.so (kimg-run's bin/../lib), man pages
-# in /usr/share/man (gzip -9n), /usr/share/doc/kimg/copyright; with
-# --api-lib and --header the can-it-run API (docs/api.md):
-# /usr/lib/libkimgapi.so.1, its link libkimgapi.so, /usr/include/kimg.h. Depends only
-# on libc6 (>= 2.17); the libraries kimg opens when present are Suggests.
+# in /usr/share/man (gzip -9n), /usr/share/doc/kimg/copyright (DEP-5, the
+# licence's full text in its License paragraph); with --api-lib and --header
+# the can-it-run API (docs/api.md): /usr/lib/libkimgapi.so.1, its link
+# libkimgapi.so, /usr/include/kimg.h. Depends only on libc6 (>= 2.17); the
+# libraries kimg opens when present are Suggests.
+# Reproducible: every time stamp is SOURCE_DATE_EPOCH (required), owners
+# root (--root-owner-group), modes 755/644, dpkg-deb sorts the members, and
+# Installed-Size is summed from the file sizes, not from the file system.
 set -euo pipefail
 die() { echo "make_deb: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -26,6 +31,7 @@ for v in version arch probe lib run man licence licence_name stage out; do
 	[ -n "${!v:-}" ] || die "--${v/_/-} missing"
 done
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
+[ -n "${SOURCE_DATE_EPOCH:-}" ] || die "SOURCE_DATE_EPOCH not set (the Makefile sets it from git log)"
 
 rm -rf "$stage"
 umask 022
@@ -50,12 +56,19 @@ done
 	echo "Upstream-Name: kimg"
 	echo
 	echo "Files: *"
+	echo "Copyright: 2026 kimg developers"
 	echo "License: $licence_name"
-	sed 's/^$/./; s/^/ /' "$licence"
+	echo
+	echo "License: $licence_name"
+	# The text, one space in; an empty line is " ." (DEP-5, like control).
+	sed 's/[[:space:]]*$//; s/^$/./; s/^/ /' "$licence"
 } >"$stage/usr/share/doc/kimg/copyright"
 chmod 0644 "$stage/usr/share/doc/kimg/copyright"
 
-size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+# Installed-Size as dpkg-gencontrol counts it: KiB per file, rounded up,
+# and 1 per directory.
+size=$(cd "$stage" && find usr -type f -printf '%s\n' | awk '{ k += int(($1 + 1023) / 1024) } END { print k }')
+size=$((size + $(cd "$stage" && find usr -type d | wc -l)))
 cat >"$stage/DEBIAN/control" <<CONTROL
 Package: kimg
 Version: $version-1
@@ -78,6 +91,7 @@ Description: explains CUDA "no kernel image is available" (error 209)
 CONTROL
 (cd "$stage" && find usr -type f | LC_ALL=C sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+find "$stage" -depth -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
 mkdir -p "$(dirname "$out")"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >/dev/null
 echo "$out"

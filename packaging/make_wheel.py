@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes kimg's wheel with the standard library only (zipfile, hashlib):
 no package index, no pip, setuptools or wheel package needed.
 
     make_wheel.py --version V --arch {x86_64,aarch64} --probe FILE --lib FILE
                   --run FILE --man DIR --readme FILE --licence FILE
-                  --python DIR --out DIR [--api-lib FILE]
+                  --licence-name SPDX-EXPRESSION --python DIR --out DIR [--api-lib FILE]
 
 Layout (PEP 427; names relative to the wheel):
     kimg/__init__.py, kimg/__main__.py         python -m kimg [--libpath]
@@ -18,12 +19,17 @@ Layout (PEP 427; names relative to the wheel):
     kimg-V.data/data/share/man/man{1,7}/...    man pages beside PATH
     kimg-V.dist-info/entry_points.txt          kimg-run on PATH: kimg.__main__:run
                                                (sets KIMG_LIB to the package's lib)
-    kimg-V.dist-info/{METADATA,WHEEL,LICENSE,top_level.txt,RECORD}
+    kimg-V.dist-info/{METADATA,WHEEL,top_level.txt,RECORD}
+    kimg-V.dist-info/licenses/LICENSE          the licence (core metadata 2.4,
+                                               PEP 639: License-Expression,
+                                               License-File)
 
 The platform tag is manylinux_2_17 (PEP 600) with its manylinux2014 alias:
 the build refuses an ELF file that needs a glibc symbol version newer than
-2.17 (read with readelf -V), so the tag cannot lie. Timestamps are fixed
-(SOURCE_DATE_EPOCH, else 2020-01-01) so the same inputs give the same bytes.
+2.17 (read with readelf -V), so the tag cannot lie. Reproducible: the same
+inputs give the same bytes, with every time stamp SOURCE_DATE_EPOCH (else
+2020-01-01), entries sorted by name (the .dist-info last, RECORD at its end),
+modes 644 or 755 and no owner (zip stores none).
 """
 
 import argparse
@@ -78,17 +84,18 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-def metadata(version, readme, licence_name):
+def metadata(version, readme, licence_name, licence_file):
     with open(readme, encoding="utf-8") as f:
         description = f.read()
     head = [
-        "Metadata-Version: 2.1",
+        "Metadata-Version: 2.4",
         "Name: kimg",
         "Version: " + version,
         "Summary: Explains CUDA \"no kernel image is available\" (error 209): the module, its GPU "
         "code, the device and the build fix",
         "Keywords: cuda,nvcc,error-209,no-kernel-image,fatbin,cubin,ptx,ld_preload,gpu",
-        "License: " + licence_name,
+        "License-Expression: " + licence_name,
+        "License-File: " + licence_file,
         "Platform: Linux",
         "Classifier: Development Status :: 4 - Beta",
         "Classifier: Environment :: Console",
@@ -110,7 +117,7 @@ def main():
     for opt in ("version", "arch", "probe", "lib", "run", "man", "readme", "licence", "python", "out"):
         ap.add_argument("--" + opt, required=True)
     ap.add_argument("--api-lib", help="libkimgapi.so, shipped as kimg/libkimgapi.so")
-    ap.add_argument("--licence-name", default="UNDECIDED (placeholder: no licence has been chosen yet)")
+    ap.add_argument("--licence-name", required=True)
     a = ap.parse_args()
     if a.arch not in PLATFORMS:
         die("unknown --arch %s (x86_64 or aarch64)" % a.arch)
@@ -128,6 +135,7 @@ def main():
             return f.read()
 
     init = read(os.path.join(a.python, "kimg", "__init__.py")).replace(b"@VERSION@", a.version.encode())
+    licence_name = os.path.basename(a.licence)
     entries = [  # (name in the wheel, bytes, executable)
         ("kimg/__init__.py", init, False),
         ("kimg/__main__.py", read(os.path.join(a.python, "kimg", "__main__.py")), False),
@@ -144,15 +152,17 @@ def main():
             if page.endswith("." + section):
                 entries.append(("%s/data/share/man/man%s/%s" % (data, section, page),
                                 read(os.path.join(a.man, page)), False))
+    entries.sort(key=lambda e: e[0])
     wheel = ("Wheel-Version: 1.0\nGenerator: kimg packaging/make_wheel.py\nRoot-Is-Purelib: false\n"
              "Tag: py3-none-manylinux_2_17_%s\nTag: py3-none-manylinux2014_%s\n" % (m, m)).encode()
     entries += [
-        (info + "/METADATA", metadata(a.version, a.readme, a.licence_name), False),
+        (info + "/METADATA", metadata(a.version, a.readme, a.licence_name, licence_name), False),
         (info + "/WHEEL", wheel, False),
-        (info + "/LICENSE", read(a.licence), False),
-        (info + "/top_level.txt", b"kimg\n", False),
         (info + "/entry_points.txt", b"[console_scripts]\nkimg-run = kimg.__main__:run\n", False),
+        (info + "/licenses/" + licence_name, read(a.licence), False),
+        (info + "/top_level.txt", b"kimg\n", False),
     ]
+    entries[-5:] = sorted(entries[-5:], key=lambda e: e[0])
     record = "".join("%s,%s,%d\n" % (n, record_hash(b), len(b)) for n, b, _ in entries)
     record += info + "/RECORD,,\n"
     entries.append((info + "/RECORD", record.encode(), False))

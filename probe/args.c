@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The arguments scan and check share: PATHs, "--", --json, --deep, --all,
  * --every-file and
  * --help, and the wording of their usage errors. Each subcommand handles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --sm k8s:FILE|-|, slurm:FILE|-|, dcgm:FILE|- and all (cluster_groups.h): the
  * document read (a file, stdin, or the output of kubectl / scontrol run
  * here), parsed by the core (core/cluster.h), its nodes folded into groups

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --sm k8s:, slurm:, dcgm: and all (cluster_groups.c): targets from what a
  * cluster publishes, one per distinct (compute capability, driver CUDA
  * version) with the nodes behind it, and where a job may run

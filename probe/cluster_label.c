@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The targets of node groups (cluster_groups.h): each group's label, and
  * the groups of --sm all, one per compute capability of the name table. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe check: can each module run on each listed GPU? The verdicts
  * and fixes come from the core (kimg_rules_check_module, kimg_fix_for);
  * this file only renders them and decides the exit status. */
@@ -877,7 +878,7 @@ static void json_targets(struct kimg_json *j, const struct check_state *s)
 /* The JSON before the files: {"targets": [...], "files": [ */
 static void json_header(struct kimg_json *j, const struct check_state *s)
 {
-	kimg_json_begin_object(j);
+	kimg_json_begin_document(j);
 	json_targets(j, s);
 	kimg_json_key(j, "files");
 	kimg_json_begin_array(j);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe device: the GPUs the driver sees, as the rules see them. */
 #include <string.h>
 #include <unistd.h>
@@ -62,7 +63,7 @@ int probe_cmd_device(int argc, char **argv)
 	if (json) {
 		struct kimg_json j;
 		kimg_json_init(&j, stdout);
-		kimg_json_begin_object(&j);
+		kimg_json_begin_document(&j);
 		kimg_json_kv_string(&j, "host", host[0] ? host : NULL);
 		kimg_json_key(&j, "driver");
 		kimg_json_begin_object(&j);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor: the whole diagnosis in one command. The GPUs (three
  * readings of each, what CUDA_VISIBLE_DEVICES and MIG leave visible), the
  * driver, every CUDA runtime found, and a check of the Python environment

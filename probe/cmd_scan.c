@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe scan: every module and image in files, directories, wheels. */
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +274,7 @@ int probe_cmd_scan(int argc, char **argv)
 				  scan_job_begin, scan_job_end, NULL, NULL, NULL, scan_image, false };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
-		kimg_json_begin_object(j);
+		kimg_json_begin_document(j);
 		kimg_json_key(j, "files");
 		kimg_json_begin_array(j);
 	}

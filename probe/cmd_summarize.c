@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe summarize: merge the JSON Lines reports that libkimg.so wrote
  * in many processes (ranks of torchrun, mpirun, srun; many hosts) into one
  * table of groups keyed by (module file, module offset, error code). This
@@ -140,7 +141,7 @@ static void print_json(const struct probe_summary *s)
 	struct kimg_json j;
 	struct kimg_jdoc doc;
 	kimg_json_init(&j, stdout);
-	kimg_json_begin_object(&j);
+	kimg_json_begin_document(&j);
 	kimg_json_key(&j, "groups");
 	kimg_json_begin_array(&j);
 	for (size_t i = 0; i < s->n; i++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* From an input's bytes to the probe's module list: the core finds the
  * modules (kimg_input_for_each_module), core/module_images.c reads each
  * one's images (fatbin entry headers; a raw cubin or PTX input is one). Only headers

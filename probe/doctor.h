@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor internals: the Python environment (python_env.c). */
 #ifndef KIMG_PROBE_DOCTOR_H
 #define KIMG_PROBE_DOCTOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor: the JIT caches. Code compiled once and kept is
  * loaded again without a build, so code built for another GPU (or by a
  * toolkit that could not target this one) gives 209 for kernels that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor: the page, as text or JSON (doctor.h has the model).
  * The GPUs and their readings, the CUDA runtimes with their verdicts, then
  * the packages with device code, failures first, each with its fix. */
@@ -359,7 +360,7 @@ void probe_doctor_json(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 {
 	struct kimg_json *j = &d->out.j;
 	kimg_json_init(j, stdout);
-	kimg_json_begin_object(j);
+	kimg_json_begin_document(j);
 	json_gpus(j, inv);
 	kimg_json_key(j, "python");
 	if (py) {

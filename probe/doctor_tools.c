@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor: the toolchains that compile device code on this
  * machine, and the CUDA switches set in its environment.
  *

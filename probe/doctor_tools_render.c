@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe doctor: the toolchains, JIT caches and CUDA switches, as
  * text and JSON (doctor.h has the model; doctor_tools.c and
  * doctor_caches.c fill it). */

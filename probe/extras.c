@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Packages and CUDA libraries for check and doctor (extras.h). */
 #include "extras.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What check (and doctor) add around the image verdicts: the package that
  * installed each file (sys/owners.h), and CUDA runtimes and libraries
  * among the inputs judged against the targets' drivers

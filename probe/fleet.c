@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --sm @FILE: the GPUs of many hosts, from `kimg-probe device --json`
  * documents one per line (as `srun kimg-probe device --json > fleet.jsonl`
  * collects them). Each distinct GPU + driver becomes one target, named

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --sm @FILE (fleet.c). */
 #ifndef KIMG_PROBE_FLEET_H
 #define KIMG_PROBE_FLEET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small renderings shared by the text and JSON outputs. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Container images as the final file system of their layers (image.h).
  *
  * Why two passes over each layer: which entries survive depends on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Container images as inputs of scan and check (image.c): docker/podman
  * save tarballs and OCI image layouts (a directory or a tar), read as the
  * final file system their layers make, in two streaming passes over each

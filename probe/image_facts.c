@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An image's own facts (image.h), from its config: the Env settings that
  * decide whether and how CUDA runs in it, and NVIDIA_REQUIRE_*, judged
  * against each target as the NVIDIA container toolkit judges them

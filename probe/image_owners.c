@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The owning packages of an image's files, from the image's own records
  * (never the host's): dpkg's status and info/<pkg>.list, Python
  * dist-info RECORD (and INSTALLER), conda-meta JSON records, as the final file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The error document of --json (json_error.h). stdout and stderr become
  * glibc cookie streams over descriptors 1 and 2: every byte still goes
  * where it went (same descriptors, same order, errors passed back to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The error document of `kimg-probe COMMAND --json` (docs/json.md, "When a
  * command fails"; docs/schema/error.schema.json): a command that fails
  * before it has written anything to stdout still gives its consumer one

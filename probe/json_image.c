@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One image as JSON, shared by scan and check (docs/json.md). */
 #include "probe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading payloads, which the probe does only on request (--kernels) or to
  * tell a device-link stub from a real module in `check`. */
 #include <errno.h>

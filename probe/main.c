@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe: find out, before running anything, whether the CUDA device
  * code in files can run on given GPUs. Subcommand dispatch only. */
 #include <errno.h>
@@ -29,6 +30,7 @@ static const char main_help[] =
 	"  doctor                  everything at once: the GPUs, the driver, the CUDA\n"
 	"                          runtimes, and the Python environment checked\n"
 	"                          against this machine's GPUs, by package\n"
+	"  --version               print \"kimg-probe VERSION\"\n"
 	"\n"
 	"'kimg-probe COMMAND --help' (or -h) describes each. Every command takes\n"
 	"--json: one JSON document on stdout, an error document when the command\n"
@@ -141,6 +143,10 @@ static int run_command(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		fputs(main_help, stdout);
+		return PROBE_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("kimg-probe %s\n", KIMG_VERSION);
 		return PROBE_EXIT_OK;
 	}
 	/* Scan output of a large library runs to megabytes: a large stdout buffer

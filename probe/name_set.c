@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A set of byte strings (name_set.h): open addressing on FNV-1a hashes,
  * the strings kept length-prefixed in one pool, so a lookup compares
  * bytes only on a hash match and 100,000 node names cost two allocations

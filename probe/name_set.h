@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A set of byte strings for the cluster readers (cluster_groups.c): node
  * names, dcgm host + UUID pairs. Linear in what is added. */
 #ifndef KIMG_PROBE_NAME_SET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where a job may run (cluster_groups.h): after check's verdicts, per cluster
  * source, the groups that run everything checked and those that do not
  * (with the first fix met), the nodes without GPU facts, and a constraint

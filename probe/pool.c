@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small fixed pool of worker threads for independent inputs. Jobs run
  * in any order on the workers; their finish step runs on the submitting
  * thread in submission order, so whatever finish writes comes out as a

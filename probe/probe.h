@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe internals shared by its subcommands. The probe is a front
  * end: it finds inputs, asks the core for modules, images and verdicts,
  * and renders them (text or JSON). It never re-derives a verdict. */

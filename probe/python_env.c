@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Python environment doctor checks: sys.path of an interpreter, asked
  * once (python -c, no shell), keeping the directories that exist.
  *

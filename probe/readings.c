@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rendering of the three compute-capability readings and the visibility
  * of GPUs (sys/gpu_readings.h), shared by device and doctor. */
 #include "readings.h"

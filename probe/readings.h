@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rendering of sys/gpu_readings.h for device and doctor (readings.c). */
 #ifndef KIMG_PROBE_READINGS_H
 #define KIMG_PROBE_READINGS_H

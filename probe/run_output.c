@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The output of a command kimg runs for a cluster source (run_output.h). */
 #include "run_output.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running `kubectl get nodes -o json` or `scontrol show node --oneliner`
  * for --sm k8s: and slurm: (cluster_groups.c). */
 #ifndef KIMG_PROBE_RUN_OUTPUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The model of kimg-probe summarize (probe/summary.h): report lines into
  * groups. Log files are untrusted input: lines are cut with spans, each is
  * parsed by the bounded core reader into one reusable arena, and any line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The model behind `kimg-probe summarize` (cmd_summarize.c renders it):
  * JSON Lines reports of libkimg.so merged into groups keyed by (module
  * file, module offset, error code), with the distinct hosts, ranks, GPUs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* summarize: `kimg-probe device --json` documents beside the reports (a
  * fleet inventory, as `srun kimg-probe device --json` collects it), merged
  * into distinct GPU + driver rows with their GPU and host counts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --sm list of `check`: compute capabilities, arch names, GPU names
  * (core/gpus.h) or `native` (the GPUs of this machine, sys/driver_query.h). */
 #include <stdlib.h>

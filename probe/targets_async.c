@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --sm lists parsed on a thread of their own (probe.h): for lists
  * that name `native`, whose GPU query is most of a warm check's start. */
 #include <pthread.h>

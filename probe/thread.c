@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe's one thread primitive (thread.h). SQLite's threads.c does
  * the same for its sorter: a task that cannot have a thread is run by the
  * caller, so that running out of threads costs speed, never output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One way for kimg-probe to start a thread (probe/thread.c), modelled on
  * SQLite's threads.c (sqlite3ThreadCreate, sqlite3ThreadJoin): when no
  * thread can be had, the task runs on the calling thread instead, at

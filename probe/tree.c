@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A directory tree listed on several threads, visited in order.
  *
  * A tree of 70,000 files (a Python environment) holds a few hundred with

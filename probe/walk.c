@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Turning command-line paths into inputs: regular files are mapped,
  * directories recursed, .whl/.zip archives read member by member in
  * memory (sys/zip.h). Every problem is reported and the walk goes on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "json.h"
 
 void kimg_json_init(struct kimg_json *j, FILE *out)
@@ -49,6 +50,12 @@ void kimg_json_close_to(struct kimg_json *j, int depth)
 
 void kimg_json_begin_object(struct kimg_json *j) { open_level(j, '{'); }
 void kimg_json_end_object(struct kimg_json *j) { close_level(j, '}'); }
+
+void kimg_json_begin_document(struct kimg_json *j)
+{
+	open_level(j, '{');
+	kimg_json_kv_string(j, "kimg_version", KIMG_VERSION);
+}
 void kimg_json_begin_array(struct kimg_json *j) { open_level(j, '['); }
 void kimg_json_end_array(struct kimg_json *j) { close_level(j, ']'); }
 

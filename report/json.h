@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A minimal streaming JSON writer for the front ends (probe output, shim
  * JSON Lines). Keeps comma state per nesting level; strings are escaped
  * per RFC 8259 (control bytes as \u00XX; invalid UTF-8 bytes as \u00XX of
@@ -24,6 +25,9 @@ struct kimg_json {
 void kimg_json_init(struct kimg_json *j, FILE *out);
 void kimg_json_begin_object(struct kimg_json *j);
 void kimg_json_end_object(struct kimg_json *j);
+/* A top-level document (a probe --json output, a shim report): its object,
+ * opened with "kimg_version" (the file VERSION, passed as -DKIMG_VERSION). */
+void kimg_json_begin_document(struct kimg_json *j);
 void kimg_json_begin_array(struct kimg_json *j);
 void kimg_json_end_array(struct kimg_json *j);
 void kimg_json_key(struct kimg_json *j, const char *key);

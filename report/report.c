@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pieces shared by the text and JSON renderers of struct kimg_report. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shim's report model and its two renderers (text for people, JSON
  * Lines for machines). The model is filled by shim/diag/diagnose.c from the core
  * verdicts; the renderers only format it, they never re-derive a verdict

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON Lines rendering of a struct kimg_report: one object per line.
  * The keys are a stable interface, documented in docs/report-json.md;
  * change them only together with that document and tests/unit/test_report.c. */
@@ -308,7 +309,7 @@ int kimg_report_write_json(const struct kimg_report *r, FILE *out)
 {
 	struct kimg_json j;
 	kimg_json_init(&j, out);
-	kimg_json_begin_object(&j);
+	kimg_json_begin_document(&j);
 	write_error(&j, r);
 	kimg_json_kv_string(&j, "call", r->call);
 	write_kernel(&j, r);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text rendering of a struct kimg_report: one block a person reads at a
  * glance. Every line starts with "kimg: " so the block stays findable when
  * it lands in the middle of a program's own output. */

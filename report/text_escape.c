@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Escaping untrusted names for text output (report/text_escape.h). */
 #include "text_escape.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text that came from inputs (file and member names, section, kernel and
  * symbol names) as text output shows it: a name cannot move the cursor,
  * recolour the terminal or split "one line per problem". Control bytes,

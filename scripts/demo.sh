@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The built-in example: builds small CUDA programs with known arch sets (tests/fixtures),
 # lists the device code inside them, and checks them against four GPUs.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what kimg needs to build and test on Debian/Ubuntu (run as root or with sudo);
 # with --aarch64 also what make test-aarch64 needs.
 # The CUDA toolkit (nvcc) is used only to build test fixtures; it is expected at
@@ -23,6 +24,7 @@ export DEBIAN_FRONTEND=noninteractive
 #   python3-venv                      the wheel's test: pip install --no-index into a fresh venv
 #   groff-base man-db bsdextrautils   the man-page tests (groff, man -l, col)
 #   zstd                              tests/probe/archives.sh: the .tar.zst inside a .conda
+#   git                               make sdist / make release (git archive), SOURCE_DATE_EPOCH (git log)
 #   python3-yaml                      tests/probe/cluster.sh: the pasted Kubernetes affinity read back as YAML
 #   python3-jsonschema                every JSON document the tests make, against docs/schema/
 #                                     (tests/schema_check.py)
@@ -31,7 +33,7 @@ export DEBIAN_FRONTEND=noninteractive
 #   libssl3                           libcrypto.so.3: SHA-256 of image blobs, dlopen()ed (sys/digest.c)
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
 clang libclang-rt-dev python3 python3-dev python3-venv python3-pytest binutils file zip groff-base man-db bsdextrautils zlib1g zstd \
-python3-yaml python3-jsonschema umoci skopeo time libssl3"
+python3-yaml python3-jsonschema umoci skopeo time libssl3 git"
 # --aarch64 (CI uses it), for make test-aarch64: the cross compiler,
 # qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
 # multiarch (it adds arm64 as a foreign architecture, hence opt-in).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one header between libkimg.so's two layers.
  *
  * shim/hook/ (the hooks: the only code that calls dlsym/dlvsym, reads the
@@ -23,10 +24,10 @@
 #define KIMG_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KIMG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* The release, as the banner, the reports and the packages (packaging/,
- * scripts/kimg-run's KIMG_RUN_VERSION) give it. */
+/* The release, as the banner and the reports give it: the file VERSION,
+ * which the Makefile passes as -DKIMG_VERSION (its one place). */
 #ifndef KIMG_VERSION
-#define KIMG_VERSION "0.1.0"
+#error "KIMG_VERSION: build with the Makefile, which passes it from the file VERSION"
 #endif
 
 /* ---- options (options.c): read once in the constructor, then read-only ---- */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* glibc symbol-version pins, for both layers of libkimg.so (shim/hook/ and
  * shim/diag/ each call dladdr, dlopen or dl_iterate_phdr). Not a call
  * boundary: only assembler directives, included by every file that calls

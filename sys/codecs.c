@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lazy loading of libzstd / liblz4 (sys/codecs.h), through sys/lazylib.h. */
 #include "codecs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decompressors for fatbin payloads, loaded on first use.
  *
  * libzstd.so.1 and liblz4.so.1 are opened with dlopen, never linked: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUdevice_attribute values kimg asks the driver for (cuda.h, CUDA 13;
  * stable since they were introduced), in one place (sys/cuda_device.c),
  * for kimg-probe and libkimg.so alike.

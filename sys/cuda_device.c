@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver's answer about one device (cuda_device.h). */
 #include "cuda_device.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One device's facts from the CUDA driver (sys/cuda_device.c): the one
  * device query of kimg-probe (sys/driver_query.c, for every device) and of
  * libkimg.so's diagnosis (shim/diag/device_query.c, for the device a

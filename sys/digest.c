@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Blob digests (digest.h): libcrypto's EVP SHA-256 when it loads, else
  * the core's. Both give the same bytes (tests/unit/test_digest.c). */
 #include "digest.h"

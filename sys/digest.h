@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 of image blobs, at the speed of the machine's libcrypto where
  * there is one: OpenSSL's EVP digest (SHA extensions, AVX2) is loaded at
  * first use (dlopen "libcrypto.so.3", then "libcrypto.so.1.1"), never

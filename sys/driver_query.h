@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device facts from the NVIDIA driver loaded at run time.
  *
  * libcuda.so.1 is dlopen'ed, never linked, so kimg-probe runs (and scans)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mapping an input file read-only for the parsers.
  *
  * Regular files are mmap'ed, so a scan touches only the pages holding the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* glibc symbol versions for sys/ and probe/ code that kimg-probe links.
  *
  * Linking against glibc >= 2.34 binds dlopen/dlsym/dlclose to their 2.34

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Three readings of each GPU (gpu_readings.h). */
 #include "gpu_readings.h"
 

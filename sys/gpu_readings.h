@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Three readings of each GPU's compute capability, and what this process
  * can see.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Optional libraries opened on first use (sys/lazylib.h). */
 #include "lazylib.h"
 

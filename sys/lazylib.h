@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A shared library opened on first use, never linked (sys/lazylib.c).
  *
  * kimg-probe and libkimg.so must start where zlib, libarchive, libzstd or

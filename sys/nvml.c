@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVML loaded once (nvml.h). */
 #include "nvml.h"
 

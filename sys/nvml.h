@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVML (libnvidia-ml.so.1), opened on first use through sys/lazylib.h and
  * kept: the driver release (sys/driver_query.c), every GPU of the machine
  * (sys/gpu_readings.c), and the device a process will use before CUDA is

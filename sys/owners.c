@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The owning-package index (owners.h). */
 #include "owners.h"
 

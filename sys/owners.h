@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The owning package of a file: an index built lazily from the package
  * managers' records on disk (parsed by core/packages.h).
  *

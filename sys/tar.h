@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading tar-based packages in memory: conda's .tar.bz2 packages and the
  * .tar.zst parts inside .conda files (and plain, .gz, .xz tarballs named on
  * the command line), through libarchive and its decompression filters.

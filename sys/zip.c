@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Zip members through the core's directory parser and a lazily loaded
  * zlib (sys/zip.h). */
 #include "zip.h"

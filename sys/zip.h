@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading .whl / .zip members in place, without extracting to disk.
  *
  * The central directory is parsed by the core (core/zip_dir.h); stored

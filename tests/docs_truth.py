@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """What the code reads and answers, against what the docs say (issue 31
 item 4). Every fact is taken from the code, never from a list kept here:
 

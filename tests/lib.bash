@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The one helper library of the shell tests (sourced, not run: tests/run.sh
 # runs only *.sh files). Every tests/{probe,shim,scripts}/*.sh sources it:
 #

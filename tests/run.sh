@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every unit test program (build/tests/test_*) and every integration
 # script (tests/{probe,shim,api,scripts}/*.sh), then prints "N passed, N failed".
 # Each program/script is one test unit; its own output says what it checked.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Validates kimg's JSON documents against their JSON Schemas (docs/schema/,
 draft 2020-12), with Debian's python3-jsonschema.
 

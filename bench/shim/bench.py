@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Shim overhead, with and without libkimg.so, measured in this one run.
 
 Runs are interleaved (with, without, with, ...) so drift hits both sides. Both

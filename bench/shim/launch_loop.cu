@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Launch-bound loop: N empty kernel launches; prints launches per second.
 #include <chrono>
 #include <cstdio>

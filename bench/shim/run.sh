@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Shim overhead benchmarks (GPU machine): see bench.py. nvcc is found on PATH
 # or in the toolkit (/usr/local/cuda/bin).
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # import torch + first CUDA op; prints the wall time of both in seconds.
 import time
 t0 = time.perf_counter()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe's start-up, made to run on glibc 2.17 and later.
  *
  * The crt1.o (Scrt1.o) of glibc >= 2.34 calls __libc_start_main@GLIBC_2.34

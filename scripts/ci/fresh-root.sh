@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fresh-root.sh: prove that a fresh clone passes on a truly fresh system.
 #
 # Usage: scripts/ci/fresh-root.sh [--suite S] [--cache DIR] [--keep] [--shell]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # kimg-gate.sh: fail a CI job when built artifacts (wheels, shared objects,
 # executables, directories of them) carry no device code that runs on the
 # GPUs you ship for. docs/ci.md runs exactly this; tests/scripts/ci_recipes.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # kimg-gpu-test.sh: run a GPU test command with libkimg.so preloaded, JSON
 # reports written per process into a log directory, and the job failed when
 # any process hit an image error. docs/ci.md runs exactly this;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=sh
 # Shared by the CI scripts in this directory (sourced, not run). Each
 # script sets $me (its name in messages) before sourcing this file.
@@ -7,7 +8,7 @@ me=${me:-kimg-ci}
 die() { printf '%s: %s\n' "$me" "$1" >&2; exit 2; }
 
 # show_help SCRIPT: the script's leading comment block, without the "# ".
-show_help() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$1"; }
+show_help() { sed -n '2,/^[^#]/{/^# SPDX-License-Identifier:/d;s/^# \{0,1\}//p}' "$1"; }
 
 # find_tool VAR NAME FALLBACK: sets $tool to the program named by $VAR,
 # else NAME found on PATH, else FALLBACK (a path inside this checkout);

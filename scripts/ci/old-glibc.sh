@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # old-glibc.sh: the packages on a real older system. Builds the x86-64 wheel,
 # the .deb and the fixtures here, then, in a fresh Debian 11 root (bullseye,
 # glibc 2.31; debootstrap --variant=minbase through scripts/ci/fresh-root.sh,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Load-time checks: reading a module about to be loaded, the device it is
  * for, and KIMG_AUDIT (audit.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Load-time checks of libkimg.so (shim/diag/audit.c): reading a module that is
  * about to be loaded (header walk only), the device facts the checks
  * need, and KIMG_AUDIT: report every module that cannot run on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounding memory the shim is about to read (bound.h): an image pointer
  * was valid when the program passed it, but the program may have freed it
  * since, and registered wrappers point into other objects; libkimg lives

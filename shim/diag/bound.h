@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounding memory before reading it (bound.c). Cold paths only. */
 #ifndef KIMG_SHIM_BOUND_H
 #define KIMG_SHIM_BOUND_H

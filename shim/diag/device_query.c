@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device a report or a load check is about (device_query.h): the one
  * query of sys/cuda_device.h, given the real driver functions of
  * shim/diag.h's up-call, or NVML's answer (sys/nvml.h) before the driver

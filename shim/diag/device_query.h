@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device facts of the diagnosis (device_query.c). Two askings, kept
  * apart on purpose: a failure is judged against the device of the current
  * context at the time of the failure, a load against a cached answer that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal interfaces of the diagnosis layer of libkimg.so (shim/diag/),
  * beyond the boundary in shim/diag.h: option parsing (options.c), the log
  * target (log.c), registry statistics (registry.c). Nothing here is

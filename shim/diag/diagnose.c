@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cold path: a hooked call returned an image-class error. Find the
  * module, ask the driver about the device, run the core rules and the fix
  * generator, collect the stacks, render, write once per (module, error),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Arch-dispatched failures: recorded, reported only when they reach the
  * program (dispatch_track.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Failures the program does not meet (shim/diag/dispatch_track.c): a module
  * for other GPUs, in a file that has code for this one, fails where its
  * runtime or library looks it up (NCCL probing its sm_100f kernels, cuDNN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver's error log (CUDA 12.9+): kimg's callback, the per-thread
  * rings it fills, the lines a report takes, and the safety net for
  * failures of entry points kimg does not hook.

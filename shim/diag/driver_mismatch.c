@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reports for a driver that refuses the program's runtime
  * (shim/diag.h). Facts and fixes: core/cuda_versions.h. The report
  * is one write() in the format of KIMG_FORMAT (text lines "kimg: ..." or
@@ -103,7 +104,7 @@ static void emit(const char *call, int error, int requested, int driver)
 		snprintf(rank, sizeof rank, "%ld", kimg_env.rank);
 	if (kimg_opts.format == KIMG_FORMAT_JSON) {
 		n = snprintf(buf, sizeof buf,
-			     "{\"report\":\"driver_mismatch\",\"error\":{\"code\":%d,\"name\":%s%s%s},\"call\":\"%s\","
+			     "{\"kimg_version\":\"" KIMG_VERSION "\",\"report\":\"driver_mismatch\",\"error\":{\"code\":%d,\"name\":%s%s%s},\"call\":\"%s\","
 			     "\"runtime_cuda_version\":%s%s%s,\"driver_cuda_version\":%s%s%s,\"min_driver\":%s%s%s,"
 			     "\"why\":\"%s\",\"fix\":\"%s\",\"process\":{\"program\":\"%s\",\"pid\":%ld,\"host\":%s,"
 			     "\"rank\":%s}}\n",

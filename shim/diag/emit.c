@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A built report leaves the process (emit.h): the process facts it
  * carries, one write() in the KIMG_FORMAT the user chose, and the
  * KIMG_ON_ERROR action after it. Below the report builders (diagnose.c):

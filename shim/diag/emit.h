@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing a report and acting on it (emit.c), for diagnose.c's failure and
  * load-event paths. */
 #ifndef KIMG_SHIM_EMIT_H

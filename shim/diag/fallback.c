@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* KIMG_FALLBACK (kimg_load_intercept, shim/diag.h): at a load, read the module's headers, ask
  * core/fallback_plan.c whether (and how) PTX can stand in for it, build
  * the stand-in, load it through the real function, make the driver JIT it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding the code behind a failed call: from a handle through the
  * registry to the image or file it was loaded from, and naming the file
  * (and offset) an in-memory image was mapped from. Bounding the image in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* From a failed call to the code behind it (locate.c). Cold path only. */
 #ifndef KIMG_SHIM_LOCATE_H
 #define KIMG_SHIM_LOCATE_H

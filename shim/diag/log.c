@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report sink: the KIMG_LOG file or stderr.
  *
  * The file is opened on the first report, not in the constructor, so a

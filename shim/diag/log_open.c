@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Opening the KIMG_LOG target (log.c writes to it). The name may be
  * predictable and planted by another user, so: created new (O_EXCL, mode
  * 0600); no symbolic link anywhere on the path (openat2 with

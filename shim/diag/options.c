@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* KIMG_* options: read once from the environment in the library
  * constructor, then read-only (docs/design.md section 7).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ptxas's reason for refusing PTX (218 CUDA_ERROR_INVALID_PTX, 222
  * CUDA_ERROR_UNSUPPORTED_PTX_VERSION). The driver's error log says only
  * "JIT compilation failed"; the reason ("Unsupported .version 9.9; current

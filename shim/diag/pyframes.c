@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Python frames of the calling thread without the GIL (pyframes.h).
  *
  * PyTorch, CuPy and most bindings release the GIL around every CUDA call,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Python frames of the calling thread read without the GIL, for a thread
  * that released it around a CUDA call (shim/diag/pyframes.c). Cold path only. */
 #ifndef KIMG_SHIM_PYFRAMES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handle registry: where each CUmodule / CUlibrary / CUfunction / CUkernel
  * / registered fatbin / host stub came from, so the cold error path can
  * go from "cuLibraryGetKernel failed on this handle" to the image bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The safety net: a failure of an entry point kimg does not hook, seen
  * only as the driver's "Returning N (...) from FN" line for an image-class
  * N that no report took (driver_log.c).

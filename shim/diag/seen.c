@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Seen sets and keys (seen.h): open addressing with linear probing over a
  * fixed table, insertion by compare-and-swap from 0. */
 #include "seen.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The diagnosis layer's "seen" sets and keys (seen.c): lock-free,
  * fixed-size, allocation-free sets of 64-bit keys that de-duplicate reports
  * and count failures, and the one way to key a module, a (module, error)

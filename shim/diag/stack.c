@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host and Python stacks for the failure report (see stack.h).
  *
  * libunwind's public names are macros over per-architecture symbols

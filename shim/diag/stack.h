@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the program was when a CUDA call failed: host frames and, in a
  * Python process, the Python frames of the calling thread.
  *

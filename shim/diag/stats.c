@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Counters of the diagnosis layer and the lines that print them (stats.h). */
 #include "stats.h"
 

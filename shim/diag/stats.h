@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The diagnosis layer's counters (stats.c), as mimalloc's stats.c: every
  * unit adds to them, only stats.c writes them (the exit summary). Besides
  * the numbers, the per-item lines of the summary (one per KIMG_AUDIT group,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Two copies of libkimg.so in one process (an image that preloads one, a
  * launcher that adds another; /etc/ld.so.preload plus kimg-run): only the
  * first copy in load order acts, every later one passes each call straight

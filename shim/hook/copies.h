@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* More than one copy of libkimg.so in a process (copies.c). */
 #ifndef KIMG_SHIM_COPIES_H
 #define KIMG_SHIM_COPIES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Up-calls of shim/diag.h into the driver: the real (unwrapped) driver
  * functions the diagnosis needs, resolved once, and the real functions
  * behind three hooks that the fallback calls. Nothing here hands out a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private interfaces of the hooks layer (shim/hook/: hook_dlsym.c,
  * hook_driver.c, hook_link.c, hook_runtime.c, hook_table.c, resolve.c,
  * driver_api.c, init.c, copies.c): the table of interposed entry points

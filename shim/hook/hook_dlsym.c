@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our dlsym: the door through which static cudart reaches the driver
  * (dlopen("libcuda.so.1") + dlsym(h, "cuGetProcAddress_v2"), docs/loading.md
  * section 2), so hooking the exported driver symbols alone misses most

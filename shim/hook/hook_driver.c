@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Wrappers for the driver entry points that load device code or use it
  * (docs/loading.md section 4: where image errors surface), and the
  * cuGetProcAddress pair through which static cudart reaches all of them.

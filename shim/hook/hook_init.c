@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuInit: the first call that can tell the driver refuses this process
  * (803, 804; kimg_driver_mismatch_init_failed, shim/diag.h). Passed through unchanged. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Wrappers for the driver's JIT linker: cuLinkCreate, cuLinkAddData,
  * cuLinkAddFile (each also as _v2, which cuda.h makes the default: same
  * ABI, different functions in the driver), cuLinkComplete, cuLinkDestroy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Joining the driver's error log (CUDA 12.9+): kimg's callback
  * (kimg_driver_log_callback, shim/diag/driver_log.c) registered once with
  * cuLogsRegisterCallback.

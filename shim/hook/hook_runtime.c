@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Wrappers for shared-cudart entry points (libcudart.so, -cudart shared,
  * as in PyTorch wheels): interposed by symbol, forwarding to the next
  * definition (docs/loading.md section 1). With static cudart none of

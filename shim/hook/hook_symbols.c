@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Wrappers for the driver's symbol and variable lookups: cuLibraryGetGlobal,
  * cuLibraryGetManaged, cuLibraryGetUnifiedFunction and cuModuleGetGlobal
  * (both ABIs). Under CUDA 13 a library whose code fits nothing loads

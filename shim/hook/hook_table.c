@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hook table: one row per interposed entry point (hook.h), its real
  * pointer slots, and the two look-ups by exported name and by the
  * (name, version, flags) a driver entry-point query asks for. A new hook is

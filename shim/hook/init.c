@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Library start and end: read the options once, print the summary at exit.
  *
  * The constructor does nothing heavy (no driver query, no file opened): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Resolving real symbols: glibc's dlsym and the real function behind each
  * hook row (the driver functions the diagnosis needs: driver_api.c).
  *

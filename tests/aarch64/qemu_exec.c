@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stands in for an aarch64 program where the kernel cannot run it (no
  * binfmt_misc entry for qemu): a static x86-64 executable named like the
  * program, which runs NAME.aarch64 (beside it) under qemu-user with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make test-aarch64: the cross-built kimg-probe and libkimg.so under
 # qemu-user, against aarch64 fixtures (tests/fixtures/aarch64.mk) and the
 # cross-built stand-in driver and shim test programs. Runs tests/probe/*.sh

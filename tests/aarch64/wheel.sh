@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The aarch64 wheel (make ARCH=aarch64 wheel), run by tests/aarch64/run.sh
 # with V (its qemu view of the build): every ELF file in it is aarch64 and
 # needs no glibc version newer than 2.17 (objdump -p); the shim defines the
@@ -7,7 +8,7 @@
 # kimg-probe (under qemu) lists a fixture and the installed libkimg.so,
 # preloaded into the stand-in driver's program, reports its 209.
 . "$(dirname "$0")/../lib.bash"
-version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
+version=$(cat "$ROOT/VERSION")
 WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl
 need "$WHEEL" "make ARCH=aarch64 wheel" || { finish; exit; }
 : "${V:?set by tests/aarch64/run.sh}"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libkimgapi.so and api/kimg.h (docs/api.md), from build/tests/api_ask, a
 # program linked as a user links it (tests/api/ask.c): the exports are
 # exactly api/libkimgapi.map; the answers for the fixtures are the ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C API of api/kimg.h from a program that links libkimgapi.so as a
  * user would (-lkimgapi, only the installed header), for tests/api/api.sh.
  *

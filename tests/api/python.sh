@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python API (packaging/python/kimg/_api.py) and the examples of
 # docs/api.md, run as written: from the source tree (KIMG_API_LIB, PYTHONPATH)
 # and from the wheel installed into a fresh venv together with a wheel
@@ -139,7 +140,7 @@ else
 fi
 
 # ---- from the wheels, in a fresh venv: kimg and a wheel holding the extension ----
-version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
+version=$(cat "$ROOT/VERSION")
 WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 need "$WHEEL" "make wheel" || finish
 python3 - "$E/kimgtest_ext.so" "$TMP/whl" <<'PY'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The stand-ins for NVIDIA's libraries (included by the Makefile), each
 # built here once, with one flag set, and used from here by every test
 # (tests/lib.bash finds them under $BUILD and fails when one is missing):

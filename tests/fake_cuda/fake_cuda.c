@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libcuda.so.1 for the shim tests: enough of the driver API for
  * the load / lookup / launch paths libkimg hooks, with no GPU.
  *

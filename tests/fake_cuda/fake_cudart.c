@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A stand-in for shared libcudart.so for the shim tests: the handful of
  * runtime entry points libkimg interposes by symbol, implemented the way
  * cudart 13 does on the driver ([V] docs/loading.md sections 2 and 4):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The stand-in driver's own reading of device code (included by fake_cuda.c
  * only): just enough of the fatbin container, the cubin ELF header and PTX
  * text to answer "does this module load on the fake device, and if not with

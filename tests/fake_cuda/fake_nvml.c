@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libnvidia-ml.so.1 for the device/doctor tests: the NVML calls
  * sys/gpu_readings.c makes, for devices described by the environment:
  *   FAKE_NVML_COUNT  GPUs NVML lists (default FAKE_CUDA_COUNT, else 1): more

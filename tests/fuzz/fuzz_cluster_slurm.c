@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/cluster_slurm.c (core/cluster.h). Besides "no
  * crash, no read past the input" (ASan), it checks what the reader
  * promises each record: NUL-terminated names and reasons, at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/cubin.c: parse, then walk the kernels and check
  * the two agree and every name is a C string of the reported length.
  * The core never prints, so nothing needs silencing. */

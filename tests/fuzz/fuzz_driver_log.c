@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/driver_log.c: the three readers over bytes
  * that are not NUL-terminated (the copy below ends exactly at size, so
  * AddressSanitizer sees any read past the length), and their promises: a

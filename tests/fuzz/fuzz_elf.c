@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/elf64.c, the core's one ELF64 reader: open the
  * input as a host ELF file, then read everything the accessors reach and
  * check the reader's contract (elf64.h): after a successful open every

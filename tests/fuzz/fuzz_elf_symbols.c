@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/elf_symbols.c (and the shared section reader,
  * core/elf64.c): look up an address taken from the input, then check
  * the answer's contract (elf_symbols.h): the name is a C string inside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer entry for core/fallback_plan.c: any input is walked as a
  * module (fatbin, cubin, PTX text, host ELF: the first module), planned
  * for a device taken from the last 3 bytes (SM, driver, switches) in both

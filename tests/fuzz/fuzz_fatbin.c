@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer entry for core/fatbin.c and core/extent.c: open a container
  * at 0, walk every entry, and size the input as an in-memory image.
  * Each step works on an exact-size heap copy so ASan sees any over-read. */

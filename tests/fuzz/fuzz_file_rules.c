@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer entry for core/file_rules.c: files of up to 16 modules of up to
  * 8 images each, built from the input bytes, judged on a device the first
  * bytes pick; the invariants of file_rules.h are checked on every result. */

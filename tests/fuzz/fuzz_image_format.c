@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the container-image readers in core/: the OCI
  * index/manifest, docker manifest.json and config parsers, tar header and
  * pax records, NVIDIA_REQUIRE_* expressions, and the final file system of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer entry for core/input.c, input_elf.c, archive.c: classify,
  * walk every module, and walk the entries of each fatbin module. The low
  * bit of the last input byte turns on KIMG_INPUT_SCAN_DATA (the data-section

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/json_read.c. Besides "no crash, no read past
  * the input" (ASan), it checks the reader's promises: the arena is never
  * overrun, every string is NUL-terminated at its length and valid UTF-8,

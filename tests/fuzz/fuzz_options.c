@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for libkimg's KIMG_* parser (shim/diag/options.c): the input
  * is an environment, entries separated by NUL bytes; the first byte picks
  * whether the process is in secure-execution mode. Checks the contracts:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the record parsers of issue 13: core/packages.c
  * (RECORD, dpkg .list and status, conda-meta JSON, dist-info names),
  * core/inventory.c (device documents of --sm @FILE) and core/cuda_libs.c

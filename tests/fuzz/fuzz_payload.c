@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer entry for core/payload.c with the real libzstd / liblz4,
  * reached as the product reaches them (sys/codecs.c, dlopen).
  * A container input has each entry decoded; anything else is one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for core/ptx.c and core/ptx_rewrite.c: parse, walk the
  * entries, rewrite into a buffer of kimg_ptx_rewrite_bound() bytes, and
  * check the rewrite's promises: it fits, it is NUL-terminated, the result

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the small text parsers of the core: user arch tokens
  * (kimg_arch_parse, as `kimg-probe check --sm` takes them) and GPU names
  * (kimg_gpu_lookup). Checks the contracts too: a parsed arch formats back to

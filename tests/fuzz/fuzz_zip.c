@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer entry for core/zip_dir.c (the central-directory parser) and
  * sys/zip.c (members stored or inflated through the real zlib, loaded as
  * the product loads it, with small limits so each run stays cheap). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every built libFuzzer target ($BUILD/fuzz/fuzz_*) for $FUZZ_SECONDS
 # each, seeded from the nvcc fixtures and tests/fixtures/committed (binary
 # targets) or small JSON documents written here (fuzz_json_read). Builds

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The can-it-run API on the GPU machine (issue 26), with sm="native":
 
 1. kimg.can_run on PyTorch's own libtorch_cuda.so: runs, no error; the same

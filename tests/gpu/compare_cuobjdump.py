@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare `kimg-probe scan --json` with `cuobjdump --list-elf --list-ptx` on real libraries.
 
 Per-arch counts of SASS and PTX images must match exactly. cuobjdump prints an

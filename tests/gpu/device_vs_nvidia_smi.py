@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`kimg-probe device --json` must agree with nvidia-smi on name, CC and driver.
 GPUs are paired by UUID, never by position: CUDA numbers devices fastest
 first unless CUDA_DEVICE_ORDER=PCI_BUS_ID, nvidia-smi by PCI bus, so on a

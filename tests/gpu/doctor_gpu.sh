@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe doctor and device on a GPU machine (issue 13), over the stock Python environment:
 #   - device --json: every GPU's three compute-capability readings (driver attributes, NVML, GPU-name
 #     table) present and agreeing, and its UUID equal to nvidia-smi's

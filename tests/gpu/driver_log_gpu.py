@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """GPU-machine tests of issue 29: the symbol lookups, the driver's error log, the safety
 net and ptxas's reason, with the real driver (12.9 or newer: the error log API).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """GPU-machine tests of KIMG_FALLBACK and KIMG_AUDIT (project issue 4).
 
 Cases (all with CUDA_CACHE_DISABLE=1, so nothing passes from the JIT cache):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the tests/gpu Python scripts: the device's compute capability
 as the driver reports it (never assumed), prerequisites that are failures
 when missing (this suite runs only on the GPU machine, where each is

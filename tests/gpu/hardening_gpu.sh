@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine: the host-safety cases of tests/shim/hardening.sh against the
 # real driver and cudart (static, as nvcc builds by default, and shared):
 # two copies of libkimg.so in one process (issue 12 item 1: was a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU machine: the multi-process story end to end (project issue 5 item 3).
 # Two torchrun ranks on one GPU each call a kernel of a library built for
 # sm_80 only, under libkimg.so with KIMG_FORMAT=json and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One-minute smoke test of libkimg.so on a GPU machine (the full suite is tests/gpu/run.sh):
 # static and shared cudart programs built for another major only and a driver-API cubin of
 # that arch must be reported with their original error; a right-arch program must run

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """GPU-machine tests of issue 11: libkimg.so reports what reaches the program.
 
 Healthy workloads must print nothing (NCCL all-reduce in one process and in two torchrun

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU-machine test suite: run from the repository root on a machine with an NVIDIA GPU,
 # nvcc, cuobjdump, PyTorch (with torchrun) and CuPy: each is a prerequisite, and a missing
 # one is a failure, not a skip. Builds kimg, then:

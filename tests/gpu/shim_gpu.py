@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """GPU-machine tests of libkimg.so (issue: catch image-class errors and explain them).
 
 Each case runs a real CUDA program with LD_PRELOAD=libkimg.so, KIMG_FORMAT=json and

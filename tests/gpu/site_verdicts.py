@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Verdicts true to a real environment, on the GPU machine (issue 10).
 
 1. `kimg-probe check --sm native --json` over the site-packages of python3:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The wheel on the GPU machine (offline: pip --no-index). Builds it with
 # make wheel when dist/ has none for this machine, installs it into a fresh
 # venv, checks that its kimg-run and python -m kimg use the package's
@@ -11,7 +12,7 @@ set -u
 export PATH="/usr/local/cuda/bin:$PATH"
 BUILD=${BUILD:-build}
 m=$(uname -m)
-version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' shim/diag.h)
+version=$(cat VERSION)
 WHEEL=${1:-dist/kimg-$version-py3-none-manylinux_2_17_$m.manylinux2014_$m.whl}
 pass=0 fail=0
 ok() { if eval "$2"; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi; }

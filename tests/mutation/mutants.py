@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generated mutants over the product sources (make mutants, make mutants-map).
 
     mutants.py map   [--build build-cov]   coverage map -> tests/mutation/coverage.txt

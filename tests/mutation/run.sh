@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make mutation: plants each bug of tests/mutation/mutants.txt, one at a
 # time, in a scratch copy of the tree, rebuilds what the named tests need
 # (the prebuilt objects are copied along, so one file recompiles; fixtures

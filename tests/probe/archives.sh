@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Archives in real trees (probe/walk.c, sys/zip.c, sys/tar.c, core/zip_dir.c):
 # which archives a walk opens (wheels, zips holding code, conda packages; not
 # numpy .npz, not data zips), archives inside archives (bounded depth), the

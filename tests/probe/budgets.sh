@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Archive budgets (issue 22 items 4, 5): a zip whose directory points
 # thousands of entries at one member (each within the size and ratio caps)
 # must not inflate it once per entry; a small compressed tarball (.tar.gz,

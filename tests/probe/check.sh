@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe check: verdicts, fixes and exit codes on the nvcc-built
 # fixtures (docs/rules.md sections 1-3, 8; docs/format.md section 2).
 . "$(dirname "$0")/../lib.bash" probe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Issue 25: check --sm k8s:, slurm:, dcgm: and all: GPUs read from what
 # clusters publish, one target per (compute capability, driver CUDA) with
 # its node group, and where the job may run after the verdicts.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe device: without a driver, one clear line and exit 2; with the
 # fake driver of tests/fake_cuda (when built), the facts it reports.
 . "$(dirname "$0")/../lib.bash" probe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Issue 13: CUDA runtimes against the driver, the owning package of each
 # file, fleets (--sm @FILE), the three readings of `device`, and `doctor`.
 # Oracles: a real libcudart.so.13 of the toolkit (its soname says 13; NVIDIA's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # doctor and the interpreter it asks for sys.path (issue 22, items 2, 3,
 # 10, 13, 14): the interpreter is the user's and may hang, leave a child
 # holding its stdout, print garbage, answer at length or put "/" (the cwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # doctor's toolchains, JIT caches and CUDA switches (probe/doctor_tools.c,
 # doctor_caches.c). The oracles: the release each fake tool prints (a shell
 # script answering --version), the core's toolkit table as docs/rules.md §7

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe on bad input: one "kimg-probe: PATH: problem" line per input on
 # stderr, the scan goes on, exit 2 at the end; never a crash or a hang.
 . "$(dirname "$0")/../lib.bash" probe

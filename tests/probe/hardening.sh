@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe against inputs a hostile or unlucky user gives it (issue 12):
 # 32-bit ELF files in trees, GNU thin archives, sparse and huge-ratio
 # inputs, control bytes in names, files that shrink while they are read.

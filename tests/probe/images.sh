@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Container images as inputs (probe/image.c, core/layer_fs.c,
 # core/image_format.c, core/nvidia_require.c; docs/deploy.md): images made by
 # umoci and skopeo, and hand-made ones (tests/probe/src/oci_image.py) for the

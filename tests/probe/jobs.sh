@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe -j N (worker threads): the output of every thread count is the
 # one-thread output byte for byte (stdout, stderr, exit status), on the
 # fixtures tree and on a tree of many copies with problems mixed in

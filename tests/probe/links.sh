@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Symbolic links that lead nowhere (issue 22 item 11): one inside a tree
 # holds no device code, so check, doctor and scan count it in one line
 # and exit as they would without it; check --strict and a link named on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Messages (issue 22 items 15, 16, 17): bidi and format characters and a
 # NUL in a zip member's name are shown escaped; --sm @FILE takes what --sm
 # and --driver take and refuses the rest, naming it; a file with no

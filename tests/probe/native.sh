@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test-timeout: 120
 # check --sm native: the GPUs from NVML without cuInit where that is the
 # CUDA driver's answer, else from the driver (sys/driver_query.h:

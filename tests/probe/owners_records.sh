@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # conda-meta records of many short names (issue 22 item 9): each JSON
 # value takes a 64-byte node, so a record of many short entries needs far
 # more memory than 4 times its size; it must still give its files their

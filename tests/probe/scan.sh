@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe scan: exact module and image lists of the nvcc-built fixtures
 # (docs/format.md section 12), archives, directories, wheels, kernel names.
 . "$(dirname "$0")/../lib.bash" probe

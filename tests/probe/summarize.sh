@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kimg-probe summarize and the multi-process story (project issue 5 item 3):
 # ranks run under libkimg.so with KIMG_LOG=...-%h-%r.log write one file
 # per rank, each report names its process (host, pid, rank, local_rank,
@@ -109,7 +110,7 @@ printf 'kimg: 2 kernels in 1 module failed to load (see above)\n' >"$TMP/empty.l
 : >"$TMP/zero.log"
 run "$PROBE" summarize --json "$TMP/empty.log" "$TMP/zero.log"
 expect_rc 0 "summarize: files without reports"
-expect_json "no groups, 2 files, 1 skipped" "d == {'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1, 'unreadable_reports': 0, 'inventory': None}"
+expect_json "no groups, 2 files, 1 skipped" "d == {'kimg_version': '$(cat "$ROOT/VERSION")', 'groups': [], 'files': 2, 'reports': 0, 'skipped_lines': 1, 'unreadable_reports': 0, 'inventory': None}"
 run "$PROBE" summarize "$TMP/empty.log"
 expect_grep "text: summary line without reports" "$TMP/out" "0 reports in 0 groups from 1 file on 0 hosts; 1 line skipped"
 run "$PROBE" summarize --json "$logs/kimg-$host-0.log" "$TMP/missing.log"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # summarize and damaged reports (issue 22 item 12): a line shaped like a
 # kimg report (an object with "error" and "module", keys every report has,
 # docs/report-json.md) whose error is null, not an object or has no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/ci.md recipes, run through the very scripts the recipes call
 # (scripts/ci/kimg-gate.sh, scripts/ci/kimg-gpu-test.sh) on nvcc-built
 # fixtures: the wheel/build-output gate and the GPU test job.

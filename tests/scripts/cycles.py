@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Circles between the files of kimg's layers, for tests/scripts/layers.sh.
 
   cycles.py includes ROOT FOLDER...   #include circles among the units of FOLDERs

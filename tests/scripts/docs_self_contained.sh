@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The repository's documentation is self-contained: no tracked file cites a
 # document the repository does not hold. Checked in every tracked file
 # (every file, outside a git work tree): no citation of the five reference

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The docs tell the truth (issue 31): every KIMG_* variable the code reads,
 # every kimg-probe option and every exit status is documented where a user
 # looks (tests/docs_truth.py, which takes the facts from the code), and a

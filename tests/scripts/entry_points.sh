@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/loading.md section 12, the table of entry points that can return an
 # image-class error, checked against the driver's own export list rather
 # than memory: the prototypes of /usr/local/cuda/include/cuda.h (its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libkimg.so is preloaded into programs on old distributions (CentOS 7 era
 # containers: glibc 2.17). A reference to a newer symbol version makes ld.so
 # refuse the preload ("GLIBC_2.32 not found", grgalex/nvshare#26;

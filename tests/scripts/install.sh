@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make install PREFIX=/usr DESTDIR=$tmp: the layout (bin, lib, man1, man7),
 # that the installed kimg-run finds the installed library and the installed
 # kimg-probe runs, and that make uninstall removes every file again.
@@ -16,7 +17,7 @@ for f in bin/kimg-run bin/kimg-probe lib/libkimg.so lib/libkimgapi.so.1; do
 done
 for f in share/man/man1/kimg-run.1 share/man/man1/kimg-probe.1 share/man/man7/libkimg.7; do
 	expect_eq "installs $f, mode 644" 644 "$(file_mode "$P/$f")"
-	if [ -f "$P/$f" ] && cmp -s "$P/$f" "$ROOT/docs/man/${f##*/}"; then ok "$f is docs/man/${f##*/}"; else fail "$f is docs/man/${f##*/}"; fi
+	if [ -f "$P/$f" ] && cmp -s "$P/$f" "$BUILD_DIR/man/${f##*/}"; then ok "$f is $BUILD/man/${f##*/}"; else fail "$f is $BUILD/man/${f##*/}"; fi
 done
 expect_eq "installs include/kimg.h, mode 644" 644 "$(file_mode "$P/include/kimg.h")"
 expect_eq "lib/libkimgapi.so links to libkimgapi.so.1 (for -lkimgapi)" libkimgapi.so.1 "$(readlink "$P/lib/libkimgapi.so" 2>&1)"

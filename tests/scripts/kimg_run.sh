@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/kimg-run: library lookup, LD_PRELOAD handling, option -> variable
 # mapping, untouched arguments, exit status, error messages and --help.
 # Uses a stand-in libkimg.so (an empty shared object) in a copied tree, so it
@@ -7,9 +8,11 @@
 # Start from a clean slate: the outer environment must not steer the launcher.
 unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_FALLBACK KIMG_AUDIT KIMG_ON_ERROR KIMG_VERBOSE
 
-# A fake checkout: $TMP/tree/scripts/kimg-run + $TMP/tree/<build>/libkimg.so.
+# A fake checkout: $TMP/tree/scripts/kimg-run + $TMP/tree/<build>/libkimg.so
+# (+ VERSION, which a checkout's kimg-run --version reads).
 mkdir -p "$TMP/tree/scripts" "$TMP/tree/mybuild" "$TMP/tree/build"
 cp "$LAUNCHER" "$TMP/tree/scripts/kimg-run"
+cp "$ROOT/VERSION" "$TMP/tree/VERSION"
 gcc -shared -fPIC -x c /dev/null -o "$TMP/tree/mybuild/libkimg.so" || { fail "cannot build stand-in libkimg.so"; finish; exit; }
 cp "$TMP/tree/mybuild/libkimg.so" "$TMP/tree/build/libkimg.so"
 RUN=$TMP/tree/scripts/kimg-run
@@ -199,7 +202,7 @@ if [ -f "$ROOT/shim/diag/options.c" ]; then
 else
 	fail "shim/diag/options.c missing: cannot cross-check --help against the variables the library reads"
 fi
-expect_match "--version prints 'kimg-run X.Y.Z'" '^kimg-run [0-9]+\.[0-9]+\.[0-9]+$' "$(BUILD=mybuild "$RUN" --version)"
+expect_eq "--version prints 'kimg-run' and the checkout's VERSION" "kimg-run $(cat "$ROOT/VERSION")" "$(BUILD=mybuild "$RUN" --version)"
 
 # POSIX sh: the launcher must run under dash (Debian/Ubuntu /bin/sh), not just bash.
 if command -v dash >/dev/null; then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The layer boundary of libkimg.so, read from the objects (nm -u), not from
 # the sources: the diagnosis layer (build/libkimgdiag.a, shim/diag/) calls
 # neither dlsym/dlvsym nor any CUDA or NVML entry point itself, and of the

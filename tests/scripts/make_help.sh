@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make help: it prints the target list at the top of the Makefile, every
 # target named there is one make knows, and every phony target of the
 # Makefile itself (its .PHONY line) is named there. The oracle is make's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/man: each page renders with groff -man -ww without a warning, and says
 # what the tools actually do: every option in kimg-run --help, every
 # subcommand and option in kimg-probe --help, every variable shim/diag/options.c

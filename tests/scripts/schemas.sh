@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The JSON Schemas of docs/schema/ (issue 31 item 3) are a contract that
 # can fail: each is a draft 2020-12 schema with its $id and schema_version,
 # every object in it closed (additionalProperties false), and for each one

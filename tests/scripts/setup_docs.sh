@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The set-up the README promises is the set-up that runs: every package
 # scripts/setup-debian.sh installs is named in the README's set-up
 # paragraph, every command .ci/run runs besides fuzzing is the README's test

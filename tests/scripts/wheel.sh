@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make wheel: the x86-64 wheel's contents and RECORD, that no ELF file in it
 # needs a glibc symbol version newer than 2.17 (objdump -p), and that it
 # installs offline (pip install --no-index) into a fresh venv, where its
@@ -7,7 +8,7 @@
 # and pip uninstall removes every file again.
 . "$(dirname "$0")/../lib.bash"
 unset KIMG_LIB
-version=$(sed -n 's/^#define KIMG_VERSION "\(.*\)"$/\1/p' "$ROOT/shim/diag.h")
+version=$(cat "$ROOT/VERSION")
 WHEEL=$ROOT/dist/kimg-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 if [ "${KIMG_SANITIZE:-}" = asan ]; then
 	# make asan-test: the package holds the plain build's binaries, checked by make test
@@ -20,7 +21,7 @@ need "$WHEEL" "make wheel" || { finish; exit; }
 # Contents: exactly these names (the oracle is this list, not the builder).
 data=kimg-$version.data info=kimg-$version.dist-info
 expect_eq "the wheel holds the package, the programs, the library, the man pages, the metadata" \
-	"$data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $info/LICENSE $info/METADATA $info/RECORD $info/WHEEL $info/entry_points.txt $info/top_level.txt kimg/__init__.py kimg/__main__.py kimg/_api.py kimg/kimg-run kimg/libkimg.so kimg/libkimgapi.so" \
+	"$data/data/share/man/man1/kimg-probe.1 $data/data/share/man/man1/kimg-run.1 $data/data/share/man/man7/libkimg.7 $data/scripts/kimg-probe $info/METADATA $info/RECORD $info/WHEEL $info/entry_points.txt $info/licenses/LICENSE $info/top_level.txt kimg/__init__.py kimg/__main__.py kimg/_api.py kimg/kimg-run kimg/libkimg.so kimg/libkimgapi.so" \
 	"$(python3 -c 'import sys, zipfile; print(" ".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' "$WHEEL")"
 # RECORD: every other file with its urlsafe-base64 sha256 and size (PEP 376/427).
 got=$(python3 - "$WHEEL" <<'PY'
@@ -42,7 +43,12 @@ PY
 expect_eq "RECORD lists every file with its sha256 and size" ok "$got"
 meta=$(unzip -p "$WHEEL" "$info/METADATA" 2>/dev/null || python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$WHEEL" "$info/METADATA")
 expect_match "METADATA: name and version" "^Version: $version\$" "$meta"
-expect_match "METADATA: the licence is a marked placeholder until one is chosen" '^License: UNDECIDED \(placeholder' "$meta"
+expect_match "METADATA: core metadata 2.4 (PEP 639)" '^Metadata-Version: 2\.4$' "$meta"
+expect_match "METADATA: License-Expression: Apache-2.0" '^License-Expression: Apache-2\.0$' "$meta"
+expect_match "METADATA: License-File: LICENSE" '^License-File: LICENSE$' "$meta"
+expect_no_match "METADATA: no legacy License field beside the expression" '^License:' "$meta"
+expect_eq "$info/licenses/LICENSE is the Apache-2.0 text, unchanged" "" \
+	"$(python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$WHEEL" "$info/licenses/LICENSE" | cmp - /usr/share/common-licenses/Apache-2.0 2>&1)"
 expect_match "METADATA: the README follows as the description" '^# kimg' "$meta"
 wheelfile=$(python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$WHEEL" "$info/WHEEL")
 expect_match "WHEEL: platform wheel with both manylinux tags" \
@@ -62,7 +68,7 @@ while IFS= read -r -d '' f; do
 	expect_eq "$rel: no required glibc version newer than 2.17 (newest: ${newest:-none})" "" "$newer"
 done < <(find "$TMP/x" -type f -print0)
 expect_eq "ELF files checked: kimg-probe, libkimg.so and libkimgapi.so" 3 "$n_elf"
-expect_eq "kimg/kimg-run is scripts/kimg-run" "" "$(cmp "$TMP/x/kimg/kimg-run" "$ROOT/scripts/kimg-run" 2>&1)"
+expect_eq "kimg/kimg-run is $BUILD/kimg-run (scripts/kimg-run, the version written in)" "" "$(cmp "$TMP/x/kimg/kimg-run" "$BUILD_DIR/kimg-run" 2>&1)"
 
 # Offline install into a fresh venv.
 if ! python3 -m venv "$TMP/venv" >"$TMP/venv.log" 2>&1; then
@@ -81,7 +87,7 @@ for f in libkimg.so libkimgapi.so _api.py kimg-run; do
 	if [ -f "$PKG/$f" ]; then ok "installed kimg/$f in site-packages"; else fail "installed kimg/$f in site-packages ($PKG)"; fi
 done
 for f in share/man/man1/kimg-probe.1 share/man/man1/kimg-run.1 share/man/man7/libkimg.7; do
-	if cmp -s "$V/$f" "$ROOT/docs/man/${f##*/}"; then ok "installed $f is docs/man/${f##*/}"; else fail "installed $f is docs/man/${f##*/}"; fi
+	if cmp -s "$V/$f" "$BUILD_DIR/man/${f##*/}"; then ok "installed $f is $BUILD/man/${f##*/}"; else fail "installed $f is $BUILD/man/${f##*/}"; fi
 done
 if [ -f "$FIX/multi.fatbin" ]; then
 	got=$(env -u BUILD "$V/bin/kimg-probe" scan --json "$FIX/multi.fatbin" 2>&1); rc=$?

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # KIMG_AUDIT=1 end to end through the fake driver (no GPU): every module is
 # checked against the device when it is loaded or registered, before any
 # kernel runs; each one that cannot run gets one report (audit mark, fix),

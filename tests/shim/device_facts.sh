@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Facts the shim must read from the device and the image, each pinned by a
 # case no other test reaches: GB10 (12.1) is an integrated GPU that is not
 # Tegra (docs/rules.md S2 must not apply), a CUDA 12 (ELF ABI V1) cubin keeps

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libkimg.so's diagnosis end to end through the fake driver (no GPU): the
 # text report a user reads, the JSON Lines log (KIMG_FORMAT/KIMG_LOG with
 # %p), one report per (module, error) with kernels and modules counted in

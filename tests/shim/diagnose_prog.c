@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver-API program for tests/shim/diagnose.sh: loads images through
  * dlsym'ed driver entry points (the fake driver in tests/fake_cuda) and
  * makes the same failure several times, so the test can check that kimg

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Arch-dispatched failures (shim/diag/dispatch_track.c, core/dispatch.c): a
 # library with a module for the device and one for other GPUs probes the
 # other one and ignores the 209, as NCCL does. kimg records it and stays

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The driver's error log (shim/hook/hook_logs.c, shim/diag/driver_log.c;
 # docs/loading.md section 11) and ptxas's reason (shim/diag/ptxas_reason.c).
 # The stand-in driver logs as the real one was measured to ([V] driver

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The driver refusing the program's runtime (shim/diag/driver_mismatch.c): a
 # runtime that asks cuGetProcAddress for CUDA 13.0 (drv's gpa access, as
 # static cudart 13 does) on a driver reporting CUDA 12.2 gets one report,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Driver API under libkimg, through every way a program reaches the driver
 # (docs/loading.md sections 2-4): linked symbols, dlsym on a dlopen handle,
 # dlsym(RTLD_DEFAULT), cuGetProcAddress_v2 (static cudart 13), the 4-arg

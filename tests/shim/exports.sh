@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libkimg.so exports exactly the symbols listed in shim/libkimg.map (docs/design.md
 # section 9), each with its version: every KIMG_1.0 name as name@@KIMG_1.0,
 # dlsym in both versions (dlsym@@GLIBC_2.34 and the base dlsym@GLIBC_2.2.5,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The stand-in driver (tests/fake_cuda, its own reader in fake_image.h) on
 # its own, without libkimg: the load results the shim tests rely on, each
 # a literal taken from the CUDA rules (cubins within their major and never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A stand-in "interpreter" for tests/shim/stack.sh: just the symbols
  * kimg looks up, claiming to be CPython FAKE_PY_VERSION (a hex version)
  * with the GIL released, so the report's python note can be checked for

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # KIMG_FALLBACK=ptx / force-ptx[:GLOB] end to end through the fake driver
 # (no GPU). The fake driver "JIT-compiles" PTX the rules accept and rejects
 # PTX containing FAKE_JIT_REJECT with 218; FAKE_CUDA_DUMP records which

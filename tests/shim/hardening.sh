@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The host process must not change because kimg is in it (issue 12, the
 # shim's items): two copies of libkimg.so, a closed stderr pipe (SIGPIPE),
 # a full disk under KIMG_LOG, fork() with KIMG_LOG=...%p, a KIMG_LOG that

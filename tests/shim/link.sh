@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The driver's JIT linker under libkimg (shim/hook/hook_link.c), through the
 # fake driver: a PTX input refused at cuLinkAddData / cuLinkAddFile (218:
 # .target above the device, 222: .version above the driver's JIT) is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libkimg is a guest: a process that never uses CUDA, or runs where there is
 # no libcuda, behaves exactly as without it (same stdout, stderr, exit
 # status), and other interposers that look up symbols with

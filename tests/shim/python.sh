@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Python frames in libkimg's report when the extension released the GIL
 # around the CUDA call, as PyTorch's bindings do (shim/diag/pyframes.c): a C
 # extension built here against each interpreter (python3, and every pyenv
 # CPython 3.10+ present) loads an sm_80 cubin on the 9.0 fake device with
 # the GIL released; python_stack must name the script's file and line
-# (fail_load.py:10 in step, then main, then <module>). Also with the GIL
+# (fail_load.py:11 in step, then main, then <module>). Also with the GIL
 # held (the C API path) and with another thread running Python meanwhile
 # (no deadlock: kimg never takes the GIL). python3 needs its headers
 # (python3-dev, installed by scripts/setup-debian.sh).
@@ -35,10 +36,10 @@ for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3
 	for mode in released held busy; do
 		name="py-$v-$mode-$tested"
 		run "$name" PYTHONPATH="$d" -- timeout 60 "$py" "$SCRIPT" "$FIX/sm80.cubin" $mode
-		check "python $v ($py), GIL $mode: the load fails 209, one report, python_stack fail_load.py:10 step, main, <module>" \
+		check "python $v ($py), GIL $mode: the load fails 209, one report, python_stack fail_load.py:11 step, main, <module>" \
 			eval 'has "$name" "load: 209" && report "$name" "len(R) == 1 and R[0][\"error\"][\"code\"] == 209
 				and [(f[\"file\"], f[\"line\"], f[\"function\"]) for f in R[0][\"python_stack\"][:3]] ==
-				[(\"$SCRIPT\", 10, \"step\"), (\"$SCRIPT\", 22, \"main\"), (\"$SCRIPT\", 27, \"<module>\")]"'
+				[(\"$SCRIPT\", 11, \"step\"), (\"$SCRIPT\", 23, \"main\"), (\"$SCRIPT\", 28, \"<module>\")]"'
 	done
 done
 check "at least one interpreter was tested" test "$tested" -gt 0

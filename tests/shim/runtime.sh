@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Shared cudart under libkimg (docs/loading.md section 1): the runtime entry
 # points are interposed by symbol. The fake libcudart.so registers and loads
 # like cudart 13 ([V] section 4): cuLibraryLoadData at registration, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Safe to enable site-wide (issue 16, docs/site-wide.md):
 # - a setuid program (owned by nobody, run by root, so AT_SECURE is set)
 #   with libkimg preloaded through /etc/ld.so.preload, inside a throw-away

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shim integration tests (included by the Makefile): test programs built
 # with gcc against the stand-in driver and runtime of tests/fake_cuda/fake.mk
 # (no nvcc, no GPU), and a ThreadSanitizer build of libkimg for the threads

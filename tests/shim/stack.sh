@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # shim/diag/stack.c end to end, without a GPU: host frames of a known call chain
 # (libunwind names static functions through .symtab; with backtrace() the
 # object's .symtab is read by core/elf_symbols.c), demangling through a
@@ -17,7 +18,7 @@ mkdir -p "$out"
 # elsewhere a skip of its N checks, said.
 # fixed checks; one more per CPython the loop below finds
 EXPECTED_CHECKS=25
-CFLAGS="-D_GNU_SOURCE -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
+CFLAGS="-D_GNU_SOURCE -DKIMG_VERSION=\"$(cat VERSION)\" -Icore -Isys -Ireport -Ishim -Ishim/diag -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter"
 
 CORE=$BUILD/libkimgcore.a DIAG=$BUILD/libkimgdiag.a
 # make asan-test: the plain libraries of that tree (Makefile PLAIN_TEST_LIBS):

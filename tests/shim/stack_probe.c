@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test driver for shim/diag/stack.c (run by tests/shim/stack.sh).
  * As a program: prints the host stack of a known call chain, with each
  * unwinder, and demangling before/after libstdc++ is loaded.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Program for tests/shim/stack.sh: fails cuLibraryGetKernel (through the
  * fake driver) from a static function, built without -rdynamic, so
  * neither that function nor main is a dynamic symbol: only .symtab names

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Symbol and variable lookups (shim/hook/hook_symbols.c, the symbol rows of
 # hook_runtime.c; docs/loading.md section 4.1 and the entry-point table of
 # section 12). Under CUDA 13 a library whose code fits nothing fails its

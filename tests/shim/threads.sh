@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # 16 threads race through the static-cudart path (dlsym + cuGetProcAddress_v2
 # + first resolution of every slot), some loading a bad image (209), the
 # others launching 2000 times; ThreadSanitizer builds of the program and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hooks layer's up-calls (shim/diag.h) bound to the stand-in driver,
  * for unit tests that link the diagnosis layer (build/libkimgdiag.a) as a
  * library and need a driver behind it: the audit, the fallback and the

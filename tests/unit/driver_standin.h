@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* For the unit tests of the diagnosis layer (test_audit, test_fallback,
  * test_diagnose): the stand-in driver behind shim/diag.h's up-calls
  * (driver_standin.c), and the set-up a test needs: options read as the
@@ -86,7 +87,7 @@ static inline unsigned count_of(const char *text, const char *needle)
 /* JSON Lines reports in the log (each object starts with its error). */
 static inline unsigned diag_reports(const char *text)
 {
-	return count_of(text, "{\"error\":{");
+	return count_of(text, "{\"kimg_version\":\"" KIMG_VERSION "\",\"error\":{");
 }
 
 static inline void diag_end(void)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hooks layer's up-calls (shim/diag.h), for programs that link the
  * diagnosis layer (build/libkimgdiag.a) without libkimg.so's hooks: unit
  * tests and the stack probes of tests/shim/stack.sh. glibc's dlsym stands

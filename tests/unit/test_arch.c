@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/arch.c: the arch spellings users type (core/arch.h contract;
  * docs/rules.md names targets sm_XY / compute_XY with a/f suffixes). */
 #include "testutil.h"

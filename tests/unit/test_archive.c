@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the ar member iterator (core/archive.c, archive.h):
  * the members of the nvcc-built libtwo.a in the order and with the names
  * binutils' `ar t` lists (the oracle), each body an ELF object inside the

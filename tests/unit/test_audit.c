@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of KIMG_AUDIT's policy (shim/diag/audit.c), with the
  * diagnosis layer linked as a library (build/libkimgdiag.a) and the
  * stand-in driver behind its up-calls (driver_standin.c): a module that

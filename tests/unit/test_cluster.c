@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the cluster readers (core/cluster.h): Kubernetes node
  * lists with GPU Feature Discovery labels (NVIDIA/k8s-device-plugin
  * docs/gpu-feature-discovery: label names, MIG single and mixed), Slurm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/cubin.c: device ELF reader.
  * Pins docs/format.md §8 (both CUDA ELF ABIs, SM decoding, OSABI cross-
  * check, e_type), §9 (extended section numbering) and §10 (kernel entries =

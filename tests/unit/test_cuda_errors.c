@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/cuda_errors.c: docs/rules.md §9. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/cuda_versions.c and core/cuda_libs.c: NVIDIA's
  * minor-version compatibility table (13.x >= 580, 12.x >= 525.60.13,
  * 11.x >= 450.80.02), the rule that a runtime of a newer major than the

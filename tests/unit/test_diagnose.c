@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the failure report (shim/diag/diagnose.c, emit.c):
  * built from the module the registry names, judged against the device the
  * stand-in driver shows (driver_standin.c), written once per (module,

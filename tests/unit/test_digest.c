@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of blob digests (sys/digest.c): libcrypto's SHA-256 and
  * the portable core/sha256.c give the same digest for every length around
  * the block size and for a large buffer fed in odd pieces, and a digest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/dispatch.c: one failing module judged against
  * its file (F0-F3), and the dispatching-library table's matching. */
 #include "testutil.h"

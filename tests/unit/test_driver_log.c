@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/driver_log.c: reading the driver's error-log
  * messages (docs/loading.md §11). The oracle is the wording measured on the
  * H200 with driver 580.159.04, copied here by hand. */

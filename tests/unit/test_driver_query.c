@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sys/driver_query.c: the pure part, reading the driver release from
  * /proc/driver/nvidia/version text; sys/cuda_device.c: the one device
  * query, given a table of driver functions (here a scripted stand-in, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/elf64.c: the core's one ELF64 reader (elf64.h).
  *
  * Oracles that are not the code under test: ELF files laid out byte by

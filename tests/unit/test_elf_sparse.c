@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of sparse reading plans (core/elf_sparse.c): the section
  * table of an nvcc-built shared object as readelf sees it (code dropped,
  * .nv_fatbin walked), and the fatbin walk over a hand-made stream: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/elf_symbols.c: the function covering an address, from .symtab then
  * .dynsym (elf_symbols.h). Why it exists: dladdr cannot name main() or
  * static functions of a program built without -rdynamic, so the H200 run's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of KIMG_FALLBACK's policy at a load (kimg_load_intercept,
  * shim/diag/fallback.c), with the diagnosis layer linked as a library
  * (build/libkimgdiag.a) and the stand-in driver behind its up-calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/fallback_plan.c: which PTX image the JIT fallback uses, what it
  * lowers, and the text it builds. Pins docs/rules.md P3 (target newer
  * than the device: lower .target), P4 (ISA newer than the driver: lower

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/fatbin.c and core/extent.c against nvcc 13 output.
  * Reference: docs/format.md §4-7 (layout, flags), §9
  * (walking rules), §12 (the multi-gencode build, entry by entry). */

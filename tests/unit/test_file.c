@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sys/file.c: mapping inputs (sys/file.h contract): regular files by mmap,
  * pipes by read(), devices refused, errors carrying errno text. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of kimg_rules_judge_file (core/file_rules.c): a file's
  * modules judged together. Every row (R1, R2, F0-F3) and every library row
  * has a case on hand-made images; the nvcc-built fixtures (libdispatch.so,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/fix.c: docs/rules.md §8 "Fix table" and
  * "Verdict wording by case", as exact strings. */
 #include <string.h>

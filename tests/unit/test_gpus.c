@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/gpus.c: GPU names -> CC, docs/rules.md §6,
  * including its "name traps" and the prefix collisions of short names. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the image documents and the blocks under them
  * (core/image_format.c, core/sha256.c, core/tar_header.c): SHA-256 against
  * FIPS 180-4's examples, tar headers as Python's tarfile writes them, the

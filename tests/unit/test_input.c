@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/input.c, core/input_elf.c, core/archive.c: finding device code.
  * Reference: docs/format.md §1-2 (sections, wrappers),
  * §4 (containers back to back), §9 (walking without trusting the input). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/input_elf.c at scale: many .nvFatBinSegment wrappers and many
  * containers in a host ELF built here in memory (no fixture needed).
  * Reference: docs/format.md §2 (wrappers: each

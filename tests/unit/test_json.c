@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report/json.c: the JSON writer shared by kimg-probe and libkimg.so.
  * Its output must be valid UTF-8 JSON whatever bytes a string holds (file
  * and member names come from untrusted inputs): the oracle is the strict

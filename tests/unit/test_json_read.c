@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/json_read.c, the bounded JSON reader behind
  * `kimg-probe summarize`: RFC 8259 values (valid and invalid), escapes
  * and UTF-8 (RFC 3629), the depth and arena limits, numbers kept exactly,

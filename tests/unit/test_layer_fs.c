@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the final file system of image layers (core/layer_fs.c):
  * the OCI image-spec's layer.md rules, case by case, each with the file
  * system a layer-by-layer extraction (overlayfs) would leave as the oracle:

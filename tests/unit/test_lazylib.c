@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sys/lazylib.c: the one loader of the optional libraries, against the C
  * library itself (always there: the oracle is libc's own functions and
  * names that no library defines). */

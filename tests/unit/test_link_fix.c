@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/link_fix.c: the advice for PTX the JIT linker
  * refuses names the PTX's producer, the device's own compute target and
  * the driver's limits; other reasons get none (the module fix stands). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of kimg_module_images (core/module_images.c), the one
  * module-to-images reading of kimg-probe and libkimg.so: the images of a
  * fatbin module in file order (the nvcc-built multi.fatbin, whose 9 entries

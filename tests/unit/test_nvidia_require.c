@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of NVIDIA_REQUIRE_* judging (core/nvidia_require.c): the
  * grammar and version order of libnvidia-container's src/cli/dsl.c (space
  * = OR, comma = AND, numeric parts, trailing ".0" ignored), the real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the KIMG_* options (shim/diag/options.c; docs/design.md section 7):
  * names, accepted values, defaults kept on bad values with one warning
  * naming the variable, %p/%h/%r/%% expansion, the skip list.

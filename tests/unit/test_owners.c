@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sys/owners.c: the owning-package index (sys/owners.h contract). The
  * records are written here, so the expected owner of every path is known
  * from what the test wrote, not from the index. Paths that lookups seldom

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/packages.c (package records, advice by package)
  * and core/inventory.c (device documents of fleets). Oracles: the record
  * formats as pip (PEP 376 RECORD, CSV), conda (conda-meta JSON) and dpkg

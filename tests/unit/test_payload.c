@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/payload.c with the real decoders loaded by sys/codecs.c.
  * Reference: docs/format.md §6 (encodings, nvcc modes), docs/design.md §5
  * (decompressed entries come out at exactly their declared size). */

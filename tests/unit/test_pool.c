@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of probe/pool.c, the workers of kimg-probe -j N: how many
  * jobs run at once (exactly N, not N + 1, with twice N threads started),
  * finish steps in submission order whatever order the jobs end in, at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/ptx.c (+ core/ptx_scan.c): PTX reader.
  * Pins docs/format.md §11 (nvcc output: .version, .target, entries; text
  * ends at the first NUL), docs/rules.md P7 (the highest of several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/ptx_rewrite.c: lowering .version / .target for the PTX JIT fallback.
  * Pins docs/rules.md P4 (a too-new .version → 222, so lower it), P3/P2
  * (a target newer than the device, or an a/f target, is unusable, so lower

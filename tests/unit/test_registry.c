@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the handle registry (shim/diag/registry.c) and of the
  * module locator built on it (shim/diag/locate.c, shim/diag/bound.c): lookups by (kind, handle),
  * copied strings, overwrite of re-used handles, dropping (not failing)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the shim's report renderers (report/report_text.c,
  * report/report_json.c): the exact text lines a user reads and the JSON
  * keys that tools (tests/gpu/shim_gpu.py, docs/report-json.md) rely on.
@@ -255,7 +256,7 @@ START_TEST(json_is_one_line_with_nested_keys)
 	ck_assert_ptr_eq(strchr(j, '\n'), j + len - 1); /* exactly one newline, at the end */
 	ck_assert_int_eq(j[0], '{');
 	ck_assert_int_eq(j[len - 2], '}');
-	ck_assert_ptr_nonnull(strstr(j, "{\"error\":{\"code\":209,\"name\":\"CUDA_ERROR_NO_BINARY_FOR_GPU\","));
+	ck_assert_ptr_nonnull(strstr(j, "{\"kimg_version\":\"" KIMG_VERSION "\",\"error\":{\"code\":209,\"name\":\"CUDA_ERROR_NO_BINARY_FOR_GPU\","));
 	ck_assert_ptr_nonnull(strstr(j, "\"call\":\"cuLibraryGetKernel\""));
 	ck_assert_ptr_nonnull(strstr(j, "\"kernel\":{\"name\":\"_Z7add_onePfi\",\"demangled\":\"add_one(float*, int)\"}"));
 	ck_assert_ptr_nonnull(strstr(j, "\"module\":{\"file\":\"/work/app\",\"offset\":237568,"));
@@ -298,7 +299,7 @@ START_TEST(json_parses_and_has_documented_keys)
 		 "python3 -c '\n"
 		 "import json,sys\n"
 		 "d=json.loads(open(sys.argv[1]).read())\n"
-		 "assert set(d)=={\"error\",\"call\",\"kernel\",\"module\",\"device\",\"verdict\",\"fix\",\"stack\",\"python_stack\",\"process\"}, set(d)\n"
+		 "assert set(d)=={\"kimg_version\",\"error\",\"call\",\"kernel\",\"module\",\"device\",\"verdict\",\"fix\",\"stack\",\"python_stack\",\"process\"}, set(d)\n"
 		 "assert d[\"error\"][\"code\"]==209 and d[\"error\"][\"name\"]==\"CUDA_ERROR_NO_BINARY_FOR_GPU\"\n"
 		 "assert d[\"kernel\"][\"demangled\"]==\"f<\\\"quoted\\\", \\\\back>(\\t)\", d[\"kernel\"]\n"
 		 "im=d[\"module\"][\"images\"]\n"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of core/rules.c and core/rules_tables.c. Every case names
  * the rule of docs/rules.md it pins; [V] marks results
  * measured on an H200 with CUDA 13.0 (that document). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of kimg_rules_check_module (core/rules.c): the driver's
  * selection among a module's images (docs/rules.md §1) and the
  * module-level reason and error. Split from test_rules.c for size. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core/source_names.c: which names say "source or documentation". The
  * expectations are the rule of source_names.h applied by hand. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of probe/targets_async.c, check's --sm lists parsed on a
  * thread of their own: which lists need it (native named as a whole
  * item), and the query finishing before or after the walk's first job

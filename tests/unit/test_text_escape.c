@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report/text_escape.c: names from inputs in text output (issue 12 item
  * 14). The oracle is the escape table of text_escape.h written out by hand,
  * and the buffer and stream forms agreeing byte for byte. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* probe/thread.c: kimg-probe's one way to start a thread. The oracle is
  * the task itself: which thread ran it (pthread_self), how often, and
  * whether it had run when create returned; creation is made to fail with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of probe/tree.c, the directory lister of a walk, in its
  * 8-entry-window build (tree-ahead8.o: TREE_AHEAD_MAX 8): files visited
  * depth first in name order on the calling thread, however many listers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sys/zip.c and core/zip_dir.c: wheel members read in memory, the
  * directory by the core, deflated members through the lazily loaded zlib
  * (sys/zip.h contract). Archives are built here, stored (method 0) or as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared helpers for the Check unit tests: fixture loading, patching
  * copies of inputs, and the hypothetical devices and images the rules
  * tests describe. Only what several test files need lives here. */

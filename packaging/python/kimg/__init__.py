@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """kimg: why CUDA says "no kernel image is available".
 
 The wheel carries native code: ``libkimg.so`` (the LD_PRELOAD library) and

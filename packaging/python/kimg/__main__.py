@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m kimg [--libpath | check|scan|doctor|device|summarize ARGS... | KIMG-RUN-ARGS...]
 
 ``python -m kimg --libpath`` prints the path of this package's libkimg.so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The can-it-run API of kimg, with the standard library only (ctypes).
 
 The answers come from ``libkimgapi.so`` in this package: the C library of

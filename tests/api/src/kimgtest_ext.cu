@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A CPython extension module with GPU code for sm_80 only, as a wheel's
 // extension would carry it (tests/api/python.sh builds it with nvcc and
 // packs it into a wheel): kimg.can_run_module finds its file.

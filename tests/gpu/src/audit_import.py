@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Imports the PyTorch extension that tests/gpu/src/torch_ext.py built (for an
 # arch list without this GPU), without running any of its kernels: under
 # KIMG_AUDIT=1 KIMG_ON_ERROR=exit:N the process must end inside the import.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CuPy loading a wrong-arch cubin (path in argv[1]) with RawModule; the lookup must fail with 209.
 import sys
 import cupy

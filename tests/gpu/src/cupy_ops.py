@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CuPy: an elementwise kernel, a reduction, a matmul and a RawKernel
 # compiled by NVRTC: kimg must print nothing.
 import cupy as cp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver-API program: loads an image file with cuModuleLoadData and looks up a kernel.
  * Usage: drv_load FILE [KERNEL]; prints the CUresult of each step, exits with the first error. */
 #include <cuda.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver-API saxpy: cuModuleLoadData(FILE) (PTX text or a fatbin), then
  * y = a*x + y on 1M floats, checked on the host. Prints the result of each
  * step; exit 0 only when the numbers are right. For tests/gpu/fallback_gpu.py. */

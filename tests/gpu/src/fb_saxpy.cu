@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // y = a*x + y on 1M floats through the runtime API (static or shared cudart),
 // checked on the host. tests/gpu/fallback_gpu.py builds it for one arch list
 // (compute_100 PTX only, sm_80 SASS only, ...) and runs it under libkimg.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A few JAX operations on the GPU: kimg must print nothing.
 import jax
 import jax.numpy as jnp

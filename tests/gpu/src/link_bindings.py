@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The driver's JIT linker through cuda.bindings (cuda-python), as numba-cuda
 # and CuPy use it: link_bindings.py PTX NAME -> prints "cuLinkAddData: N".
 import sys

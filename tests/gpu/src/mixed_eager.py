@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # matmul, conv2d, SDPA and Linear in fp32, fp16 and bf16 (run with
 # CUDA_MODULE_LOADING=EAGER: every module of cuDNN and cuBLAS is loaded,
 # those for other GPUs fail inside the libraries): kimg must print nothing.

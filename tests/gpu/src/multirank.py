@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # One rank of a torchrun job (tests/gpu/multirank_gpu.sh): set the device as
 # a training script does (every rank on cuda:0, one GPU is enough), then call
 # a kernel of a library built for the wrong architecture (argv[1]). Exits 0

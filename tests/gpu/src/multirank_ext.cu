@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A shared library built for sm_80 only (no PTX), loaded with ctypes by
 // every rank of tests/gpu/src/multirank.py: on a GPU of another major
 // version the launch fails with 209 in each rank, and each rank's kimg

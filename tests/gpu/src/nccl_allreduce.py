@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # NCCL all-reduce through torch.distributed: one process (no launcher), or
 # each rank of torchrun (one GPU per rank). NCCL probes its kernels for
 # other GPUs (sm_100f) and ignores the 209s: kimg must print nothing.

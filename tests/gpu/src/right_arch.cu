@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Correct build: must run and print nothing from kimg.
 #include <cstdio>
 __global__ void add_one(int *v) { v[threadIdx.x] += 1; }

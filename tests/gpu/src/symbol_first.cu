@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A symbol-first program (issue 29): its __constant__ table is filled with
 // cudaMemcpyToSymbol before the first launch, the usual way to set up
 // coefficient tables. Built for sm_80 only and run on a newer major, its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A PyTorch C++/CUDA extension built with TORCH_CUDA_ARCH_LIST excluding this GPU (set by the caller).
 import os
 import sys

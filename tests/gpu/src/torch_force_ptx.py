@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A stock PyTorch op under CUDA_FORCE_PTX_JIT=1: libtorch_cuda has no PTX
 # for this GPU, so the op fails (PyTorch releases the GIL around it). The
 # report's python_stack must name this file and the line below.

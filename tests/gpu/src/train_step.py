@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A real PyTorch training step; with kimg preloaded it must succeed and kimg must print nothing.
 import torch
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The safety net on the GPU (issue 29): a library whose code fits nothing
  * (an sm_80-only fatbin on a newer major) loads under CUDA 13, and its
  * first use is an entry point libkimg does not hook. Candidates are tried

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Built for sm_80 only and run on a newer-major GPU: the launch must fail with 209
 // and kimg must name this file's module, its sm_80 image and the fix.
 #include <cstdio>

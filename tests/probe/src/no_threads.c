@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* LD_PRELOAD for tests/probe/jobs.sh: pthread_create grants
  * $NO_THREADS_GRANT threads (default 0), then fails with EAGAIN, as in a
  * process at its thread limit; each refusal adds a line to

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hand-made container images for tests/probe/images.sh: OCI layouts (a
 directory, or a tar of one) and docker-save archives, whose layers are built
 entry by entry, so hostile cases (whiteouts, opaque dirs, links, traversal

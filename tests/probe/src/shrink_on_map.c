@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* LD_PRELOAD helper for tests/probe/hardening.sh: makes "a file shrinks
  * while kimg-probe reads it" happen every time instead of 1 run in 100.
  * When the probe maps the file named by $SHRINK_PATH, the file is cut to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* LD_PRELOAD helper for tests/probe/jobs.sh: cuts the file named by
  * $SHRINK_PATH to $SHRINK_TO bytes (default 0) just before the process
  * creates its $SHRINK_AT_THREAD-th thread (counting from 1). kimg-probe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A library with two modules, as NCCL or cuDNN ship them: module A with
  * code for the device (CONT_A), module B with code for other GPUs only
  * (CONT_B). Both containers are embedded with .incbin and reached through

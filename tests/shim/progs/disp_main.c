@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver for the dispatch tests: dlopen a library built from disp.c and
  * run it, then end as asked.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver-API test program, built twice: drv_direct (-DDIRECT, linked
  * against the fake libcuda.so.1, so its calls bind to libkimg's exported
  * symbols) and drv_dl (no libcuda at link time, like static cudart).

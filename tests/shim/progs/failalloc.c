@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A failing allocator for tests/shim/driver_log.sh, preloaded with
  * libkimg: while armed (the fake driver arms it around every log callback
  * it calls, fake_cuda.c failalloc_arm), malloc and friends fail and are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fork FILE KERNEL [quiet|busy]: load FILE with cuLibraryLoadData and look
  * KERNEL up (209 from the fake driver for an sm_80 cubin on its sm_90
  * device), then fork; the child does the same with the same bytes, so its

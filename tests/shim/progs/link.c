@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JIT-linker test program: one link of one input through cuLinkCreate,
  * cuLinkAddData / cuLinkAddFile, cuLinkComplete, cuLinkDestroy, as
  * numba-cuda and CuPy do it; or cuModuleLoadDataEx with JIT options.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* next_cu FILE: loads FILE through libwrap_cu's cuModuleLoadData, which
  * reaches the driver through dlsym(RTLD_NEXT). Prints which library the
  * RTLD_NEXT answer lives in and the code the load returned. */

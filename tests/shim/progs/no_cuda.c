@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A program that never uses CUDA but looks around the way libraries that
  * probe for CUDA do. Run with and without libkimg preloaded (and with no
  * libcuda to be found): stdout, stderr and exit status must be identical. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the shim test programs: fixture bytes, the registration
  * wrapper static cudart builds around a container, and "is this pointer
  * libkimg's wrapper" checks. Programs print one "what: value" line per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared-cudart test program: linked against the fake libcudart.so, it
  * registers a fatbin at run time the way nvcc's generated constructor
  * does (__cudaRegisterFatBinary with the wrapper, then

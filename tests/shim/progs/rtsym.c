@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A symbol-first program on the shared runtime, as nvcc builds one
  * (tests/shim/symbols.sh): its constructor registers the fatbin, the
  * kernel and the __constant__ table (__cudaRegisterVar), and main fills

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* secure FILE KERNEL: the stand-in for a setuid program that uses CUDA.
  * Prints "secure: N" (getauxval(AT_SECURE): 1 when the exec changed its
  * credentials) and "euid: N", then loads FILE with cuLibraryLoadData and

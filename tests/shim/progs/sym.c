@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symbol lookups and the driver's error log, driver API (tests/shim/symbols.sh,
  * tests/shim/driver_log.sh). Built twice, as drv.c: sym_direct (-DDIRECT,
  * linked against the fake libcuda.so.1) and sym_dl (dlopen only).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Many threads through the static-cudart path at once: each resolves the
  * driver through dlsym + cuGetProcAddress_v2 itself (racing on libkimg's
  * first resolution of every slot), loads a good (multi.fatbin) or a bad

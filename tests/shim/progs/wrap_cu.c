@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A second interposer that wraps a driver function, linked into next_cu
  * ahead of libcuda: it finds the next cuModuleLoadData with
  * dlsym(RTLD_NEXT, ...), as tracing and profiling libraries do. libkimg

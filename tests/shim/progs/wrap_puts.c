@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A second interposer, preloaded after libkimg: wraps puts and finds the
  * next one with dlsym(RTLD_NEXT, "puts"), as many tracing libraries do.
  * If libkimg's dlsym answered RTLD_NEXT relative to itself, "next after

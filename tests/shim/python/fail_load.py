@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A failing CUDA call from Python through tests/shim/python/kimgext.c:
 #   fail_load.py PATH held|released|busy
 # busy: another thread keeps running Python (and taking the GIL) meanwhile.
@@ -7,7 +8,7 @@ import kimgext
 
 
 def step(path, release):
-    return kimgext.load(path, release)  # line 10: the report's innermost frame
+    return kimgext.load(path, release)  # line 11: the report's innermost frame
 
 
 def main():

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A C extension as PyTorch's bindings are: it releases the GIL around
  * its CUDA call. load(PATH, release) loads a module from PATH with
  * cuModuleLoadData through the (fake) driver, with the GIL released when
