@@ -52,6 +52,6 @@ if [ -n "${first_py:-}" ]; then
 	run wide PYTHONPATH="$first_d" -- timeout 60 "$first_py" "$wide/fail_load.py" "$FIX/sm80.cubin" released
 	check "a script under $wide: python_stack names its file, every byte of é € U+1F600 kept" \
 		eval 'report wide "len(R) == 1 and R[0][\"python_stack\"][0][\"file\"] == \"$wide/fail_load.py\"
-			and R[0][\"python_stack\"][0][\"line\"] == 10"'
+			and R[0][\"python_stack\"][0][\"line\"] == 11"'
 fi
 finish
