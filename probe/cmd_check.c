@@ -153,7 +153,10 @@ static void place_add(struct check_state *s, struct probe_place_row *rows)
 
 /* One probe_extras_count call, kept by a worker's copy. */
 struct package_count {
-	const struct kimg_pkg *pkg;      /* valid until kimg_owners_free */
+	/* a copy: an image's owners (image_owners.c) are freed when its walk
+	 * ends, which can be before the job's end hands this count on */
+	struct kimg_pkg pkg;
+	bool has_pkg;
 	char *path;
 	unsigned long modules, cannot, libs_need_driver;
 	char advice[640];
@@ -222,7 +225,9 @@ static void count_package(struct check_state *s, const struct kimg_pkg *pkg, con
 	if ((c->path = strdup(path)) == NULL)
 		return;
 	s->n_deferred++;
-	c->pkg = pkg;
+	c->has_pkg = pkg != NULL;
+	if (pkg)
+		c->pkg = *pkg;
 	c->modules = modules;
 	c->cannot = cannot;
 	c->libs_need_driver = libs_need_driver;
@@ -837,7 +842,7 @@ static void check_job_end(void *ctx, struct probe_out *job)
 	s->extras.libs_minor_compat += c->extras.libs_minor_compat;
 	for (size_t i = 0; i < c->n_deferred; i++) {
 		const struct package_count *p = &c->deferred[i];
-		probe_extras_count(&s->extras, p->pkg, p->path, p->modules, p->cannot, p->libs_need_driver, p->advice);
+		probe_extras_count(&s->extras, p->has_pkg ? &p->pkg : NULL, p->path, p->modules, p->cannot, p->libs_need_driver, p->advice);
 		free(p->path);
 	}
 	free(c->deferred);
