@@ -52,7 +52,10 @@ glibc_violations() {
 }
 hook_src=$(ls shim/hook/*.c | wc -l)
 hookobj=()
-for c in shim/hook/*.c; do hookobj+=("$BUILD/obj/shim/hook/$(basename "${c%.c}").o"); done
+# make asan-test builds the shim plain, in $BUILD/plain (see the Makefile)
+hookdir=$BUILD/obj/shim/hook
+[ -d "$BUILD/plain/obj/shim/hook" ] && hookdir=$BUILD/plain/obj/shim/hook
+for c in shim/hook/*.c; do hookobj+=("$hookdir/$(basename "${c%.c}").o"); done
 check "hooks layer: one object per shim/hook/*.c ($hook_src), each present" \
 	bash -c 'for o; do [ -s "$o" ] || exit 1; done' _ "${hookobj[@]}"
 bad=$(glibc_violations "${hookobj[@]}"; echo "rc=$?")
