@@ -36,6 +36,7 @@ START_TEST(plan_of_a_shared_object)
 	ck_assert(!kimg_sparse_plan_make(so, kimg_span_sub(&so, lo, hi - lo), lo, so.size, &w, 1, &plan));
 	uint8_t not_elf[64] = { 0 };
 	ck_assert(!kimg_sparse_window(kimg_span_make(not_elf, sizeof not_elf), 64, &lo, &hi));
+	fixture_free(so);
 }
 END_TEST
 
