@@ -63,6 +63,8 @@ ln -s "$B/libkimg.so" "$V/libkimg.so"
 ln -s "$B/fake_cuda" "$V/fake_cuda"
 ln -s "$B/fake_nvml" "$V/fake_nvml"
 ln -s "$B/fixtures" "$V/fixtures"
+# exports.sh reads the hooks layer's objects (their glibc versions)
+ln -s "$B/obj" "$V/obj"
 # Helpers the tests build while they run (an LD_PRELOAD library, the
 # dispatch test's libraries) must be aarch64 too: they take ${CC:-gcc}.
 export CC=${CROSS:-aarch64-linux-gnu-}gcc
