@@ -65,8 +65,12 @@ struct layer_source {
 	uint64_t off, size, pos;
 	unsigned char *buf;
 	struct kimg_digest *sha;
+	void *map;                      /* the window handed out last, or NULL */
+	size_t map_len;
 };
 int64_t image_layer_read(void *ctx, const void **buf);
+/* After the walk: the last window given back. */
+void image_layer_end(struct layer_source *ls);
 
 /* ---- which images, which blobs (image_plan.c) ---- */
 

@@ -59,6 +59,27 @@ int image_read_rest(struct kimg_tar_stream *s, unsigned char *buf, uint64_t have
 	return have == size ? 0 : kimg_error_set(err, -KIMG_ETRUNC, have, "member ends before its declared size");
 }
 
+/* The wrappers a large ELF file holds, gathered as its bytes pass. */
+struct wrappers {
+	struct kimg_sparse_wrapper *w;
+	unsigned n, cap;
+};
+
+static int wrapper_add(void *ctx, const struct kimg_sparse_wrapper *w)
+{
+	struct wrappers *ws = ctx;
+	if (ws->n == ws->cap) {
+		unsigned cap = ws->cap ? ws->cap * 2 : 64;
+		struct kimg_sparse_wrapper *nw = ws->n < 1u << 20 ? realloc(ws->w, cap * sizeof *nw) : NULL;
+		if (!nw)
+			return -ENOMEM;
+		ws->w = nw;
+		ws->cap = cap;
+	}
+	ws->w[ws->n++] = *w;
+	return 0;
+}
+
 /* Read the rest of a large ELF file, keeping its section table and what
  * lies just before it (.shstrtab), and make its sparse plan. */
 static void capture_plan(struct run *r, struct pass1 *p, uint32_t ordinal, struct kimg_tar_stream *s, uint64_t pos,
@@ -67,31 +88,15 @@ static void capture_plan(struct run *r, struct pass1 *p, uint32_t ordinal, struc
 	unsigned char *win = malloc(hi - lo ? hi - lo : 1), *buf = malloc(IMAGE_CHUNK / 4 + 24);
 	struct kimg_error err = { 0, 0, "" };
 	bool ok = win && buf;
-	struct kimg_sparse_wrapper *wr = NULL;
-	unsigned n_wr = 0, cap_wr = 0;
+	struct wrappers wr = { NULL, 0, 0 };
 	/* wrappers met in the head */
-	for (uint64_t o = 0; ok && o + 24 <= pos; o += 8) {
-		uint32_t m;
-		memcpy(&m, p->head + o, 4);
-		if (m == 0x466243B1u && n_wr < 1u << 20) {
-			if (n_wr == cap_wr) {
-				cap_wr = cap_wr ? cap_wr * 2 : 64;
-				struct kimg_sparse_wrapper *nw = realloc(wr, cap_wr * sizeof *nw);
-				if (!nw) {
-					ok = false;
-					break;
-				}
-				wr = nw;
-			}
-			wr[n_wr].off = o;
-			memcpy(&wr[n_wr].data, p->head + o + 8, 8);
-			n_wr++;
-		}
-	}
+	if (ok && kimg_sparse_wrappers_scan(kimg_span_make(p->head, pos), 0, wrapper_add, &wr) < 0)
+		ok = false;
 	if (ok && pos > lo) /* the window starts inside the head already read */
 		memcpy(win, p->head + lo, (size_t)((pos < hi ? pos : hi) - lo));
 	/* the rest, 8-aligned chunks after the head: wrappers (24 bytes) may
-	 * straddle two chunks, so 24 bytes of the last one are carried over */
+	 * straddle two chunks, so the last 23 bytes (from an 8-aligned
+	 * offset) of each are scanned again with the next */
 	unsigned char carry[24];
 	uint64_t carry_at = pos >= 23 ? (pos - 23 + 7) / 8 * 8 : 0;
 	size_t carried = (size_t)(pos - carry_at);
@@ -105,29 +110,13 @@ static void capture_plan(struct run *r, struct pass1 *p, uint32_t ordinal, struc
 		uint64_t a = pos > lo ? pos : lo, b = pos + (uint64_t)n < hi ? pos + (uint64_t)n : hi;
 		if (a < b)
 			memcpy(win + (a - lo), buf + 24 + (a - pos), (size_t)(b - a));
-		/* [carry][chunk] from file offset carry_at */
+		/* [carry][chunk] from file offset carry_at; the carry, under 24
+		 * bytes, holds no whole wrapper: none is found twice */
 		unsigned char *scan = buf + 24 - carried;
 		memcpy(scan, carry, carried);
 		uint64_t base = carry_at, len = carried + (uint64_t)n;
-		const unsigned char magic[4] = { 0xB1, 0x43, 0x62, 0x46 };
-		for (const unsigned char *q = scan; ok && (q = memmem(q, (size_t)(scan + len - q), magic, 4)) != NULL; q++) {
-			uint64_t o = base + (uint64_t)(q - scan);
-			if (o % 8 || o + 24 > base + len)
-				continue;
-			if (n_wr == cap_wr) {
-				cap_wr = cap_wr ? cap_wr * 2 : 64;
-				struct kimg_sparse_wrapper *nw = n_wr < 1u << 20 ? realloc(wr, cap_wr * sizeof *nw) : NULL;
-				if (!nw) {
-					ok = false;
-					break;
-				}
-				wr = nw;
-			}
-			wr[n_wr].off = o;
-			memcpy(&wr[n_wr].data, q + 8, 8);
-			n_wr++;
-		}
-		/* keep the last 23 bytes (from an 8-aligned offset) for the next round */
+		if (kimg_sparse_wrappers_scan(kimg_span_make(scan, len), base, wrapper_add, &wr) < 0)
+			ok = false;
 		uint64_t end = base + len, keep_from = end > 23 ? (end - 23 + 7) / 8 * 8 : base;
 		if (keep_from < base)
 			keep_from = base;
@@ -137,8 +126,8 @@ static void capture_plan(struct run *r, struct pass1 *p, uint32_t ordinal, struc
 		pos += (uint64_t)n;
 	}
 	struct kimg_sparse_plan plan;
-	if (ok && kimg_sparse_plan_make(kimg_span_make(p->head, IMAGE_HEAD_SIZE), kimg_span_make(win, hi - lo), lo, size, wr,
-					n_wr, &plan)) {
+	if (ok && kimg_sparse_plan_make(kimg_span_make(p->head, IMAGE_HEAD_SIZE), kimg_span_make(win, hi - lo), lo, size, wr.w,
+					wr.n, &plan)) {
 		if (r->n_sparse == r->cap_sparse) {
 			size_t cap = r->cap_sparse ? r->cap_sparse * 2 : 8;
 			struct sparse_entry *se = realloc(r->sparse, cap * sizeof *se);
@@ -152,7 +141,7 @@ static void capture_plan(struct run *r, struct pass1 *p, uint32_t ordinal, struc
 	}
 	free(win);
 	free(buf);
-	free(wr);
+	free(wr.w);
 }
 
 static uint64_t sparse_min = PROBE_IMAGE_SPARSE_MIN;
@@ -302,7 +291,7 @@ void image_pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 	l->size = b.size;
 	struct kimg_digest sha;
 	kimg_digest_init(&sha);
-	struct layer_source ls = { b.fd, b.off, b.size, 0, chunk, &sha };
+	struct layer_source ls = { b.fd, b.off, b.size, 0, chunk, &sha, NULL, 0 };
 	struct pass1 *p = calloc(1, sizeof *p);
 	if (!p) {
 		image_blob_close(&b);
@@ -334,6 +323,7 @@ void image_pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 			}
 		}
 	}
+	image_layer_end(&ls);
 	image_blob_close(&b);
 	if (ok && l->digest[0]) {
 		char got[65];
