@@ -463,8 +463,17 @@ static bool judge_file(struct check_state *s, const struct probe_file *pf, const
 	}
 	bool ok = true;
 	free_fixes(rows, pf->n_mods * (size_t)s->n_targets);
+	/* a container image's file: its Env's JIT switches, not ours (core/jit_env.h) */
+	struct kimg_jit_env jit;
+	bool in_image = probe_image_jit_env(pf->path, &jit);
 	for (int t = 0; t < s->n_targets; t++) {
+		struct kimg_device image_dev;
 		const struct kimg_device *dev = &s->targets[t].dev;
+		if (in_image) {
+			image_dev = *dev;
+			kimg_jit_env_apply(&jit, &image_dev);
+			dev = &image_dev;
+		}
 		kimg_rules_judge_file(pf->path, fm, pf->n_mods, dev, s->strict ? KIMG_FILE_STRICT : 0, out);
 		for (size_t i = 0; i < pf->n_mods; i++) {
 			struct verdict_row *r = &rows[i * (size_t)s->n_targets + (size_t)t];

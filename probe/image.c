@@ -212,6 +212,7 @@ static void run_image(const struct source *src, const struct probe_image_walker 
 	r->info.config_digest = pl->config_digest;
 	r->info.env = (const char *const *)r->env;
 	r->info.n_env = r->n_env;
+	kimg_jit_env_read(r->info.env, r->info.n_env, &r->info.jit);
 	r->linfo = calloc(pl->n_layers ? pl->n_layers : 1, sizeof *r->linfo);
 	r->cand = calloc(pl->n_layers ? pl->n_layers : 1, sizeof *r->cand);
 	r->n_cand = calloc(pl->n_layers ? pl->n_layers : 1, sizeof *r->n_cand);
@@ -323,6 +324,16 @@ bool probe_image_owner(const char *path, const struct kimg_pkg **pkg)
 	if (!r || strncmp(path, r->info.name, n) != 0 || path[n] != ':')
 		return false;
 	*pkg = probe_image_owners_lookup(r->owners, path + n + 1);
+	return true;
+}
+
+bool probe_image_jit_env(const char *path, struct kimg_jit_env *jit)
+{
+	const struct run *r = current_run;
+	size_t n = r ? strlen(r->info.name) : 0;
+	if (!r || strncmp(path, r->info.name, n) != 0 || path[n] != ':')
+		return false;
+	*jit = r->info.jit;
 	return true;
 }
 

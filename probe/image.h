@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cuda_compat.h"
+#include "jit_env.h"
 #include "json.h"
 #include "owners.h"
 #include "span.h"
@@ -63,6 +64,7 @@ struct probe_image_info {
 	unsigned n_layers;
 	const struct probe_image_compat *compat; /* cuda-compat libraries, in layer order */
 	unsigned n_compat;
+	struct kimg_jit_env jit;     /* the driver's JIT switches its Env sets (core/jit_env.h) */
 };
 
 /* Where a file judged inside an image comes from (image.c sets it while
@@ -99,6 +101,11 @@ const struct probe_image_member *probe_image_member_of(const char *path);
 /* Its owning package, from the image's own records: *pkg (NULL when no
  * record names it). false when path is not an image member. */
 bool probe_image_owner(const char *path, const struct kimg_pkg **pkg);
+
+/* The JIT switches of the image whose member path is (this thread's walk),
+ * which its files are judged with in place of kimg-probe's own
+ * environment's: false when path is not an image member. */
+bool probe_image_jit_env(const char *path, struct kimg_jit_env *jit);
 
 /* Text line(s) after a member's file line: "  layer 2 sha256:1234abcd...: RUN ..." */
 void probe_image_text_origin(FILE *f, const char *path);
