@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* check's per-file judge (check.h), run on the walk's worker: the file's
+/* check's per-file judge (check_run.h), run on the walk's worker: the file's
  * modules collected, judged together on every target (kimg_rules_judge_file),
  * the link-stub test where a stub can change a verdict, and what the
  * renderer and the totals need (tallies, fixes, owner, CUDA library). It
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "glibc_pins.h"
-#include "check.h"
+#include "check_run.h"
 #include "gate.h"
 
 bool check_run_targets(struct check_run *r)

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "glibc_pins.h"
-#include "check.h"
+#include "check_run.h"
 #include "file.h"
 #include "gate.h"
 #include "image.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* check's renderer (check.h): a judged file (struct check_file) as text
+/* check's renderer (check_run.h): a judged file (struct check_file) as text
  * lines or its JSON object, the JSON header with the targets, and the
  * end of the output (by-package table, "Where it may run", summary). It
  * decides nothing: every verdict, fate and count comes judged. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "glibc_pins.h"
-#include "check.h"
+#include "check_run.h"
 #include "cuda_errors.h"
 #include "image.h"
 

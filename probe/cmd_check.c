@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kimg-probe check: can each module run on each listed GPU? This file
- * wires the run (check.h): options, the targets (asked while the walk
+ * wires the run (check_run.h): options, the targets (asked while the walk
  * begins, behind the walk's gate), the walk's callbacks, each file
  * judged (check_judge.c) and rendered (check_render.c), the totals, and
  * the exit status. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "glibc_pins.h"
-#include "check.h"
+#include "check_run.h"
 #include "gate.h"
 #include "image.h"
 

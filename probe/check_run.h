@@ -4,8 +4,8 @@
  * renderer writes it as text or JSON (check_render.c); the command wires
  * them to the walk and adds up the totals (cmd_check.c). The verdicts
  * and fixes come from the core (kimg_rules_judge_file, kimg_fix_for_file). */
-#ifndef KIMG_PROBE_CHECK_H
-#define KIMG_PROBE_CHECK_H
+#ifndef KIMG_PROBE_CHECK_RUN_H
+#define KIMG_PROBE_CHECK_RUN_H
 
 #include <stdbool.h>
 #include <stdio.h>
