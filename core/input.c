@@ -17,7 +17,7 @@
 #define PTX_SNIFF_MAX KIMG_INPUT_HEAD_MAX
 
 /* The stable names of kinds and origins: kimg-probe prints them in its text
- * and JSON output (docs/json.md: file "kind" is "elf" for a host ELF file,
+ * and JSON output (docs/json-probe.md: file "kind" is "elf" for a host ELF file,
  * module "origin" is "nv_fatbin", "relfatbin", ...), so they are part of
  * the documented interface and live here, once. */
 static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
