@@ -7,9 +7,19 @@
  * with an image-class code was not known when this was written: the
  * output says, one line each.
  *
+ * [V] driver 580.159.04: cuLibraryLoadData, cuLibraryGetKernelCount
+ * (count 0) and cuLibraryEnumerateKernels all succeed on such a library,
+ * and every entry point after them that fails is one kimg hooks. So the
+ * last candidate is a hooked name reached in a way kimg never sees:
+ * dlvsym (libcuda has no symbol versions, so any version matches, and
+ * kimg interposes dlsym only): cuLibraryGetGlobal of the fatbin's
+ * __constant__ table, which fails with 209.
+ *
  *   unhooked FATBIN
  * Prints "NAME: CODE" per call. */
+#define _GNU_SOURCE
 #include <cuda.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -51,6 +61,7 @@ int main(int argc, char **argv)
 	unsigned count = 0;
 	r = cuLibraryGetKernelCount(&count, lib);
 	printf("cuLibraryGetKernelCount: %d\n", (int)r);
+	printf("kernel count %u\n", count);
 	if (r != CUDA_SUCCESS)
 		return 1;
 	CUkernel kernels[8];
@@ -58,6 +69,19 @@ int main(int argc, char **argv)
 	printf("cuLibraryEnumerateKernels: %d\n", (int)r);
 	if (r != CUDA_SUCCESS)
 		return 1;
+	if (count == 0) {
+		typedef CUresult (*get_global_fn)(CUdeviceptr *, size_t *, CUlibrary, const char *);
+		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+		get_global_fn get_global = h ? (get_global_fn)dlvsym(h, "cuLibraryGetGlobal", "KIMG_UNSEEN") : NULL;
+		printf("dlvsym cuLibraryGetGlobal: %s\n", get_global ? "found" : "not found");
+		if (!get_global)
+			return 0;
+		CUdeviceptr dptr = 0;
+		size_t bytes = 0;
+		r = get_global(&dptr, &bytes, lib, "coeffs");
+		printf("cuLibraryGetGlobal: %d\n", (int)r);
+		return r == CUDA_SUCCESS ? 0 : 1;
+	}
 	if (count > 0) {
 		int regs = 0;
 		r = cuKernelGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kernels[0], dev);
