@@ -144,7 +144,7 @@ KIMG_HIDDEN void kimg_report_hold_count(const void *tag, unsigned modules);
 KIMG_HIDDEN void kimg_report_flush_held(void);
 
 /* The fallback's caveat, in its reports and in the exit summary. */
-#define KIMG_FALLBACK_WARNING \
+#define KIMG_FALLBACK_CAVEAT_TEXT \
 	"code paths chosen by __CUDA_ARCH__ and performance may differ from a native build for this GPU; " \
 	"rebuild with the fix for production use"
 
