@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Container images as inputs of scan and check (image.c): docker/podman
- * save tarballs and OCI image layouts (a directory or a tar), read as the
- * final file system their layers make, in two streaming passes over each
- * layer (nothing extracted, memory bounded by the image's path count, not
- * its size). docs/deploy.md describes it for users. */
+/* Container images as inputs of scan and check (image.c, and the parts
+ * image_int.h lists): docker/podman save tarballs and OCI image layouts
+ * (a directory or a tar), read as the final file system their layers
+ * make, in two streaming passes over each layer (nothing extracted,
+ * memory bounded by the image's path count, not its size).
+ * docs/deploy.md describes it for users. */
 #ifndef KIMG_PROBE_IMAGE_H
 #define KIMG_PROBE_IMAGE_H
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Container images as inputs (probe/image.c, core/layer_fs.c,
+# Container images as inputs (probe/image*.c, core/layer_fs.c, core/jit_env.c,
 # core/image_format.c, core/nvidia_require.c; docs/deploy.md): images made by
 # umoci and skopeo, and hand-made ones (tests/probe/src/oci_image.py) for the
 # exact layer contents and the hostile cases. The oracle is the image as it
