@@ -333,7 +333,12 @@ int64_t image_layer_read(void *ctx, const void **buf)
 		return 0;
 	uint64_t at = ls->off + ls->pos, start = at & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
 	uint64_t n = left < LAYER_WINDOW ? left : LAYER_WINDOW;
-	void *map = mmap(NULL, (size_t)(at - start + n), PROT_READ, MAP_PRIVATE | MAP_POPULATE, ls->fd, (off_t)start);
+	/* a blob cut short since it was opened is read, not mapped: pread
+	 * says so where a mapped page past the end would raise SIGBUS */
+	struct stat st;
+	bool whole = kimg_file_fstat(ls->fd, &st) == 0 && (uint64_t)st.st_size >= at + n;
+	void *map = whole ? mmap(NULL, (size_t)(at - start + n), PROT_READ, MAP_PRIVATE | MAP_POPULATE, ls->fd, (off_t)start)
+			  : MAP_FAILED;
 	const unsigned char *bytes;
 	if (map != MAP_FAILED) {
 		ls->map = map;
