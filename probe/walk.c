@@ -624,7 +624,7 @@ struct walk_job {
 	struct unread zlib, tar;
 	char *out_buf, *err_buf;
 	size_t out_len, err_len;
-	bool failed;                   /* no buffers: the job ran on the main thread */
+	bool in_finish;                /* no buffers, or run by the submitter in order: finish does the work */
 };
 
 static void job_run(struct probe_pool_job *base)
@@ -633,6 +633,10 @@ static void job_run(struct probe_pool_job *base)
 	const struct probe_walker *w = job->ws->w;
 	if (called_off(job->ws))
 		return; /* finish drops the job */
+	if (base->in_order) {
+		job->in_finish = true; /* its finish follows at once, on this thread: no buffers */
+		return;
+	}
 	FILE *out = open_memstream(&job->out_buf, &job->out_len);
 	FILE *err = open_memstream(&job->err_buf, &job->err_len);
 	if (!out || !err) {
@@ -643,7 +647,7 @@ static void job_run(struct probe_pool_job *base)
 		free(job->out_buf);
 		free(job->err_buf);
 		job->out_buf = job->err_buf = NULL;
-		job->failed = true; /* finish runs it on the main thread instead */
+		job->in_finish = true; /* finish runs it on the main thread instead */
 		return;
 	}
 	struct probe_out *o = job->out;
@@ -700,8 +704,9 @@ static void job_finish(struct probe_pool_job *base)
 		w->job_end(w->ctx, o); /* called off: the job's output dropped */
 		free(job->zlib.paths);
 		free(job->tar.paths);
-	} else if (job->failed) {
-		/* Out of memory for buffers: the same work, here and unbuffered. */
+	} else if (job->in_finish) {
+		/* Out of memory for buffers, or the job's turn came before a
+		 * worker took it: the same work, here and unbuffered. */
 		w->job_end(w->ctx, o);
 		struct probe_pool *pool = ws->pool;
 		ws->pool = NULL;
@@ -861,9 +866,12 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 		else
 			walk_file(&ws, paths[i], true); /* named explicitly: pipes and devices are read too */
 	}
-	/* Returns once when_ready's call is over: the pool outlives it. */
-	if (ws.gated)
+	/* Returns once when_ready's call is over: the pool outlives it. A
+	 * lone job (one file) runs here meanwhile, beside the wait. */
+	if (ws.gated) {
+		probe_pool_help(ws.pool);
 		(void)output_ready(&ws);
+	}
 	probe_pool_end(ws.pool);
 	ws.pool = NULL;
 	if (output_ready(&ws)) {
