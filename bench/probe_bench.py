@@ -18,7 +18,7 @@ the order swapped every round, and their medians are compared: on a machine
 that other work loads, alternation puts both under the same load. The load
 average is printed with the figures.
 
-Goals (the README's table), each can be tightened or loosened by environment:
+Goals (bench/README.md's table), each can be tightened or loosened by environment:
   KIMG_BENCH_GOAL_SCAN_READ   scan / read once     <= 0.25
   KIMG_BENCH_GOAL_CUOBJDUMP   cuobjdump / scan     >= 1000 (issue 27; 20 before)
   KIMG_BENCH_GOAL_BASELINE    scan / OLD_PROBE's scan <= 0.7 (issue 27)

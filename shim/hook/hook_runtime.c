@@ -37,7 +37,13 @@
  * version a runtime lacks is harmless: nothing linked against that runtime
  * references it, and if something does (dlvsym by hand) dlvsym finds no
  * real function and the wrapper returns cudaErrorInsufficientDriver (35),
- * the "no runtime behind libkimg" answer of the unversioned wrappers. */
+ * the "no runtime behind libkimg" answer of the unversioned wrappers.
+ *
+ * About 500 lines on purpose: every export is expanded from the one list
+ * at the end of this file (RT_HOOK), and each expansion needs the
+ * versioned resolver and the always_inline bodies of the launch and
+ * symbol paths above it; split, those hot-path bodies would move into a
+ * header that only this list includes. */
 #include <dlfcn.h>
 #include <errno.h>
 
@@ -185,7 +191,7 @@ static void **register_fatbin(void *real, void *fat_cubin)
 			kimg_audit_registration(fat_cubin);
 		/* the runtime has the driver now, through a table kimg may never
 		 * see (cudaGetDriverEntryPoint's): its log is joined here too */
-		kimg_hook_logs_attach();
+		kimg_hook_logs_attach_at_registration();
 	}
 	return handle;
 }
