@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "file.h"
 
 extern char **environ;
 
@@ -67,13 +68,13 @@ static bool fail(char *why, size_t size, const char *fmt, const char *arg)
 static bool is_dir(const char *p)
 {
 	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	return kimg_file_stat(p, &st, true) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool exists(const char *p)
 {
 	struct stat st;
-	return stat(p, &st) == 0;
+	return kimg_file_stat(p, &st, true) == 0;
 }
 
 /* path made absolute and normal as os.path.abspath does (".", "..",
@@ -135,7 +136,7 @@ static bool find_executable(const char *python, const char *cwd, char *out, size
 	for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found; dir = strtok_r(NULL, ":", &save)) {
 		char cand[4096], norm[4096];
 		struct stat st;
-		if (snprintf(cand, sizeof cand, "%s/%s", dir, python) >= (int)sizeof cand || stat(cand, &st) != 0 ||
+		if (snprintf(cand, sizeof cand, "%s/%s", dir, python) >= (int)sizeof cand || kimg_file_stat(cand, &st, true) != 0 ||
 		    !S_ISREG(st.st_mode) || access(cand, X_OK) != 0)
 			continue;
 		if (dir[0] != '/' || !abspath("/", cand, norm, sizeof norm) || strcmp(norm, cand) != 0) {
@@ -378,7 +379,7 @@ int probe_python_venv_answer(const char *python, const char *mark, char *buf, si
 		return -1;
 	}
 	struct stat st;
-	if (lstat(lib64, &st) == 0) {
+	if (kimg_file_stat(lib64, &st, false) == 0) {
 		fail(why, why_size, "a standard library in lib64 (%s): its platlibdir is not known", lib64);
 		return -1;
 	}
