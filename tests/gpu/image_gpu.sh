@@ -92,8 +92,20 @@ def make_layer(job):
                 ti.type = tarfile.DIRTYPE
                 ti.mode = 0o755
                 t.addfile(ti)
+            # every path its own entry: files sharing an inode stay regular
+            # files (tarfile would write the second as a hard link, which an
+            # image judges under one name), as the directory walk sees them
+            def add(path):
+                t.inodes.clear()
+                t.add(path, arcname=path.lstrip("/"), recursive=False)
             for n in sorted(names):
-                t.add(os.path.join(site, n), arcname=os.path.join(site, n).lstrip("/"), recursive=True)
+                top = os.path.join(site, n)
+                add(top)
+                if os.path.isdir(top) and not os.path.islink(top):
+                    for root, dirs, files in os.walk(top):
+                        dirs.sort()
+                        for e in sorted(dirs) + sorted(files):
+                            add(os.path.join(root, e))
         if gz:
             gz.close()
     h = hashlib.sha256()
