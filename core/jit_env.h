@@ -5,8 +5,8 @@
  * container gets the image's Env, not kimg-probe's.
  *
  * Rules (jit_switch_table in jit_env.c), from the CUDA Programming Guide,
- * "CUDA Environment Variables" (docs/loading.md section 9; the reference
- * cuda-loading.md section 9, compat-rules.md P6):
+ * "CUDA Environment Variables" (docs/loading.md section 9; docs/rules.md
+ * P6):
  *  - CUDA_FORCE_PTX_JIT=1: the driver ignores every cubin and JIT-compiles
  *    the embedded PTX: a module with no PTX for the GPU fails (209), one
  *    with PTX is judged by the PTX rules (rules.md P6);
