@@ -35,8 +35,11 @@ note() { [ "$1" -eq 0 ] || [ "$status" -ne 0 ] || status=$1; }
 
 echo "== one file: scan --json $TORCH_CUDA"
 base_probe=$BUILD/bench/probe-base
+# Built from git here; without a checkout (a copy of the work tree), the
+# one built beforehand on another machine and carried as build/bench/probe-base.
 if why=$(bench/baseline_probe.sh "$base_probe"); then base=(--baseline "$base_probe" 498579e)
-else base=(--baseline-missing "$why"); fi
+elif [ -x "$base_probe" ]; then echo "gpu_bench: $why: using the 498579e probe carried in $base_probe"; base=(--baseline "$base_probe" 498579e)
+else base=(--baseline-missing "$why (nor a carried $base_probe: bench/baseline_probe.sh $base_probe builds one)"); fi
 if [ -f "$TORCH_CUDA" ]; then
 	python3 bench/probe_bench.py "$BUILD/kimg-probe" "$TORCH_CUDA" 5 "${base[@]}"; note $?
 else
