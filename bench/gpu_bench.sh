@@ -54,7 +54,7 @@ python3 bench/doctor_bench.py "$BUILD/kimg-probe" --python "$PY" --repeat 5; not
 
 echo "== shim overhead (launch loop; import torch + first op with $PY)"
 # bench.py runs torch under its own interpreter: the venv's
-BUILD=$BUILD "$PY" bench/shim/bench.py "$BUILD" "$BUILD/bench-work" "${KIMG_BENCH_ROUNDS:-9}"; note $?
+"$PY" bench/shim/bench.py "$BUILD" "$BUILD/bench-work" "${KIMG_BENCH_ROUNDS:-9}"; note $?
 
 if [ $(( $(date +%s) - t0 )) -lt 360 ]; then
 	echo "== container image (issue 24, bench/image_bench.sh)"
