@@ -49,7 +49,7 @@ static const char check_help[] =
 	"                 limit (PTX ISA versions are not checked against a driver);\n"
 	"                 a version outside kimg's table (CUDA 7.0 to its newest)\n"
 	"                 gets a note and no PTX ISA check\n"
-	"  --json         one JSON document on stdout (docs/json.md)\n"
+	"  --json         one JSON document on stdout (docs/json-probe.md)\n"
 	"  --deep         also check device code stored as plain data in loaded\n"
 	"                 data sections (.rodata, ...), loaded at run time with\n"
 	"                 cuModuleLoadData (as 'scan --deep')\n"

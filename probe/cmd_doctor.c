@@ -43,7 +43,7 @@ static const char doctor_help[] =
 	"  - CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, CUDA_MODULE_LOADING,\n"
 	"    TORCH_CUDA_ARCH_LIST and CUDA_CACHE_* when set, with what each changes\n"
 	"\n"
-	"  --json         one JSON document on stdout (docs/json.md)\n"
+	"  --json         one JSON document on stdout (docs/json-probe.md)\n"
 	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
 	"  --sm LIST      check against these GPUs instead of this machine's (as check)\n"
 	"  --driver X.Y   driver CUDA version for the GPUs of --sm (as check)\n"

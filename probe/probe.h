@@ -19,7 +19,7 @@
 
 struct probe_image_info; /* image.h */
 
-/* Exit statuses, documented in --help and docs/json.md. */
+/* Exit statuses, documented in --help and docs/json-probe.md. */
 #define PROBE_EXIT_OK 0
 #define PROBE_EXIT_FAIL 1  /* check: some module cannot run on some listed GPU */
 #define PROBE_EXIT_ERROR 2 /* usage error, unreadable input, no driver */
