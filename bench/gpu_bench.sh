@@ -35,8 +35,11 @@ note() { [ "$1" -eq 0 ] || [ "$status" -ne 0 ] || status=$1; }
 
 echo "== one file: scan --json $TORCH_CUDA"
 base_probe=$BUILD/bench/probe-base
+# Built from git here; without a checkout (a copy of the work tree), the
+# one built beforehand on another machine and carried as build/bench/probe-base.
 if why=$(bench/baseline_probe.sh "$base_probe"); then base=(--baseline "$base_probe" 498579e)
-else base=(--baseline-missing "$why"); fi
+elif [ -x "$base_probe" ]; then echo "gpu_bench: $why: using the 498579e probe carried in $base_probe"; base=(--baseline "$base_probe" 498579e)
+else base=(--baseline-missing "$why (nor a carried $base_probe: bench/baseline_probe.sh $base_probe builds one)"); fi
 if [ -f "$TORCH_CUDA" ]; then
 	python3 bench/probe_bench.py "$BUILD/kimg-probe" "$TORCH_CUDA" 5 "${base[@]}"; note $?
 else
@@ -51,7 +54,7 @@ python3 bench/doctor_bench.py "$BUILD/kimg-probe" --python "$PY" --repeat 5; not
 
 echo "== shim overhead (launch loop; import torch + first op with $PY)"
 # bench.py runs torch under its own interpreter: the venv's
-BUILD=$BUILD "$PY" bench/shim/bench.py "$BUILD" "$BUILD/bench-work" "${KIMG_BENCH_ROUNDS:-9}"; note $?
+"$PY" bench/shim/bench.py "$BUILD" "$BUILD/bench-work" "${KIMG_BENCH_ROUNDS:-9}"; note $?
 
 if [ $(( $(date +%s) - t0 )) -lt 360 ]; then
 	echo "== container image (issue 24, bench/image_bench.sh)"

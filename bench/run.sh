@@ -40,6 +40,9 @@ echo "== probe: scan vs read vs cuobjdump vs the probe of ${KIMG_BENCH_BASE_COMM
 base_probe=$BUILD/bench/probe-base
 if why=$("$here/baseline_probe.sh" "$base_probe"); then
 	base=(--baseline "$base_probe" "${KIMG_BENCH_BASE_COMMIT:-498579e}")
+elif [ -x "$base_probe" ]; then
+	echo "bench: $why: using the baseline probe already in $base_probe"
+	base=(--baseline "$base_probe" "${KIMG_BENCH_BASE_COMMIT:-498579e}")
 else
 	base=(--baseline-missing "$why")
 fi

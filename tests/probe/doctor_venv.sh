@@ -22,7 +22,14 @@ cp "$FX/sm80_exe" "$TMP/extra/pkg/_D.so"
 cfg() { printf 'home = %s/bin\ninclude-system-site-packages = %s\nversion = %s\n' "$base" "${1:-false}" "${2:-3.12.4}" >"$v/pyvenv.cfg"; }
 cfg
 printf '# a comment\n%s/extra\n\nrel\n/nonexistent/dir\n   \n' "$TMP" >"$sp/a.pth"
-doctor() { env -u PYTHONPATH -u PYTHONHOME -C "$TMP" timeout -k 2 60 "$PROBE" doctor --sm 9.0 --json --python "$v/bin/python" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+# doctor: the run of each case, PYTHONPATH and PYTHONHOME unset, the
+# assignments of doctor_env made
+doctor_env=()
+doctor() {
+	env -C "$TMP" -u PYTHONPATH -u PYTHONHOME "${doctor_env[@]}" timeout -k 2 60 "$PROBE" doctor --sm 9.0 --json --python "$v/bin/python" \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
 
 doctor
 expect_rc 1 "a venv whose interpreter is not Python (/bin/false): doctor answers (it did not start it), foo fails on 9.0"
@@ -31,14 +38,19 @@ expect_json "... sys.path read from the files: the site-packages, then the .pth 
 expect_json "... sys.executable as named, the version from pyvenv.cfg, the cwd" \
 	'd["python"]["executable"] == "'"$v/bin/python"'" and d["python"]["version"] == "3.12.4" and d["python"]["cwd"] == "'"$TMP"'"'
 expect_json "... both libraries found and judged" 'd["summary"]["cannot_run"] >= 2'
-KIMG_DOCTOR_PYTHON=run doctor
+doctor_env=(KIMG_DOCTOR_PYTHON=run)
+doctor
+doctor_env=()
 expect_rc 2 "KIMG_DOCTOR_PYTHON=run: the interpreter is asked (and /bin/false fails)"
 
 # each thing the files cannot say sends doctor to Python (here: /bin/false, exit 2)
 fallback() { # WHAT REASON: with the change made, the default asks Python; =read says why
 	doctor
 	expect_rc 2 "$1: Python is asked (the files do not say it all)"
-	KIMG_DOCTOR_PYTHON=read doctor
+	local saved=("${doctor_env[@]}")
+	doctor_env+=(KIMG_DOCTOR_PYTHON=read)
+	doctor
+	doctor_env=("${saved[@]}")
 	expect_rc 2 "... KIMG_DOCTOR_PYTHON=read: an error"
 	expect_grep "... naming why: $2" "$TMP/err" "$2"
 }
@@ -53,9 +65,9 @@ fallback "include-system-site-packages = true" "includes the system site-package
 cfg false 3.13.0rc1
 fallback "a pre-release version (sys.version would say 3.13.0rc1)" "names no release version X.Y.Z"
 cfg
-doctor() { env -C "$TMP" PYTHONPATH=/tmp timeout -k 2 60 "$PROBE" doctor --sm 9.0 --json --python "$v/bin/python" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+doctor_env=(PYTHONPATH=/tmp)
 fallback "PYTHONPATH set" "PYTHONPATH is set"
-doctor() { env -u PYTHONPATH -C "$TMP" PYTHONUNBUFFERED=1 timeout -k 2 60 "$PROBE" doctor --sm 9.0 --json --python "$v/bin/python" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+doctor_env=(PYTHONUNBUFFERED=1)
 doctor
 expect_rc 1 "PYTHONUNBUFFERED=1 (common in images) leaves sys.path alone: still read from the files"
 rm "$v/pyvenv.cfg"
