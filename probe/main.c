@@ -12,6 +12,7 @@
 #include "digest.h"
 #include "image.h"
 #include "probe.h"
+#include "codecs.h"
 #include "tar.h"
 #include "zip.h"
 
@@ -158,8 +159,10 @@ static int run_command(int argc, char **argv)
 	if (la && *la)
 		kimg_tar_set_library(la);
 	const char *zl = getenv("KIMG_ZLIB");
-	if (zl && *zl)
+	if (zl && *zl) {
 		kimg_zip_set_library(zl);
+		kimg_codecs_set_zlib(zl);
+	}
 	uint64_t max_member = 0, max_ratio = 0;
 	if (env_size("KIMG_ZIP_MAX_MEMBER", &max_member) < 0 || env_size("KIMG_ZIP_MAX_RATIO", &max_ratio) < 0 ||
 	    max_ratio > UINT32_MAX) {

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "lazylib.h"
+#include "tar_la.h"
 
 /* libarchive's ABI as far as kimg uses it (archive.h, archive_entry.h of
  * libarchive 3.x; the soname has been .13 since 3.0). */
@@ -274,12 +275,13 @@ const char *kimg_tar_library(void)
 	return kimg_lazylib_name(&libarchive);
 }
 
-/* ---- streaming: a layer read once, front to back (kimg_tar_stream_walk) ---- */
+/* ---- streaming through libarchive: the layers sys/tar_stream.c does not
+ * read itself (bzip2, xz, ...: sys/tar_la.h) ---- */
 
 #define LA_IFDIR 0040000
 #define LA_IFLNK 0120000
 
-struct kimg_tar_stream {
+struct la_stream {
 	struct archive *a;
 	kimg_tar_source_fn src;
 	void *src_ctx;
@@ -289,7 +291,7 @@ struct kimg_tar_stream {
 
 static ssize_t stream_read_cb(struct archive *a, void *ctx, const void **buf)
 {
-	struct kimg_tar_stream *s = ctx;
+	struct la_stream *s = ctx;
 	(void)a;
 	int64_t n = s->src(s->src_ctx, buf);
 	if (n < 0) {
@@ -299,18 +301,18 @@ static ssize_t stream_read_cb(struct archive *a, void *ctx, const void **buf)
 	return (ssize_t)n;
 }
 
-int64_t kimg_tar_stream_read(struct kimg_tar_stream *s, void *buf, uint64_t len, struct kimg_error *err)
+int64_t kimg_tar_la_read(void *la, void *buf, uint64_t len, struct kimg_error *err)
 {
-	int64_t n = read_some(s->a, buf, len, err, &s->fatal);
-	return n;
+	struct la_stream *s = la;
+	return read_some(s->a, buf, len, err, &s->fatal);
 }
 
-int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
-			 struct kimg_error *err)
+int kimg_tar_la_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_la_entry_fn fn, void *ctx,
+		     struct kimg_error *err)
 {
 	if (!api_ready(err))
 		return err ? err->code : -KIMG_ENOCODEC;
-	struct kimg_tar_stream s = { api.read_new(), src, src_ctx, 0, false };
+	struct la_stream s = { api.read_new(), src, src_ctx, 0, false };
 	if (!s.a)
 		return kimg_error_set(err, -ENOMEM, 0, "out of memory");
 	int rc = 0;

@@ -62,9 +62,24 @@ const char *kimg_tar_library(void);
 
 /* ---- streaming a tar from a source of bytes (container image layers) ----
  *
- * The tar (plain, gzip, zstd, ... : libarchive's filters, by content) is
- * read once, front to back, from chunks src hands out: nothing is held but
- * libarchive's window and what fn reads. */
+ * The tar is read once, front to back, from chunks src hands out: nothing
+ * is held but a fixed window (256 KiB, plus zlib's 32 KiB or zstd's frame
+ * window) and what fn reads. Its format is told by content:
+ *   - gzip (1f 8b), zstd (28 b5 2f fd), or a plain tar (a valid ustar/v7
+ *     header checksum, or an empty tar): read by sys/tar_stream.c itself,
+ *     with core/tar_header.c's headers (pax 'x' path/linkpath/size, GNU
+ *     'L'/'K' long names; 'g' and other pax keys ignored) and zlib /
+ *     libzstd loaded lazily (sys/codecs.h). libarchive is not needed.
+ *   - anything else (bzip2, xz, lz4, lzip, lzma, compress): libarchive's
+ *     filters (sys/tar.c), or -KIMG_ENOCODEC naming the format ("a bzip2
+ *     layer: cannot read tar archives: libarchive.so.13 not found") when
+ *     it cannot load; content none of these is -KIMG_EFORMAT.
+ * The end is the first all-zero block, or the end of the stream at a block
+ * boundary. Limits of the native reader: extended headers of at most
+ * KIMG_TAR_EXT_MAX bytes, at most 16 of them before one entry, names under
+ * KIMG_TAR_NAME_MAX. The entries' declared sizes are the caller's to
+ * budget (probe/image_pass1.c); what is inflated is then at most their
+ * sum, their padding and the headers. */
 enum kimg_tar_entry_type {
 	KIMG_TAR_ENTRY_FILE = 0,
 	KIMG_TAR_ENTRY_DIR,
@@ -89,11 +104,14 @@ typedef int (*kimg_tar_entry_fn)(void *ctx, uint32_t ordinal, const struct kimg_
 				 struct kimg_tar_stream *s);
 /* Returns the number of entries, or a negative error with err set (the
  * source's own error code when it failed; -KIMG_EFORMAT for a damaged
- * tar or compressed stream, after the entries before the damage). */
+ * tar or compressed stream, after the entries before the damage;
+ * -KIMG_ELIMIT past a limit above; -KIMG_ENOCODEC when the library the
+ * format needs cannot load). */
 int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
 			 struct kimg_error *err);
-/* Up to len bytes of the current entry's data: the count (0 at its end)
- * or -1 with err set. */
+/* Up to len bytes of the current entry's data (fewer only at its end):
+ * the count (0 at its end) or -1 with err set; the walk then ends with
+ * the error after fn returns. */
 int64_t kimg_tar_stream_read(struct kimg_tar_stream *s, void *buf, uint64_t len, struct kimg_error *err);
 
 #endif
