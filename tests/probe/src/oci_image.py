@@ -9,7 +9,7 @@ names, damaged blobs, bombs) can be written exactly.
 
 SPEC: {"format": "oci-dir"|"oci-tar"|"docker",
        "images": [{"platform": "linux/amd64", "env": [...], "history": [...],
-                   "layers": [{"compress": "gzip"|"zstd"|"none",
+                   "layers": [{"compress": "gzip"|"zstd"|"bzip2"|"none",
                                "entries": [[type, name, arg], ...],
                                "corrupt": false, "missing": false,
                                "raw_header_size": 0}]}],
@@ -17,7 +17,7 @@ SPEC: {"format": "oci-dir"|"oci-tar"|"docker",
 entry types: "file" (arg: a path whose bytes to store, or "text:..."),
 "dir", "symlink" (arg: target), "hardlink" (arg: target member).
 """
-import gzip, hashlib, io, json, os, subprocess, sys, tarfile
+import bz2, gzip, hashlib, io, json, os, subprocess, sys, tarfile
 
 
 def layer_tar(spec):
@@ -58,6 +58,8 @@ def compress(raw, how):
     if how == "zstd":
         out = subprocess.run(["zstd", "-q", "-c"], input=raw, stdout=subprocess.PIPE, check=True).stdout
         return out, "application/vnd.oci.image.layer.v1.tar+zstd"
+    if how == "bzip2":  # read through libarchive only (sys/tar.h)
+        return bz2.compress(raw), "application/vnd.oci.image.layer.v1.tar+bzip2"
     return raw, "application/vnd.oci.image.layer.v1.tar"
 
 
