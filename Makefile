@@ -317,6 +317,9 @@ FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c shim/diag/log_open.c
 $(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_SRC) shim/diag.h shim/diag/diag_internal.h
 $(BUILD)/fuzz/fuzz_options: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
 $(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_SRC = $(FUZZ_OPTIONS_SRC)
+# image layers without libarchive (sys/tar_stream.c; sys/tar.c for its fallback)
+$(BUILD)/fuzz/fuzz_tar_stream: sys/tar_stream.c sys/tar.c sys/tar.h sys/tar_la.h
+$(BUILD)/fuzz/fuzz_tar_stream: FUZZ_EXTRA_SRC = sys/tar_stream.c sys/tar.c
 
 fuzz-build: $(FUZZ_BIN)
 

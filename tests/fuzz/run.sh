@@ -46,6 +46,33 @@ with zipfile.ZipFile(os.path.join(d, "zip64.zip"), "w", allowZip64=True) as z:
 PY
 }
 
+# Layer seeds for fuzz_tar_stream (byte 0: the chunk size and read length):
+# a pax tar by python's tarfile (long names, links, a directory), the same
+# gzip'ed and zstd'ed, a GNU tar with long names.
+tar_seeds() { # $1 directory
+	python3 - "$1" <<'PY'
+import gzip, io, os, subprocess, sys, tarfile
+d = sys.argv[1]
+def tar(fmt):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode="w", format=fmt) as t:
+        for name, data in (("usr/lib/" + "n" * 150 + ".so", b"\x7fELF" + bytes(700)), ("a.txt", b"hello")):
+            ti = tarfile.TarInfo(name); ti.size = len(data); t.addfile(ti, io.BytesIO(data))
+        for kind, name, link in ((tarfile.DIRTYPE, "usr/", ""), (tarfile.SYMTYPE, "l", "/usr/lib/" + "t" * 120), (tarfile.LNKTYPE, "h", "a.txt")):
+            ti = tarfile.TarInfo(name); ti.type = kind; ti.linkname = link; t.addfile(ti)
+    return b.getvalue()
+pax, gnu = tar(tarfile.PAX_FORMAT), tar(tarfile.GNU_FORMAT)
+open(os.path.join(d, "pax.tar"), "wb").write(b"\x04" + pax)
+open(os.path.join(d, "gnu.tar"), "wb").write(b"\x21" + gnu)
+open(os.path.join(d, "pax.tar.gz"), "wb").write(b"\x0a" + gzip.compress(pax, mtime=0))
+try:
+    z = subprocess.run(["zstd", "-q", "-c"], input=pax, stdout=subprocess.PIPE, check=True).stdout
+    open(os.path.join(d, "pax.tar.zst"), "wb").write(b"\x03" + z)
+except OSError:
+    pass
+PY
+}
+
 # Seeds for fuzz_packages: the first byte picks the parser (0 RECORD, 1 dpkg
 # .list, 2 dpkg status, 3 conda-meta, 4 device document, 5 CUDA library
 # name + ELF bytes).
@@ -91,11 +118,12 @@ seed_dir() { # $1 target name -> directory of seed inputs (never missing)
 	fuzz_payload) cp "$FIX"/compress_*.fatbin "$d"/ 2>/dev/null ;;
 	fuzz_fatbin) cp "$FIX"/*.fatbin "$FIX"/*.cubin "$FIX"/*.ptx "$d"/ 2>/dev/null ;;
 	fuzz_zip) zip_seeds "$d" ;;
+	fuzz_tar_stream) tar_seeds "$d" ;;
 	fuzz_packages) package_seeds "$d" ;;
 	fuzz_cluster_*) cluster_seeds "$1" "$d" ;;
 	*) cp "$FIX"/* "$d"/ 2>/dev/null ;;
 	esac
-	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ "$1" != fuzz_driver_log ] &&
+	if [ "$1" != fuzz_json_read ] && [ "$1" != fuzz_options ] && [ "$1" != fuzz_packages ] && [ "$1" != fuzz_driver_log ] && [ "$1" != fuzz_tar_stream ] &&
 		[ "${1#fuzz_cluster_}" = "$1" ] && [ -d tests/fixtures/committed ]; then
 		cp tests/fixtures/committed/* "$d"/ 2>/dev/null
 	fi
