@@ -296,21 +296,31 @@ asan-test:
 # The shim test programs and the TSan libkimg (shim-tests target).
 include tests/shim/shim.mk
 
-# libFuzzer targets: each links the core sources directly with clang's sanitizers,
-# plus sys/codecs.c, sys/zip.c and their loader sys/lazylib.c, so the payload decoders and zlib are reached as
-# the product reaches them (dlopen of libzstd.so.1 / liblz4.so.1 / libz.so.1: no
-# -dev package needed).
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c
+# libFuzzer targets: each target's own file, linked with one library of the
+# core compiled once with the fuzz flags (FUZZ_LIB), plus sys/codecs.c,
+# sys/zip.c and their loader sys/lazylib.c, so the payload decoders and zlib
+# are reached as the product reaches them (dlopen of libzstd.so.1 /
+# liblz4.so.1 / libz.so.1: no -dev package needed). The library's objects
+# carry the sanitizers and libFuzzer's coverage (fuzzer-no-link); only the
+# link of a target adds libFuzzer's main.
+FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+fuzz_obj = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
+FUZZ_LIB := $(BUILD)/fuzz/libkimgfuzz.a
+$(FUZZ_LIB): $(call fuzz_obj,$(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/obj/%.o: %.c VERSION
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c -ldl -lpthread
+	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZ_BIN): $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIB)
+	$(CLANG) $(FUZZ_LDFLAGS) -o $@ $< $(FUZZ_EXTRA_OBJ) $(FUZZ_LIB) -ldl -lpthread
 
 # fuzz_options links the shim's option parser and the log it warns to
 # (shim/diag/options.c, log.c, log_open.c), as tests/unit/test_options.c does.
-FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c shim/diag/log_open.c
-$(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_SRC) shim/diag.h shim/diag/diag_internal.h
-$(BUILD)/fuzz/fuzz_options: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
-$(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_SRC = $(FUZZ_OPTIONS_SRC)
+FUZZ_OPTIONS_OBJ := $(call fuzz_obj,shim/diag/options.c shim/diag/log.c shim/diag/log_open.c)
+$(BUILD)/fuzz/obj/shim/diag/%.o $(BUILD)/fuzz/obj/tests/fuzz/fuzz_options.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_OBJ)
+$(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_OBJ = $(FUZZ_OPTIONS_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -377,4 +387,4 @@ help:
 # make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
 include packaging/packaging.mk
 
--include $(shell find $(BUILD)/obj $(BUILD)/plain/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/plain/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)
