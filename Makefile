@@ -227,7 +227,32 @@ NO_THREADS := $(BUILD)/tests/no_threads.so
 $(NO_THREADS): tests/probe/src/no_threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
-test mutation: $(NO_THREADS)
+# tests/probe/{hardening,jobs}.sh's LD_PRELOAD helpers that cut a file while
+# the probe reads it (test code: the plain test flags of tests/fake_cuda/fake.mk,
+# in every build, as the scripts built them before).
+PROBE_TEST_PRELOADS := $(BUILD)/tests/shrink_on_map.so $(BUILD)/tests/shrink_on_thread.so
+$(PROBE_TEST_PRELOADS): $(BUILD)/tests/%.so: tests/probe/src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+# tests/api/python.sh's extension module of a wheel: sm_80 code only, built
+# with nvcc (as the fixtures) against python3's headers (python3-dev).
+NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+API_PY_EXT := $(BUILD)/tests/py/kimgtest_ext.so
+$(API_PY_EXT): tests/api/src/kimgtest_ext.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
+		-I"$$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" -o $@ $<
+# tests/scripts/{ci_recipes,kimg_run}.sh: a shared object that is not kimg,
+# copied where a script needs a library of some name.
+EMPTY_SO := $(BUILD)/tests/empty.so
+$(EMPTY_SO):
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -x c /dev/null -o $@
+# What the scripts run besides the product, the stand-ins and the shim
+# test programs: each built here, never by a test (tests/README.md).
+.PHONY: test-programs
+test-programs: $(PROBE_AHEAD8) $(API_ASK) $(NO_THREADS) $(PROBE_TEST_PRELOADS) $(API_PY_EXT) $(EMPTY_SO)
+test mutation mutants: test-programs
 
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
@@ -274,8 +299,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 
+# The fixtures, then the test libraries made of them (tests/shim/shim.mk).
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
+	$(MAKE) --no-print-directory shim-disp-libs
 
 # The README's first command: kimg-probe on the built-in example.
 demo: all fixtures
@@ -348,8 +375,7 @@ mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 # sources are added or moved, and commit tests/mutation/coverage.txt.
 COV_BUILD := build-cov
 mutants-map: fixtures
-	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests $(COV_BUILD)/tests/kimg-probe-ahead8 \
-		$(COV_BUILD)/tests/api_ask
+	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests test-programs
 	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,

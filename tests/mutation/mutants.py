@@ -427,6 +427,8 @@ def targets_of(test):
         return ["build/kimg-probe", "build/tests/kimg-probe-ahead8", "build/libkimg.so"]
     if test == "tests/shim/threads.sh":
         return ["build/libkimg.so", "build/tsan/libkimg.so", "build/kimg-probe"]
+    if test == "tests/shim/stack.sh":  # its programs link the core and diagnosis libraries
+        return ["build/libkimg.so", "build/kimg-probe", "shim-stack-programs"]
     if test.startswith("tests/shim/"):
         return ["build/libkimg.so", "build/kimg-probe"]
     if test.startswith("tests/api/"):
