@@ -4,10 +4,11 @@
 # The targets (`make help` prints these lines):
 #   make            build/kimg-probe, build/libkimg.so, build/libkimgapi.so
 #   make demo       kimg-probe on the built-in example (fixtures built with nvcc)
-#   make test       fixtures (nvcc), unit tests (Check), integration tests (tests/README.md)
+#   make test       fixtures (nvcc), unit tests (Check), integration tests (tests/README.md), TEST_JOBS at once
 #   make fixtures   the test inputs, built with nvcc (tests/fixtures/fixtures.mk)
 #   make unit       the Check unit test programs, build/tests/test_* (not run)
 #   make shim-tests the shim's test programs and the TSan libkimg (not run)
+#   make test-programs  the other programs the test scripts run (not run)
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make fuzz-build the libFuzzer targets only, build/fuzz/fuzz_*
 #   make bench      benchmarks (bench/README.md): judged against their goals
@@ -310,8 +311,11 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
+# TEST_JOBS tests side by side (tests/run.sh -j): two per core by default,
+# since many wait on their programs; TEST_JOBS=1 streams one after another.
+TEST_JOBS ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) $(PLAIN_TEST_LIBS)
-	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh
+	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh -j $(TEST_JOBS)
 
 # The sanitizer build (see SAN_FLAGS above) and make test in it.
 .PHONY: asan asan-test
