@@ -152,8 +152,15 @@ json_finish() {
 	done <<<"$res"
 }
 
-# Ends the script: the totals, and the status.
+# Ends the script: the totals, and the status. EXPECTED_CHECKS=N (set by a
+# script whose number of checks is fixed) fails a run that made another
+# number of checks (passed, failed and skipped), so a case that silently
+# ran fewer cannot pass.
 finish() {
+	local ran=$((T_PASS + T_FAIL + T_SKIP))
+	if [ -n "${EXPECTED_CHECKS:-}" ] && [ "$ran" -ne "$EXPECTED_CHECKS" ]; then
+		fail "ran $ran checks, expected $EXPECTED_CHECKS"
+	fi
 	json_finish
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	if [ "$T_PASS" -eq 0 ]; then echo "FAIL - no check ran"; exit 1; fi

@@ -14,7 +14,7 @@
 # A missing prerequisite (missing WHAT WHY N): under CI=true
 # (scripts/setup-debian.sh installs libunwind8 and python3) a failure;
 # elsewhere a skip of its N checks, said.
-# fixed checks; one more per CPython the loop below finds
+# fixed checks; one more per CPython the loop below finds (finish checks the total)
 EXPECTED_CHECKS=25
 # The programs: built by make (tests/shim/shim.mk, SHIM_STACK_PROGS), linked
 # with the diagnosis layer and the core (the plain ones in make asan-test).
@@ -148,9 +148,5 @@ if [ -e "$LIB" ] && [ -e "$FIX/sm80.cubin" ]; then
 else
 	# built by make itself: never a skip
 	fail "$LIB or $FIX/sm80.cubin missing (make BUILD=$BUILD all fixtures)"
-fi
-echo "$T_PASS checks passed, $T_SKIP skipped (of $EXPECTED_CHECKS)"
-if [ $((T_PASS + T_SKIP)) -ne $EXPECTED_CHECKS ] && [ $T_FAIL -eq 0 ]; then
-	fail "ran $T_PASS checks and skipped $T_SKIP, expected $EXPECTED_CHECKS in all"
 fi
 finish
