@@ -385,7 +385,8 @@ mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 # sources are added or moved, and commit tests/mutation/coverage.txt.
 COV_BUILD := build-cov
 mutants-map: fixtures
-	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests test-programs
+	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) SHIM_DISP_FIX=$(abspath $(BUILD))/fixtures \
+		all unit shim-tests test-programs shim-disp-libs
 	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,

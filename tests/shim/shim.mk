@@ -40,21 +40,23 @@ SHIM_STACK_PROGS := $(addprefix $(SHIM_STACK_DIR)/,stack_probe libstack_probe.so
 #   libplain.so       plain sm_80 in any other library (F3)
 #   libtwo80.so       two sm_80-only modules of one file (audit's grouping)
 SHIM_DISP_DIR := $(SHIM_TEST_DIR)/disp
+# where the fixtures are (make mutants-map builds these in its own tree from the main build's)
+SHIM_DISP_FIX ?= $(BUILD)/fixtures
 SHIM_DISP_LIBS := $(addprefix $(SHIM_DISP_DIR)/,libdisp.so libcudnn_disp.so libplain.so libtwo80.so)
 # disp_lib CONTAINER_A CONTAINER_B (fixture names). -O0, as the scripts built
 # them before: built with -O1, module B's failing lookup is judged the
 # program's call and reported at once (dispatch.sh, audit.sh fail; the
 # cause is not known yet).
-disp_lib = $(CC) $(SHIM_TEST_CFLAGS) -O0 -fPIC -shared -DCONT_A='"$(BUILD)/fixtures/$(1)"' -DCONT_B='"$(BUILD)/fixtures/$(2)"' \
+disp_lib = $(CC) $(SHIM_TEST_CFLAGS) -O0 -fPIC -shared -DCONT_A='"$(SHIM_DISP_FIX)/$(1)"' -DCONT_B='"$(SHIM_DISP_FIX)/$(2)"' \
 	-o $@ tests/shim/progs/disp.c -ldl
 $(SHIM_DISP_LIBS): tests/shim/progs/disp.c | $(SHIM_DISP_DIR)
 $(SHIM_DISP_DIR):
 	mkdir -p $@
-$(SHIM_DISP_DIR)/libdisp.so: $(BUILD)/fixtures/lineinfo.fatbin $(BUILD)/fixtures/sm100f.fatbin
+$(SHIM_DISP_DIR)/libdisp.so: $(SHIM_DISP_FIX)/lineinfo.fatbin $(SHIM_DISP_FIX)/sm100f.fatbin
 	$(call disp_lib,lineinfo.fatbin,sm100f.fatbin)
-$(SHIM_DISP_DIR)/libcudnn_disp.so $(SHIM_DISP_DIR)/libplain.so: $(BUILD)/fixtures/lineinfo.fatbin $(BUILD)/fixtures/sm80.fatbin
+$(SHIM_DISP_DIR)/libcudnn_disp.so $(SHIM_DISP_DIR)/libplain.so: $(SHIM_DISP_FIX)/lineinfo.fatbin $(SHIM_DISP_FIX)/sm80.fatbin
 	$(call disp_lib,lineinfo.fatbin,sm80.fatbin)
-$(SHIM_DISP_DIR)/libtwo80.so: $(BUILD)/fixtures/sm80.fatbin
+$(SHIM_DISP_DIR)/libtwo80.so: $(SHIM_DISP_FIX)/sm80.fatbin
 	$(call disp_lib,sm80.fatbin,sm80.fatbin)
 
 .PHONY: shim-tests shim-stack-programs shim-disp-libs
