@@ -43,11 +43,8 @@ SHIM_DISP_DIR := $(SHIM_TEST_DIR)/disp
 # where the fixtures are (make mutants-map builds these in its own tree from the main build's)
 SHIM_DISP_FIX ?= $(BUILD)/fixtures
 SHIM_DISP_LIBS := $(addprefix $(SHIM_DISP_DIR)/,libdisp.so libcudnn_disp.so libplain.so libtwo80.so)
-# disp_lib CONTAINER_A CONTAINER_B (fixture names). -O0, as the scripts built
-# them before: built with -O1, module B's failing lookup is judged the
-# program's call and reported at once (dispatch.sh, audit.sh fail; the
-# cause is not known yet).
-disp_lib = $(CC) $(SHIM_TEST_CFLAGS) -O0 -fPIC -shared -DCONT_A='"$(SHIM_DISP_FIX)/$(1)"' -DCONT_B='"$(SHIM_DISP_FIX)/$(2)"' \
+# disp_lib CONTAINER_A CONTAINER_B (fixture names)
+disp_lib = $(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -DCONT_A='"$(SHIM_DISP_FIX)/$(1)"' -DCONT_B='"$(SHIM_DISP_FIX)/$(2)"' \
 	-o $@ tests/shim/progs/disp.c -ldl
 $(SHIM_DISP_LIBS): tests/shim/progs/disp.c | $(SHIM_DISP_DIR)
 $(SHIM_DISP_DIR):
