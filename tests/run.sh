@@ -6,7 +6,8 @@
 # Every one runs under a time limit (timeout(1), which ends its whole
 # process group): KIMG_TEST_TIMEOUT seconds (default 300), or the number a
 # script names in its first lines as "# test-timeout: SECONDS". A test past
-# its bound fails, named: "TIMEOUT NAME after Ns".
+# its bound fails, named: "TIMEOUT NAME after Ns". With -j N on fewer than N
+# cores the bounds grow by N / cores (rounded up).
 # KIMG_TESTS="NAME ..." runs only those (test_x, tests/probe/x.sh).
 #
 # tests/run.sh [-j N]: N tests side by side (KIMG_TEST_JOBS, default 1).
@@ -31,6 +32,10 @@ while getopts j: opt; do
 	esac
 done
 case $JOBS in '' | *[!0-9]* | 0) echo "tests/run.sh: -j wants a whole number above 0, not '$JOBS'" >&2; exit 2 ;; esac
+# A limit is for a test alone; side by side with others on fewer cores it
+# gets a share of the machine, so the limits grow by JOBS / cores (rounded up).
+CORES=$(nproc 2>/dev/null || echo 1)
+SCALE=$(((JOBS + CORES - 1) / CORES))
 
 # limit_of FILE: the script's own "# test-timeout: N", else the default
 limit_of() {
@@ -45,7 +50,7 @@ ONLY=" ${KIMG_TESTS:-} "
 names=() limits=() files=()
 add() { # add NAME LIMIT FILE
 	[ "$ONLY" = "  " ] || [[ $ONLY == *" $1 "* ]] || return 0
-	names+=("$1") limits+=("$2") files+=("$3")
+	names+=("$1") limits+=("$(($2 * SCALE))") files+=("$3")
 }
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
