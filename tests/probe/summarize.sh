@@ -93,6 +93,8 @@ expect_grep "stderr names the unreadable report" "$TMP/err" \
 	"kimg-probe: $logs/kimg-node9-4.log: 1 of them is a report that could not be read (first: line 6: "
 expect_grep "stderr names the file, the count and the first bad line" "$TMP/err" \
 	"kimg-probe: $logs/kimg-node9-4.log: skipped 3 lines that are not kimg reports (first: line 1: 'k' where a JSON value was expected)"
+expect_eq "stderr: the five clean logs say nothing (one skip line, the node9-4 log's)" "1" \
+	"$(grep -c 'skipped' "$TMP/err")"
 
 run "$PROBE" summarize "$logs"/*.log
 expect_rc 2 "summarize (text) with reports and an unreadable one"

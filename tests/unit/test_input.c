@@ -115,6 +115,29 @@ START_TEST(classify_recognises_each_fixture_kind)
 }
 END_TEST
 
+/* The PTX sniff reads no byte past its input: each text ends at a page
+ * followed by PROT_NONE memory, where a read one byte too far crashes
+ * (a mutant reading p[i + 1] for a "/" that is the last byte did; with
+ * the next byte a "/" it also took the end for a comment). None of these
+ * is PTX: each ends before an answer. */
+START_TEST(ptx_sniff_reads_nothing_past_the_input)
+{
+	static const char *const texts[] = { "   /", "  \t/", "/* a *", "\n\t.version", ".tar" };
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(p != MAP_FAILED);
+	memset(p, '/', 2 * (size_t)page);
+	ck_assert_int_eq(mprotect(p + page, (size_t)page, PROT_NONE), 0);
+	for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+		size_t len = strlen(texts[k]);
+		uint8_t *at = p + page - len;
+		memcpy(at, texts[k], len);
+		ck_assert_msg(kimg_input_classify(kimg_span_make(at, len)) == KIMG_INPUT_UNKNOWN, "%s", texts[k]);
+	}
+	munmap(p, 2 * (size_t)page);
+}
+END_TEST
+
 START_TEST(classify_small_and_synthetic_inputs)
 {
 	static const char ptx_after_comments[] = "//\n// Generated\n//\n\n\t.version 9.0\n.target sm_90\n";
@@ -809,6 +832,7 @@ int main(void)
 	TCase *tc = tcase_create("classify");
 	tcase_add_loop_test(tc, classify_recognises_each_fixture_kind, 0, sizeof classified / sizeof classified[0]);
 	tcase_add_test(tc, classify_small_and_synthetic_inputs);
+	tcase_add_test(tc, ptx_sniff_reads_nothing_past_the_input);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("walk");
 	tcase_add_loop_test(tc, walk_finds_exactly_the_expected_modules, 0, sizeof walks / sizeof walks[0]);
