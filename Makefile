@@ -227,7 +227,7 @@ NO_THREADS := $(BUILD)/tests/no_threads.so
 $(NO_THREADS): tests/probe/src/no_threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
-test mutation: $(NO_THREADS)
+test mutation mutants: $(NO_THREADS)
 
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
@@ -339,7 +339,7 @@ mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) wheel
 COV_BUILD := build-cov
 mutants-map: fixtures wheel
 	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests $(COV_BUILD)/tests/kimg-probe-ahead8 \
-		$(COV_BUILD)/tests/api_ask
+		$(COV_BUILD)/tests/api_ask $(COV_BUILD)/tests/no_threads.so
 	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
