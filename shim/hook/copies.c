@@ -107,3 +107,31 @@ bool kimg_copies_this_one_acts(char *first, size_t size)
 		snprintf(first, size, "%s", f.name && f.name[0] ? f.name : "?");
 	return false;
 }
+
+struct address_owner {
+	uintptr_t address;
+	int found; /* 0 not found, 1 a copy of libkimg, 2 another object */
+};
+
+static int find_owner(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct address_owner *o = ctx;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && o->address >= lo && o->address - lo < ph->p_memsz) {
+			o->found = kimg_copies_is_kimg(info) ? 1 : 2;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+bool kimg_copies_address_is_kimg(const void *address)
+{
+	struct address_owner o = { (uintptr_t)address, 0 };
+	if (address)
+		dl_iterate_phdr(find_owner, &o);
+	return o.found == 1;
+}

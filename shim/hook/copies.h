@@ -12,6 +12,11 @@
 /* Does this loaded object carry kimg's note (is it a copy of libkimg)? */
 KIMG_HIDDEN bool kimg_copies_is_kimg(const struct dl_phdr_info *info);
 
+/* Is the address inside a copy of libkimg (this one or another)? Another
+ * copy exports the same hook names, so a lookup "after this copy" can land
+ * on its wrapper: never a real function. Cold: walks the loaded objects. */
+KIMG_HIDDEN bool kimg_copies_address_is_kimg(const void *address);
+
 /* Is this copy the first in load order, the one that acts? When not, the
  * acting copy's file name is written to first. Cold: walks the loaded
  * objects' program headers. */

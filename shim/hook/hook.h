@@ -227,6 +227,7 @@ KIMG_HIDDEN KIMG_COLD void kimg_hook_driver_fail(const char *call, CUresult r, c
  * nothing happens). Called where kimg first meets the driver: cuInit and
  * the first answered cuGetProcAddress. Cheap after the first call. */
 KIMG_HIDDEN void kimg_hook_logs_attach(void);
+KIMG_HIDDEN void kimg_hook_logs_attach_at_registration(void);
 
 /* ---- resolve.c (kimg_real_dlsym itself is an up-call: shim/diag.h) ---- */
 

@@ -185,7 +185,7 @@ static void **register_fatbin(void *real, void *fat_cubin)
 			kimg_audit_registration(fat_cubin);
 		/* the runtime has the driver now, through a table kimg may never
 		 * see (cudaGetDriverEntryPoint's): its log is joined here too */
-		kimg_hook_logs_attach();
+		kimg_hook_logs_attach_at_registration();
 	}
 	return handle;
 }

@@ -108,6 +108,14 @@ void *kimg_hook_resolve(enum kimg_hook_id id)
 	 * out libkimg's wrappers themselves, so the slot may still be empty. */
 	if (!found || found == kimg_hook_table[id].wrapper)
 		found = kimg_find_in_loaded(kimg_hook_table[id].symbol);
+	/* Another copy of libkimg after this one exports the driver's names
+	 * too: its wrapper, kept here as the real function, would be the
+	 * handed-out pointer's "real" and this copy's own wrapping of the
+	 * driver's answer would then be refused (kimg_hook_wrap: the slot
+	 * holds another function), so this copy would see no driver call
+	 * ([V] H200, shared cudart, two copies: no report). */
+	else if (kimg_copies_address_is_kimg(found))
+		found = kimg_find_in_loaded(kimg_hook_table[id].symbol);
 	if (!found)
 		return NULL;
 	void *expected = NULL;

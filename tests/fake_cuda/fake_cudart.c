@@ -61,7 +61,10 @@ static void drv_init(void)
 
 #define MAX_MODULES 64
 #define MAX_FUNCS 256
-struct module { void *lib; };
+/* FAKE_CUDART_LAZY=1: as the real shared cudart 13 [V], registration only
+ * records the fatbin; the driver is loaded, and the library with it, at the
+ * module's first use (a driver kimg had not met at registration). */
+struct module { void *lib; void *wrapper; pthread_once_t once; };
 static struct module modules[MAX_MODULES];
 static int n_modules;
 static struct { const void *stub; struct module *mod; const char *name; } funcs[MAX_FUNCS];
@@ -69,18 +72,40 @@ static int n_funcs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 API void **__cudaRegisterFatBinary(void *wrapper);
+static struct module *loading; /* the module module_load_once loads (under pthread_once) */
+
+static void module_load_once(void)
+{
+	struct module *m = loading;
+	unsigned opt = 1; /* CU_LIBRARY_BINARY_IS_PRESERVED */
+	void *val = (void *)1;
+	pthread_once(&drv_once, drv_init);
+	if (drv.lib_load)
+		drv.lib_load(&m->lib, m->wrapper, NULL, NULL, 0, &opt, &val, 1);
+}
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void module_load(struct module *m)
+{
+	pthread_mutex_lock(&load_lock);
+	loading = m;
+	pthread_once(&m->once, module_load_once);
+	pthread_mutex_unlock(&load_lock);
+}
+
 void **__cudaRegisterFatBinary(void *wrapper)
 {
-	pthread_once(&drv_once, drv_init);
 	pthread_mutex_lock(&lock);
 	struct module *m = n_modules < MAX_MODULES ? &modules[n_modules++] : NULL;
 	pthread_mutex_unlock(&lock);
 	if (!m)
 		return NULL;
-	unsigned opt = 1; /* CU_LIBRARY_BINARY_IS_PRESERVED */
-	void *val = (void *)1;
-	if (drv.lib_load)
-		drv.lib_load(&m->lib, wrapper, NULL, NULL, 0, &opt, &val, 1);
+	m->wrapper = wrapper;
+	m->once = (pthread_once_t)PTHREAD_ONCE_INIT;
+	const char *lazy = getenv("FAKE_CUDART_LAZY");
+	if (!(lazy && *lazy == '1'))
+		module_load(m);
 	return (void **)m;
 }
 
@@ -111,6 +136,8 @@ static int function_of(const void *stub, void **fn)
 			name = funcs[i].name;
 		}
 	pthread_mutex_unlock(&lock);
+	if (m)
+		module_load(m);
 	if (!m || !drv.get_kernel || !drv.kernel_fn)
 		return 98; /* cudaErrorInvalidDeviceFunction */
 	void *k = NULL;
@@ -154,6 +181,8 @@ static int global_of(const void *host, unsigned long long *dptr, size_t *bytes)
 			name = vars[i].name;
 		}
 	pthread_mutex_unlock(&lock);
+	if (m)
+		module_load(m);
 	if (!m || !drv.get_global)
 		return 13; /* cudaErrorInvalidSymbol */
 	int rc = drv.get_global(dptr, bytes, m->lib, name);

@@ -156,7 +156,7 @@ ok_ptx = build("native.ptx", "-ptx", "-arch=native", KERN)
 ok_new = build("too_new.ptx", "-ptx", f"-arch=compute_{TOO_NEW}", KERN)
 cc = find_tool("gcc") or "gcc"
 rc, _, err = sh([cc, "-o", os.path.join(WORK, "drv_load"), os.path.join(SRC, "drv_load.c"),
-                 "-I/usr/local/cuda/include", "-L/usr/local/cuda/lib64/stubs", "-lcuda"])
+                 "-I/usr/local/cuda/include", "-L/usr/local/cuda/lib64/stubs", "-lcuda", "-ldl"])
 C.check("build drv_load", rc == 0, err[-300:])
 if ok_ptx:
     with open(os.path.join(WORK, "native.ptx")) as f:
@@ -182,10 +182,10 @@ for name, ptx, code, words in (("p222", "v99.ptx", 222, "Unsupported .version"),
 # ---- 4. the safety net on an unhooked call ----
 if build("consttab_wrong.fatbin", "-fatbin", gen_wrong, CONSTTAB):
     rc, _, err = sh([cc, "-o", os.path.join(WORK, "unhooked"), os.path.join(SRC, "unhooked.c"),
-                     "-I/usr/local/cuda/include", "-L/usr/local/cuda/lib64/stubs", "-lcuda"])
+                     "-I/usr/local/cuda/include", "-L/usr/local/cuda/lib64/stubs", "-lcuda", "-ldl"])
     C.check("build unhooked", rc == 0, err[-300:])
     rc, out, err, R = run_kimg("unhooked", [os.path.join(WORK, "unhooked"), os.path.join(WORK, "consttab_wrong.fatbin")])
-    print("   unhooked calls:", " ".join(out.split()))
+    print("   unhooked calls:", "; ".join(out.splitlines()))
     failing = [l.split(":")[0] for l in out.splitlines() if re.match(r"\w+: (200|209|218|222|300)$", l)]
     C.check("an unhooked entry point fails with an image-class code on this driver", failing, out)
     net = [r for r in R if r.get("safety_net")]

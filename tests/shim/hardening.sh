@@ -29,6 +29,20 @@ for order in "$TMP/copy.so $ABS_LIB" "$ABS_LIB $TMP/copy.so"; do
 	check "the later copy says it stays inactive for ${order%% *} (KIMG_VERBOSE)" \
 		grep -q "stays inactive: another copy of libkimg (${order%% *}) was loaded first" "$TMP/c.err"
 done
+# two copies with a shared runtime that loads the driver after registering
+# its fatbins (cudart 13 [V]): the acting copy must not take the later
+# copy's exported cuGetProcAddress for the driver's (resolve.c). It did,
+# and then saw no driver call: on the H200 no report at all; here only the
+# runtime hook's, without the driver's lines.
+for order in "$TMP/copy.so $ABS_LIB" "$ABS_LIB $TMP/copy.so"; do
+	env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$order" FAKE_CUDART_LAZY=1 KIMG_FORMAT=json KIMG_LOG="$TMP/lazy2.jsonl" \
+		"$PROGS/rtsym" "$FIX/consttab_sm80.fatbin" >/dev/null 2>&1
+	check "two copies, lazy shared runtime (first ${order%% *}): one report, from the driver call, with the driver's lines" \
+		python3 -c 'import json, sys
+R = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+sys.exit(not (len(R) == 1 and R[0]["call"] == "cuLibraryGetGlobal" and R[0].get("driver_log")))' "$TMP/lazy2.jsonl"
+	rm -f "$TMP/lazy2.jsonl"
+done
 # kimg-run with another copy already in LD_PRELOAD
 env LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$TMP/copy.so" KIMG_LIB="$ABS_LIB" scripts/kimg-run \
 	"$PROGS/drv_dl" gpa lib "$CUBIN" axpy >/dev/null 2>"$TMP/r.err"
