@@ -555,6 +555,10 @@ def cmd_run(args):
     seed_env = os.environ.get("MUTANTS_SEED", "")
     seed = int(seed_env) if seed_env else random.SystemRandom().randrange(1, 1 << 31)
     min_score = float(os.environ.get("MUTANTS_MIN_SCORE") or "90")
+    # a bound on the run's time (CI's): no mutant is begun past it, and the
+    # closing line then counts what was judged
+    budget = float(os.environ.get("MUTANTS_BUDGET_S") or "0")
+    over_budget = False
     only = os.environ.get("MUTANTS_FILES", "").split()
     keys = set(os.environ.get("MUTANTS_KEYS", "").split())
     fixtures = os.path.realpath(os.environ.get("KIMG_FIXTURES", os.path.join(ROOT, "build", "fixtures")))
@@ -590,6 +594,9 @@ def cmd_run(args):
         verified, sampled = set(), 0
         for m in pool:
             if sampled >= n_want:
+                break
+            if budget and time.time() - t0 > budget:
+                over_budget = True
                 break
             # which tests, judged on the unmutated file of the copy
             tests, how = cmap.tests_for(m["file"], m["line"], tree)
@@ -644,7 +651,9 @@ def cmd_run(args):
         print("survivors (add a test, or list the key in tests/mutation/equivalent.txt with the reason):")
         for m in survived:
             print("  " + show(m).replace("\n", "\n  ") + "\n    key " + m["key"])
-    if sampled < n_want:
+    if over_budget:
+        print("mutants: time budget MUTANTS_BUDGET_S=%.0f spent: %d of %d sampled" % (budget, sampled, n_want))
+    elif sampled < n_want:
         print("mutants: only %d sites left to sample" % sampled)
     if broken:
         print("mutants: baseline: these tests fail in the copy with no mutant planted, so they judged no mutant "
