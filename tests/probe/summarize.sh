@@ -189,5 +189,7 @@ expect_rc 1 "summarize (text): a driver mismatch and an image report"
 if grep -Eq '^1 +\(driver mismatch\) +35 cudaErrorInsufficientDriver +1 ' "$TMP/out"; then
 	ok "text: the driver mismatch row"; else fail "text: the driver mismatch row: $(cat "$TMP/out")"; fi
 expect_grep "text: its fix line" "$TMP/out" "fix 1: upgrade the driver to >= 580"
+expect_eq "text: one nvcc line, the image report's (the driver mismatch's fix is a sentence)" "1" \
+	"$(grep -c '^  nvcc: ' "$TMP/out")"
 expect_grep "text: both reports in two groups" "$TMP/out" "2 reports in 2 groups from 2 files"
 finish
