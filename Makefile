@@ -264,7 +264,13 @@ UNIT_PROBE_OBJ_pool := $(BUILD)/obj/probe/pool.o $(PROBE_THREAD_OBJ)
 UNIT_PROBE_OBJ_tree := $(BUILD)/obj/probe/tree-ahead8.o $(PROBE_THREAD_OBJ)
 UNIT_PROBE_OBJ_targets_async := $(BUILD)/obj/probe/targets_async.o $(PROBE_THREAD_OBJ)
 UNIT_PROBE_OBJ_thread := $(PROBE_THREAD_OBJ)
-UNIT_PROBE := $(call unit_bin,pool tree targets_async thread)
+# the walk's gate (issue 30) with the pool whose scheduling it does; check's
+# judge with the whole probe but its main (it collects, owns and judges)
+UNIT_PROBE_OBJ_gate := $(BUILD)/obj/probe/gate.o $(BUILD)/obj/probe/pool.o $(PROBE_THREAD_OBJ)
+UNIT_PROBE_OBJ_check_judge := $(filter-out $(BUILD)/obj/probe/main.o,$(PROBE_OBJ))
+UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge)
+$(call unit_bin,gate): $(UNIT_PROBE_OBJ_gate)
+$(call unit_bin,check_judge): $(UNIT_PROBE_OBJ_check_judge)
 $(UNIT_PROBE): CPPFLAGS += -Iprobe
 $(UNIT_PROBE): $(PROBE_THREAD_OBJ)
 $(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* An answer read out: the accessors of kimg.h, the one-line reason and
  * fix, and the JSON document (report/json.c writes it, in the spelling
- * of `kimg-probe check --json`, docs/json.md). Nothing is decided here:
+ * of `kimg-probe check --json`, docs/json-probe.md). Nothing is decided here:
  * every field comes from the core's verdicts made in can_run.c. */
 #include <errno.h>
 #include <stdio.h>

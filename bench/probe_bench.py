@@ -11,7 +11,7 @@ machine cannot measure it (no cuobjdump; a file so small that process
 start-up is all that is timed). Exit status: 0 when no goal failed, 1 when
 one did, 2 when a command failed.
 
-Goals (the README's table), each can be tightened or loosened by environment:
+Goals (bench/README.md's table), each can be tightened or loosened by environment:
   KIMG_BENCH_GOAL_SCAN_READ   scan / read once     <= 0.25
   KIMG_BENCH_GOAL_CUOBJDUMP   cuobjdump / scan     >= 20
   KIMG_BENCH_MIN_MB           smallest file judged    64 (MB)

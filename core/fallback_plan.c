@@ -34,12 +34,12 @@ static const struct {
 	const char *id;
 	const char *text;
 } outcome_rows[KIMG_FALLBACK_OUTCOME_COUNT] = {
-	[KIMG_FALLBACK_NOT_NEEDED] = { "not_needed", "the module runs on this device as it is" },
-	[KIMG_FALLBACK_REWRITE] = { "rewrite", "PTX rewritten for this device and JIT-compiled" },
-	[KIMG_FALLBACK_NO_PTX] = { "no_ptx", "not rescuable: the module has no PTX to JIT-compile (SASS only)" },
-	[KIMG_FALLBACK_JIT_DISABLED] = { "jit_disabled",
+	[KIMG_FALLBACK_OUTCOME_NOT_NEEDED] = { "not_needed", "the module runs on this device as it is" },
+	[KIMG_FALLBACK_OUTCOME_REWRITE] = { "rewrite", "PTX rewritten for this device and JIT-compiled" },
+	[KIMG_FALLBACK_OUTCOME_NO_PTX] = { "no_ptx", "not rescuable: the module has no PTX to JIT-compile (SASS only)" },
+	[KIMG_FALLBACK_OUTCOME_JIT_DISABLED] = { "jit_disabled",
 					 "not rescuable: CUDA_DISABLE_PTX_JIT forbids JIT-compiling the PTX" },
-	[KIMG_FALLBACK_UNUSABLE_PTX] = { "unusable_ptx",
+	[KIMG_FALLBACK_OUTCOME_UNUSABLE_PTX] = { "unusable_ptx",
 					 "not rescuable: no PTX image can be made acceptable by lowering "
 					 ".version/.target" },
 };
@@ -141,7 +141,7 @@ int kimg_fallback_plan(const struct kimg_image *imgs, size_t n, const struct kim
 	plan->image = -1;
 	kimg_rules_check_module(imgs, n, dev, NULL, &plan->before);
 	if (mode == KIMG_FALLBACK_MODE_PTX && plan->before.outcome != KIMG_OUTCOME_CANNOT_RUN) {
-		plan->outcome = KIMG_FALLBACK_NOT_NEEDED;
+		plan->outcome = KIMG_FALLBACK_OUTCOME_NOT_NEEDED;
 		return 0;
 	}
 
@@ -159,13 +159,13 @@ int kimg_fallback_plan(const struct kimg_image *imgs, size_t n, const struct kim
 		}
 	}
 	if (plan->image < 0) {
-		plan->outcome = jit_off ? KIMG_FALLBACK_JIT_DISABLED
-			       : any_ptx ? KIMG_FALLBACK_UNUSABLE_PTX
-					 : KIMG_FALLBACK_NO_PTX;
+		plan->outcome = jit_off ? KIMG_FALLBACK_OUTCOME_JIT_DISABLED
+			       : any_ptx ? KIMG_FALLBACK_OUTCOME_UNUSABLE_PTX
+					 : KIMG_FALLBACK_OUTCOME_NO_PTX;
 		return 0;
 	}
 	const struct kimg_image *img = &imgs[plan->image];
-	plan->outcome = KIMG_FALLBACK_REWRITE;
+	plan->outcome = KIMG_FALLBACK_OUTCOME_REWRITE;
 	plan->lowers_isa = best.lowers_isa;
 	plan->lowers_target = best.lowers_target;
 	/* The entry's own ISA when it stays: a .version that nvFatbin stripped

@@ -31,12 +31,12 @@ enum kimg_fallback_mode {
 };
 
 enum kimg_fallback_outcome {
-	KIMG_FALLBACK_NOT_NEEDED = 0, /* mode ptx: the module runs as it is */
-	KIMG_FALLBACK_REWRITE,        /* load plan.image's PTX, rewritten as planned */
-	KIMG_FALLBACK_NO_PTX,         /* no PTX image at all (SASS only): not rescuable */
-	KIMG_FALLBACK_JIT_DISABLED,   /* CUDA_DISABLE_PTX_JIT: the driver would refuse any PTX */
-	KIMG_FALLBACK_UNUSABLE_PTX,   /* PTX present, none rescuable by lowering (ISA too new for an
-	                                 unknown driver, or not loadable) */
+	KIMG_FALLBACK_OUTCOME_NOT_NEEDED = 0, /* mode ptx: the module runs as it is */
+	KIMG_FALLBACK_OUTCOME_REWRITE,        /* load plan.image's PTX, rewritten as planned */
+	KIMG_FALLBACK_OUTCOME_NO_PTX,         /* no PTX image at all (SASS only): not rescuable */
+	KIMG_FALLBACK_OUTCOME_JIT_DISABLED,   /* CUDA_DISABLE_PTX_JIT: the driver would refuse any PTX */
+	KIMG_FALLBACK_OUTCOME_UNUSABLE_PTX,   /* PTX present, none rescuable by lowering (ISA too new
+	                                         for an unknown driver, or not loadable) */
 	KIMG_FALLBACK_OUTCOME_COUNT
 };
 

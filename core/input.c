@@ -17,7 +17,7 @@
 #define PTX_SNIFF_MAX KIMG_INPUT_HEAD_MAX
 
 /* The stable names of kinds and origins: kimg-probe prints them in its text
- * and JSON output (docs/json.md: file "kind" is "elf" for a host ELF file,
+ * and JSON output (docs/json-probe.md: file "kind" is "elf" for a host ELF file,
  * module "origin" is "nv_fatbin", "relfatbin", ...), so they are part of
  * the documented interface and live here, once. */
 static const char *const kind_names[KIMG_INPUT_KIND_COUNT] = {
@@ -187,15 +187,13 @@ static int walk_archive(struct kimg_walk *w, struct kimg_span in)
 	struct kimg_ar ar;
 	struct kimg_ar_member m;
 	struct kimg_error e = { 0, 0, "" };
-	uint64_t saved_base = w->base;
 	int rc = 0;
 
 	if (kimg_ar_open(in, &ar, &e) < 0)
 		return kimg_walk_take(w, &e, 0);
-	while (!w->stop && (rc = kimg_ar_next(&ar, &m, &e)) > 0) {
+	while (!w->call->stop && (rc = kimg_ar_next(&ar, &m, &e)) > 0) {
 		enum kimg_input_kind kind = kimg_input_classify(m.body);
-		w->member = m.name;
-		w->base = saved_base + m.offset;
+		struct kimg_walk mw = { w->call, m.name, w->base + m.offset };
 		switch (kind) {
 		case KIMG_INPUT_UNKNOWN:
 		case KIMG_INPUT_ZIP:
@@ -205,17 +203,15 @@ static int walk_archive(struct kimg_walk *w, struct kimg_span in)
 			/* 32-bit or big-endian objects (valgrind's x86 archives):
 			 * skipped like other non-device members. */
 			if (!kimg_elf_is_foreign(m.body))
-				walk_one(w, m.body, kind);
+				walk_one(&mw, m.body, kind);
 			break;
 		default:
 			/* A bad member (a nested archive too) is recorded and
 			 * the walk goes on. */
-			walk_one(w, m.body, kind);
+			walk_one(&mw, m.body, kind);
 		}
-		w->member = NULL;
-		w->base = saved_base;
 	}
-	if (!w->stop && rc < 0)
+	if (!w->call->stop && rc < 0)
 		return kimg_walk_take(w, &e, 0);
 	return 0;
 }
@@ -236,7 +232,8 @@ int kimg_input_for_each_module_ex(struct kimg_span in, unsigned flags, kimg_modu
 int kimg_input_for_each_module_zeros(struct kimg_span in, unsigned flags, const struct kimg_zero_ranges *zeros,
 				     kimg_module_fn fn, void *ctx, struct kimg_error *err)
 {
-	struct kimg_walk w = { fn, ctx, err, flags, NULL, 0, 0, 0, zeros };
+	struct kimg_walk_call call = { fn, ctx, err, flags, 0, 0, zeros };
+	struct kimg_walk w = { &call, NULL, 0 };
 	int rc;
 
 	if (err) {
@@ -247,11 +244,11 @@ int kimg_input_for_each_module_zeros(struct kimg_span in, unsigned flags, const 
 	if (flags & ~KIMG_INPUT_FLAGS_ALL)
 		return kimg_error_set(err, -EINVAL, 0, "input walk: unknown flags 0x%x", flags & ~KIMG_INPUT_FLAGS_ALL);
 	rc = walk_input(&w, in);
-	if (w.stop)
-		return w.stop;
+	if (call.stop)
+		return call.stop;
 	/* Modules already yielded stay valid: a problem after them makes a
 	 * partial result (count, err set), not a failure. */
-	return rc < 0 && w.count == 0 ? rc : w.count;
+	return rc < 0 && call.count == 0 ? rc : call.count;
 }
 
 int kimg_input_for_each_module(struct kimg_span in, kimg_module_fn fn, void *ctx, struct kimg_error *err)

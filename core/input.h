@@ -55,7 +55,7 @@ enum kimg_input_kind kimg_input_classify(struct kimg_span in);
 #define KIMG_INPUT_HEAD_MIN 512u
 #define KIMG_INPUT_HEAD_MAX (64u * 1024u)
 bool kimg_input_classify_head(struct kimg_span head, bool whole, enum kimg_input_kind *kind);
-/* Stable lower-case names, as kimg-probe writes them (docs/json.md):
+/* Stable lower-case names, as kimg-probe writes them (docs/json-probe.md):
  * "elf", "archive", "fatbin", ...; "nv_fatbin", "relfatbin", "wrapper",
  * "scan", "raw". Out-of-range values give "unknown". */
 const char *kimg_input_kind_name(enum kimg_input_kind kind);

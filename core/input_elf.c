@@ -143,7 +143,7 @@ static void walk_wrappers(struct kimg_walk *w, const struct kimg_elf *e, uint64_
 {
 	enum kimg_module_origin unused;
 
-	for (uint64_t j = 0; j < h->size / WRAPPER_SIZE && !w->stop; j++) {
+	for (uint64_t j = 0; j < h->size / WRAPPER_SIZE && !w->call->stop; j++) {
 		uint64_t at = h->offset + j * WRAPPER_SIZE, sec, off;
 		uint64_t data = wrapper_data(e, h, j);
 		uint32_t magic = wrapper_magic(e, h, j);
@@ -230,7 +230,7 @@ static void scan_section(struct kimg_walk *w, const struct kimg_elf *e, uint64_t
 	struct kimg_span sec = kimg_elf_section_bytes(e, h);
 	uint64_t pos = 0;
 
-	while (pos < sec.size && !w->stop) {
+	while (pos < sec.size && !w->call->stop) {
 		/* A magic has no zero byte, so none lies in a known zero run:
 		 * search up to the next one, then jump over it. */
 		uint64_t zend = kimg_walk_zero_end(w, h->offset + pos) - h->offset;
@@ -271,7 +271,7 @@ int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in)
 		return rc;
 	seen.n = seen.lo = seen.hi = seen.sec = 0;
 
-	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
+	for (uint64_t i = 1; i < e.shnum && !w->call->stop; i++) {
 		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		enum kimg_module_origin origin;
 		if (!is_fatbin_section(kimg_elf_section_name(&e, &h), &origin) || h.type == KIMG_SHT_NOBITS)
@@ -284,14 +284,14 @@ int kimg_walk_host_elf(struct kimg_walk *w, struct kimg_span in)
 		kimg_walk_containers(w, kimg_elf_section_bytes(&e, &h), h.offset, origin,
 				     kimg_elf_section_name(&e, &h), false);
 	}
-	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
+	for (uint64_t i = 1; i < e.shnum && !w->call->stop; i++) {
 		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		if (is_wrapper_section(&e, &h))
 			walk_wrappers(w, &e, i, &h, &seen);
 	}
-	if (!(w->flags & KIMG_INPUT_SCAN_DATA))
+	if (!(w->call->flags & KIMG_INPUT_SCAN_DATA))
 		return 0;
-	for (uint64_t i = 1; i < e.shnum && !w->stop; i++) {
+	for (uint64_t i = 1; i < e.shnum && !w->call->stop; i++) {
 		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		if (scan_candidate(&e, &h))
 			scan_section(w, &e, i, &h, &seen);

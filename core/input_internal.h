@@ -9,19 +9,26 @@
 
 #include "input.h"
 
-/* State of one kimg_input_for_each_module call. `base` and `member`
- * change while an archive member is walked, so every module and every
- * error offset is relative to the outermost input. */
-struct kimg_walk {
+/* What one kimg_input_for_each_module call shares across the inputs it
+ * walks (the outermost one and, for an archive, each member). */
+struct kimg_walk_call {
 	kimg_module_fn fn;
 	void *ctx;
 	struct kimg_error *err; /* first problem; may be NULL */
 	unsigned flags;         /* enum kimg_input_flag */
-	const char *member;     /* current archive member name, or NULL */
-	uint64_t base;          /* offset of the current input in the outermost */
 	int count;              /* modules yielded */
 	int stop;               /* non-zero: the callback's return, stop now */
 	const struct kimg_zero_ranges *zeros; /* known zero bytes, or NULL */
+};
+
+/* Where a walk is: the outermost input, or one archive member of it. Set
+ * once when the input is entered and never rewritten (a member gets a
+ * walk of its own), so every module and every error offset is relative to
+ * the outermost input. */
+struct kimg_walk {
+	struct kimg_walk_call *call;
+	const char *member;     /* the archive member's name, or NULL */
+	uint64_t base;          /* offset of this input in the outermost */
 };
 
 /* Known zeros: where the zero run holding `off` (relative to the current

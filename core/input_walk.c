@@ -18,15 +18,15 @@ void kimg_walk_emit(struct kimg_walk *w, enum kimg_input_kind kind, enum kimg_mo
 		    struct kimg_span bytes, uint64_t off, const char *section)
 {
 	struct kimg_module_ref m = { kind, origin, bytes, w->base + off, section, w->member };
-	int rc = w->fn ? w->fn(w->ctx, &m) : 0;
-	w->count++;
+	int rc = w->call->fn ? w->call->fn(w->call->ctx, &m) : 0;
+	w->call->count++;
 	if (rc)
-		w->stop = rc;
+		w->call->stop = rc;
 }
 
 static void record(struct kimg_walk *w, int code, uint64_t off, const char *what)
 {
-	struct kimg_error *e = w->err;
+	struct kimg_error *e = w->call->err;
 	size_t n = 0, len;
 	if (!e || e->code != 0)
 		return;
@@ -43,7 +43,7 @@ static void record(struct kimg_walk *w, int code, uint64_t off, const char *what
 
 int kimg_walk_fail(struct kimg_walk *w, int code, uint64_t off, const char *fmt, ...)
 {
-	char what[sizeof w->err->what];
+	char what[sizeof w->call->err->what];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
@@ -75,7 +75,7 @@ static size_t zero_index(const struct kimg_zero_ranges *z, uint64_t at)
 
 uint64_t kimg_walk_zero_end(const struct kimg_walk *w, uint64_t off)
 {
-	const struct kimg_zero_ranges *z = w->zeros;
+	const struct kimg_zero_ranges *z = w->call->zeros;
 	if (!z || z->n == 0 || off > UINT64_MAX - w->base)
 		return off;
 	uint64_t at = w->base + off;
@@ -87,7 +87,7 @@ uint64_t kimg_walk_zero_end(const struct kimg_walk *w, uint64_t off)
 
 uint64_t kimg_walk_next_zero(const struct kimg_walk *w, uint64_t off)
 {
-	const struct kimg_zero_ranges *z = w->zeros;
+	const struct kimg_zero_ranges *z = w->call->zeros;
 	if (!z || z->n == 0 || off > UINT64_MAX - w->base)
 		return UINT64_MAX;
 	uint64_t at = w->base + off;
@@ -104,7 +104,7 @@ int kimg_walk_containers(struct kimg_walk *w, struct kimg_span sec, uint64_t off
 	uint64_t pos = 0;
 	int found = 0;
 
-	while (!w->stop) {
+	while (!w->call->stop) {
 		struct kimg_fatbin fb;
 		struct kimg_error e = { 0, 0, "" };
 		int rc;

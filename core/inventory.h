@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* GPU inventories: the `kimg-probe device --json` document (docs/json.md),
+/* GPU inventories: the `kimg-probe device --json` document (docs/json-probe.md),
  * one per host, read back for `check --sm @FILE` and `summarize`. Pure:
  * parses one document from a span (core/json_read.h). */
 #ifndef KIMG_INVENTORY_H

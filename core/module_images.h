@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A module's images: the one reading of libkimg.so (shim/diag/diagnose.c,
- * shim/diag/audit.c) and kimg-probe (probe/collect.c, which asks the
+/* A module's images: the one reading of libkimg.so (shim/diag/module_read.c,
+ * for its reports and its load checks) and kimg-probe (probe/collect.c, which asks the
  * kernel ahead for each header through before_header). A module found
  * by kimg_input_for_each_module is a fatbin container (one image per entry
  * header) or a raw cubin or PTX text (one image). Pure: no allocation, the

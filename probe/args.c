@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_versions.h"
 #include "probe.h"
+#include "rules_tables.h"
 
 int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct probe_out *out)
 {
@@ -112,4 +114,21 @@ int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt
 		fprintf(stderr, " (see kimg-probe %s --help)", a->cmd);
 	fputc('\n', stderr);
 	return PROBE_EXIT_ERROR;
+}
+
+int probe_args_driver(const struct probe_args *a, const char *value, bool note_outside_table)
+{
+	int driver;
+	if (!value || (driver = kimg_cuda_version_parse(value)) < 0) {
+		probe_usage_error(a, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
+		return -1;
+	}
+	/* Outside kimg's PTX ISA table the limit is unknown: say so rather
+	 * than check against a guess. */
+	if (note_outside_table && kimg_driver_max_ptx_isa(driver) == 0)
+		fprintf(stderr, "kimg-probe %s: note: --driver %s is %s than kimg's PTX ISA table "
+			"(CUDA 7.0 to %d.%d): PTX ISA versions are not checked against it\n", a->cmd, value,
+			driver < kimg_ptx_isa_table_oldest_cuda() ? "older" : "newer",
+			kimg_ptx_isa_table_newest_cuda() / 1000, kimg_ptx_isa_table_newest_cuda() % 1000 / 10);
+	return driver;
 }

@@ -26,7 +26,7 @@ static const char device_help[] =
 	"visible. The JSON document (one line) carries the host name, so documents\n"
 	"of many hosts, one per line, make a fleet file for 'check --sm @FILE'.\n"
 	"\n"
-	"  --json   one JSON document on stdout (docs/json.md)\n"
+	"  --json   one JSON document on stdout (docs/json-probe.md)\n"
 	"\n"
 	"Exit status: 0 on success; 2 when no driver can be loaded or no GPU is\n"
 	"present (one line on stderr says which).\n";

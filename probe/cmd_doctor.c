@@ -43,7 +43,7 @@ static const char doctor_help[] =
 	"  - CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, CUDA_MODULE_LOADING,\n"
 	"    TORCH_CUDA_ARCH_LIST and CUDA_CACHE_* when set, with what each changes\n"
 	"\n"
-	"  --json         one JSON document on stdout (docs/json.md)\n"
+	"  --json         one JSON document on stdout (docs/json-probe.md)\n"
 	"  --python PATH  the interpreter whose sys.path is checked (default python3)\n"
 	"  --sm LIST      check against these GPUs instead of this machine's (as check)\n"
 	"  --driver X.Y   driver CUDA version for the GPUs of --sm (as check)\n"
@@ -226,7 +226,7 @@ static void add_lib_dir(struct doctor *d, const char *dir)
 		if (seen || kimg_file_stat(path, &st, false) != 0 || S_ISLNK(st.st_mode))
 			continue; /* the dev symlinks name the same file */
 		char *pv[1] = { path };
-		struct probe_walker w = { d, doctor_input, probe_input_unreadable, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false };
+		struct probe_walker w = { .ctx = d, .on_input = doctor_input, .on_error = probe_input_unreadable };
 		size_t before = d->n_files;
 		probe_walk(pv, 1, &w);
 		for (size_t i = before; i < d->n_files; i++)
@@ -291,8 +291,7 @@ int probe_cmd_doctor(int argc, char **argv)
 			}
 			if (dst) {
 				*dst = val;
-			} else if ((driver = kimg_cuda_version_parse(val)) < 0) {
-				probe_usage_error(&args, false, "--driver needs a CUDA version X.Y (e.g. 12.4)");
+			} else if ((driver = probe_args_driver(&args, val, false)) < 0) {
 				goto out_args;
 			}
 			continue;
@@ -326,7 +325,8 @@ int probe_cmd_doctor(int argc, char **argv)
 			goto out;
 		}
 	}
-	struct probe_walker w = { &d, doctor_input, probe_input_unreadable, NULL, NULL, skip_by_name, NULL, NULL, NULL, NULL, NULL, NULL, false };
+	struct probe_walker w = { .ctx = &d, .on_input = doctor_input, .on_error = probe_input_unreadable,
+				  .skip_file = skip_by_name };
 	bool json = d.out.json;
 	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
 	if (have_py)

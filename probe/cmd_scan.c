@@ -32,8 +32,8 @@ static const char scan_help[] =
 	"named IMAGE:/path/in/image with the layer that added them, after the\n"
 	"image's CUDA settings (docs/deploy.md).\n"
 	"\n"
-	"  --json      one JSON document on stdout (docs/json.md); every entry as\n"
-	"              found, nothing merged\n"
+	"  --json      one JSON document on stdout (docs/json-probe.md); every\n"
+	"              entry as found, nothing merged\n"
 	"  --kernels   add the kernel names of each image (decompresses payloads,\n"
 	"              at most 1024x their stored size and $KIMG_PAYLOAD_LIMIT,\n"
 	"              default 1G; names are mangled)\n"
@@ -270,8 +270,9 @@ int probe_cmd_scan(int argc, char **argv)
 		goto out;
 	}
 	struct kimg_json *j = &s.out.j;
-	struct probe_walker w = { &s, scan_input, probe_input_unreadable, probe_input_unreadable_quiet, &s.out, NULL,
-				  scan_job_begin, scan_job_end, NULL, NULL, NULL, scan_image, false };
+	struct probe_walker w = { .ctx = &s, .out = &s.out, .on_input = scan_input, .on_error = probe_input_unreadable,
+				  .on_image = scan_image, .job_begin = scan_job_begin, .job_end = scan_job_end,
+				  .unread_each = true };
 	if (s.out.json) {
 		kimg_json_init(j, stdout);
 		kimg_json_begin_document(j);

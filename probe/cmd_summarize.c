@@ -29,7 +29,7 @@ static const char summarize_help[] =
 	"as srun or a Kubernetes job on every node collects them) are merged into\n"
 	"a GPU inventory table: distinct GPU + driver, with GPU and host counts.\n"
 	"\n"
-	"  --json   one JSON document on stdout (docs/json.md)\n"
+	"  --json   one JSON document on stdout (docs/json-probe.md)\n"
 	"\n"
 	"Exit status: 0 when the files hold no report; 1 when they hold reports\n"
 	"(something failed to load); 2 on a usage error, an unreadable file or an\n"

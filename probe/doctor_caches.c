@@ -131,11 +131,12 @@ static void cache_input(void *ctx, const char *path, struct kimg_span bytes, boo
 	probe_file_free(&pf);
 }
 
-static void cache_unreadable(void *ctx, const char *path, const char *problem)
+static void cache_unreadable(void *ctx, const char *path, const char *problem, bool said)
 {
 	struct cache_walk *w = ctx;
 	(void)path;
 	(void)problem;
+	(void)said;
 	w->c->unreadable++;
 }
 
@@ -178,8 +179,8 @@ void probe_doctor_caches(struct doctor *d)
 			continue;
 		struct cache_walk w = { d, c };
 		char *paths[1] = { c->dir };
-		struct probe_walker walker = { &w, cache_input, cache_unreadable, cache_unreadable, NULL, NULL, NULL,
-					       NULL, NULL, NULL, NULL, NULL, false };
+		struct probe_walker walker = { .ctx = &w, .on_input = cache_input, .on_error = cache_unreadable,
+					       .unread_each = true };
 		probe_walk(paths, 1, &walker);
 		cs->stale += c->stale;
 	}

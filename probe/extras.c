@@ -109,12 +109,26 @@ static bool seen_driver(const struct probe_target *t, int i)
 	return false;
 }
 
+unsigned long probe_cuda_lib_needs_driver(const struct kimg_cuda_lib *lib, const struct probe_target *t, int n)
+{
+	unsigned long need = 0;
+	for (int i = 0; lib->cuda_major >= 0 && i < n; i++) {
+		struct kimg_runtime_verdict v;
+		if (seen_driver(t, i))
+			continue;
+		probe_cuda_lib_judge(lib, t[i].dev.driver_version, &v);
+		need += v.outcome == KIMG_RUNTIME_NEEDS_DRIVER;
+	}
+	return need;
+}
+
 unsigned long probe_cuda_lib_text(struct probe_extras *x, FILE *out, const struct kimg_cuda_lib *lib,
 				  const struct probe_target *t, int n)
 {
 	char ver[16];
 	unsigned long need = 0;
-	x->libs++;
+	if (x)
+		x->libs++;
 	probe_cuda_lib_version(lib, ver, sizeof ver);
 	fprintf(out, "  %s, CUDA %s (%s%s)\n", lib->kind->what, ver, lib->source ? "version from the " : "version unknown",
 	       lib->source ? lib->source : "");
@@ -133,7 +147,8 @@ unsigned long probe_cuda_lib_text(struct probe_extras *x, FILE *out, const struc
 		} else if (v.outcome == KIMG_RUNTIME_OK) {
 			fprintf(out, "    driver CUDA %s: runs\n", drv);
 		} else if (v.outcome == KIMG_RUNTIME_MINOR_COMPAT) {
-			x->libs_minor_compat++;
+			if (x)
+				x->libs_minor_compat++;
 			fprintf(out, "    driver CUDA %s: runs under minor-version compatibility (PTX from this toolkit: error 222; newer APIs: 36)\n",
 			       drv);
 		} else {
@@ -145,7 +160,8 @@ unsigned long probe_cuda_lib_text(struct probe_extras *x, FILE *out, const struc
 			fputs(fix, out);
 		}
 	}
-	x->libs_need_driver += need;
+	if (x)
+		x->libs_need_driver += need;
 	return need;
 }
 
@@ -155,7 +171,8 @@ unsigned long probe_cuda_lib_json(struct probe_extras *x, struct kimg_json *j, c
 	char ver[16], compat[32];
 	unsigned long need = 0;
 	struct kimg_runtime_verdict v0;
-	x->libs++;
+	if (x)
+		x->libs++;
 	probe_cuda_lib_judge(lib, 0, &v0);
 	kimg_json_key(j, "cuda_library");
 	kimg_json_begin_object(j);
@@ -207,7 +224,8 @@ unsigned long probe_cuda_lib_json(struct probe_extras *x, struct kimg_json *j, c
 	}
 	kimg_json_end_array(j);
 	kimg_json_end_object(j);
-	x->libs_need_driver += need;
+	if (x)
+		x->libs_need_driver += need;
 	return need;
 }
 

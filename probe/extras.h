@@ -45,7 +45,9 @@ bool probe_cuda_lib_identify(const char *path, struct kimg_span bytes, const str
 
 /* The library against each distinct driver of the targets: text lines
  * (indented under the file) or a "cuda_library" member. Returns how many
- * drivers it needs a newer version of (counted in x too). */
+ * drivers it needs a newer version of (counted in x too, unless x is
+ * NULL: probe_cuda_lib_needs_driver counts without writing). */
+unsigned long probe_cuda_lib_needs_driver(const struct kimg_cuda_lib *lib, const struct probe_target *t, int n);
 unsigned long probe_cuda_lib_text(struct probe_extras *x, FILE *out, const struct kimg_cuda_lib *lib,
 				  const struct probe_target *t, int n);
 unsigned long probe_cuda_lib_json(struct probe_extras *x, struct kimg_json *j, const struct kimg_cuda_lib *lib,

@@ -3,7 +3,7 @@
  * decide whether and how CUDA runs in it, and NVIDIA_REQUIRE_*, judged
  * against each target as the NVIDIA container toolkit judges them
  * (core/nvidia_require.h). Rendered as text and as the image's object in
- * the "files" array (docs/json.md). */
+ * the "files" array (docs/json-probe.md). */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The error document of `kimg-probe COMMAND --json` (docs/json.md, "When a
+/* The error document of `kimg-probe COMMAND --json` (docs/json-probe.md, "When a
  * command fails"; docs/schema/error.schema.json): a command that fails
  * before it has written anything to stdout still gives its consumer one
  * JSON document to parse, holding the lines it wrote on stderr. main.c

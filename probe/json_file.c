@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The file and module objects of scan and check JSON (docs/json.md): both
+/* The file and module objects of scan and check JSON (docs/json-probe.md): both
  * commands list the same keys in the same order, so the shared part of
  * each object is written here once; each command adds its own keys
  * (check: "link_stub", "verdicts") before closing the module object. */

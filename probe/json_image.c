@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One image as JSON, shared by scan and check (docs/json.md). */
+/* One image as JSON, shared by scan and check (docs/json-probe.md). */
 #include "probe.h"
 
 static int json_kernel(void *ctx, const char *name, size_t len)

@@ -34,7 +34,7 @@ static const char main_help[] =
 	"\n"
 	"'kimg-probe COMMAND --help' (or -h) describes each. Every command takes\n"
 	"--json: one JSON document on stdout, an error document when the command\n"
-	"fails before its own (docs/json.md; schemas in docs/schema/).\n"
+	"fails before its own (docs/json-probe.md; schemas in docs/schema/).\n"
 	"\n"
 	"Exit status: 0 success; 1 check or doctor found code that cannot run (or a\n"
 	"CUDA runtime that needs a newer driver), or summarize found reports; 2 usage\n"

@@ -19,7 +19,7 @@
 
 struct probe_image_info; /* image.h */
 
-/* Exit statuses, documented in --help and docs/json.md. */
+/* Exit statuses, documented in --help and docs/json-probe.md. */
 #define PROBE_EXIT_OK 0
 #define PROBE_EXIT_FAIL 1  /* check: some module cannot run on some listed GPU */
 #define PROBE_EXIT_ERROR 2 /* usage error, unreadable input, no driver */
@@ -122,6 +122,11 @@ enum probe_arg {
 int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct probe_out *out);
 void probe_args_free(struct probe_args *a);
 enum probe_arg probe_args_take(struct probe_args *a, char *arg);
+/* --driver X.Y, for check and doctor: the CUDA version (0 for none
+ * asked is the caller's), or -1 after the usage error (value NULL: it was
+ * missing). note_outside_table: a note on stderr when X.Y is outside
+ * kimg's PTX ISA table (its PTX limit is unknown). */
+int probe_args_driver(const struct probe_args *a, const char *value, bool note_outside_table);
 /* 0, or PROBE_EXIT_ERROR after the usage error when -j lacks its N. */
 int probe_args_done(const struct probe_args *a);
 /* "kimg-probe CMD: <message>[ (see kimg-probe CMD --help)]" on stderr;
@@ -129,52 +134,51 @@ int probe_args_done(const struct probe_args *a);
 int probe_usage_error(const struct probe_args *a, bool see_help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* ---- walking paths (walk.c) ---- */
+/* ---- walking paths (walk.c, walk.h) ---- */
 
+struct probe_gate; /* gate.h */
+
+/* What a walk hands on, and to whom. Required: ctx, on_input, on_error;
+ * the rest may be zero. */
 struct probe_walker {
 	void *ctx;
+	/* The output being written, or NULL: a file that changes while it is
+	 * read (walk_file.c abandons it midway) has its JSON closed back to
+	 * where it began before on_error adds the error; its flags (--deep,
+	 * --every-file, --platform, -j) steer the walk. */
+	struct probe_out *out;
 	/* Each input with device code or an ELF/archive shape. explicit: named
 	 * on the command line (unknown content is then an error, while inside
 	 * directories and wheels it is skipped). */
 	void (*on_input)(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path);
-	/* An input that could not be read; `problem` has no trailing period. */
-	void (*on_error)(void *ctx, const char *path, const char *problem);
-	/* Same, when the walk itself prints the line (archives not read for a
-	 * missing library: one line for all). NULL: on_error is used once. */
-	void (*on_quiet_error)(void *ctx, const char *path, const char *problem);
-	/* The output being written, or NULL: when a file changes while it is
-	 * read (walk.c abandons it midway), its JSON is closed back to where
-	 * the input began before on_error adds the error. */
-	struct probe_out *out;
-	/* Optional: true to leave a file found inside a directory unopened
-	 * (doctor skips Python sources and other text by name). */
+	/* An input that could not be read; `problem` has no trailing period.
+	 * said: the walk prints the line itself (archives not read for a
+	 * missing library: one line for all, when unread_each is set). */
+	void (*on_error)(void *ctx, const char *path, const char *problem, bool said);
+	/* Each container image (image.h), before its files, which are then
+	 * named "IMAGE:/path/in/image". */
+	void (*on_image)(void *ctx, const struct probe_image_info *image);
+	/* True to leave a file found inside a directory unopened (doctor
+	 * skips Python sources and other text by name). */
 	bool (*skip_file)(void *ctx, const char *path);
 	/* Worker threads (out->jobs, probe_jobs): when both are set, each
 	 * file found is read, judged and rendered by a worker, into buffers
 	 * that the main thread writes in walk order, so the output is the
 	 * one-thread output byte for byte. job_begin (main thread) returns a
 	 * copy of ctx for one input with its counters zeroed, whose first
-	 * member is its struct probe_out (walk.c points it at the buffers);
-	 * job_end (main thread, in walk order) adds the copy's counters to
-	 * ctx and frees it. */
+	 * member is its struct probe_out (walk_jobs.c points it at the
+	 * buffers); job_end (main thread, in walk order) adds the copy's
+	 * counters to ctx and frees it. */
 	struct probe_out *(*job_begin)(void *ctx);
 	void (*job_end)(void *ctx, struct probe_out *job);
-	/* Optional, for output that needs what is still being found when the
-	 * walk begins (check's GPUs, targets_async.c): the main thread asks
-	 * before it writes any of the walk's output (it may wait there); false
-	 * calls the run off: nothing more is written. called_off, from any
-	 * thread and without waiting: true once output_ready says false (the
-	 * walk then lists and reads no more). */
-	bool (*output_ready)(void *ctx);
-	bool (*called_off)(void *ctx);
-	/* Optional, with output_ready: fn(arg) is called once, from any
-	 * thread, when output_ready would no longer wait (at once if it would
-	 * not now). Until then the workers start large files only: a small
-	 * one would wait in its worker (probe_pool_close_gate). */
-	void (*when_ready)(void *ctx, void (*fn)(void *arg), void *arg);
-	/* Optional: each container image (image.h), before its files, which
-	 * are then named "IMAGE:/path/in/image". */
-	void (*on_image)(void *ctx, const struct probe_image_info *image);
+	/* For output that needs what is still being found when the walk
+	 * begins (check's GPUs): the walk passes the gate before it writes
+	 * any output, lists and reads no more once it is called off, and
+	 * holds back small files while it is closed (gate.h). */
+	struct probe_gate *gate;
+	/* Archives not read for a missing library: true, each goes to
+	 * on_error (said); false, one on_error for them all, "(archives)". */
+	bool unread_each;
 	/* A symbolic link inside a directory that leads nowhere holds no
 	 * device code: counted in one line at the end, unless strict_links
 	 * (check --strict), which makes each an error as before. One named on
@@ -285,14 +289,12 @@ void probe_input_parallel(size_t n, unsigned threads, void (*fn)(void *ctx, size
  * run here, in order. */
 void probe_input_beside(void (*here)(void *ctx), void *here_ctx, void (*aside)(void *ctx), void *aside_ctx);
 
-/* "kimg-probe: PATH: problem" on stderr. */
+/* "kimg-probe: PATH: problem" on stderr (problems.c). */
 void probe_report_error(const char *path, const char *problem);
 /* probe_walker.on_error for a subcommand whose state starts with a struct
- * probe_out: the problem on stderr, counted, and with --json a file object
- * (probe_json_unreadable_file). */
-void probe_input_unreadable(void *ctx, const char *path, const char *problem);
-/* The same without the stderr line (probe_walker.on_quiet_error). */
-void probe_input_unreadable_quiet(void *ctx, const char *path, const char *problem);
+ * probe_out: the problem on stderr (unless said), counted, and with
+ * --json a file object (probe_json_unreadable_file). */
+void probe_input_unreadable(void *ctx, const char *path, const char *problem, bool said);
 /* Every problem collect recorded on pf (file-level, then each module's,
  * "module at 0x.. in SECTION: ..."), one probe_report_error line each.
  * Returns how many. */

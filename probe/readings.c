@@ -24,7 +24,7 @@ void probe_json_cc_readings(struct kimg_json *j, const struct kimg_gpu_reading *
 	char a[24], b[24], c[24];
 	kimg_json_key(j, "cc_readings");
 	if (!g) {
-		/* no reading: every key still present (docs/json.md) */
+		/* no reading: every key still present (docs/json-probe.md) */
 		kimg_json_null(j);
 		kimg_json_kv_string(j, "mig_parent_uuid", NULL);
 		kimg_json_key(j, "mig_mode");

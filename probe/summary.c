@@ -115,7 +115,7 @@ static struct probe_summary_group *find_group(struct probe_summary *s, const cha
 	return g;
 }
 
-/* The other kind of report libkimg.so writes (docs/report-json.md, "Driver
+/* The other kind of report libkimg.so writes (docs/json-shim-report.md, "Driver
  * mismatch object"): no module, its own "report" name. */
 static bool is_driver_mismatch(const struct kimg_jval *r)
 {

@@ -2,7 +2,7 @@
 /* The shim's report model and its two renderers (text for people, JSON
  * Lines for machines). The model is filled by shim/diag/diagnose.c from the core
  * verdicts; the renderers only format it, they never re-derive a verdict
- * (docs/design.md section 1). JSON keys are documented in docs/report-json.md.
+ * (docs/design.md section 1). JSON keys are documented in docs/json-shim-report.md.
  *
  * Everything is fixed size so the shim can fill one without the heap. */
 #ifndef KIMG_REPORT_H
@@ -155,7 +155,7 @@ struct kimg_json;
 /* Opens one image's JSON object with the keys every JSON document of
  * kimg gives an image first, the one writer of them: "kind", "arch" and
  * "ptx_isa" (null but for PTX). The caller adds its own keys (kimg-probe's
- * docs/json.md, libkimg's docs/report-json.md) and ends the object. */
+ * docs/json-probe.md, libkimg's docs/json-shim-report.md) and ends the object. */
 void kimg_report_json_image_begin(struct kimg_json *j, const struct kimg_image *img);
 
 /* "kimg: 2 kernels in 1 module failed to load (see above)\n", or, when

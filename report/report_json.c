@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* JSON Lines rendering of a struct kimg_report: one object per line.
- * The keys are a stable interface, documented in docs/report-json.md;
+ * The keys are a stable interface, documented in docs/json-shim-report.md;
  * change them only together with that document and tests/unit/test_report.c. */
 #include <errno.h>
 #include <string.h>
@@ -30,7 +30,7 @@ static void write_kernel(struct kimg_json *j, const struct kimg_report *r)
 	kimg_json_end_object(j);
 }
 
-/* Only for symbol lookups: the variable named (docs/report-json.md). */
+/* Only for symbol lookups: the variable named (docs/json-shim-report.md). */
 static void write_symbol(struct kimg_json *j, const struct kimg_report *r)
 {
 	if (!r->symbol)
@@ -219,7 +219,7 @@ static void write_link_input(struct kimg_json *j, const struct kimg_report_link_
 	kimg_json_end_object(j);
 }
 
-/* The JIT linker's section (docs/report-json.md). */
+/* The JIT linker's section (docs/json-shim-report.md). */
 static void write_link(struct kimg_json *j, const struct kimg_report_link *l)
 {
 	kimg_json_key(j, "link");
@@ -281,7 +281,7 @@ static void write_change(struct kimg_json *j, const char *key, const char *from,
 	kimg_json_end_object(j);
 }
 
-/* KIMG_FALLBACK's section (docs/report-json.md): mode, applied, what was
+/* KIMG_FALLBACK's section (docs/json-shim-report.md): mode, applied, what was
  * rewritten, JIT time, the warning. */
 static void write_fallback(struct kimg_json *j, const struct kimg_report_fallback *f)
 {

@@ -9,7 +9,7 @@ set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-# What each package is for (the README lists the same):
+# What each package is for (docs/development.md §1 lists the same):
 #   build-essential pkg-config        gcc, make; pkg-config finds Check
 #   check libsubunit-dev              the unit-test framework (Check) and its subunit link dependency
 #   libzstd1 liblz4-1                 payload decoders, dlopen()ed by kimg and by the fuzz targets

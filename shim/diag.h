@@ -31,6 +31,9 @@
 #endif
 
 /* ---- options (options.c): read once in the constructor, then read-only ---- */
+/* An option's values are named KIMG_<VARIABLE>_<VALUE> (KIMG_FALLBACK=ptx is
+ * KIMG_FALLBACK_PTX); the core's fallback plan names its own apart:
+ * KIMG_FALLBACK_MODE_* and KIMG_FALLBACK_OUTCOME_* (core/fallback_plan.h). */
 
 enum kimg_format { KIMG_FORMAT_TEXT = 0, KIMG_FORMAT_JSON };
 enum kimg_on_error { KIMG_ON_ERROR_CONTINUE = 0, KIMG_ON_ERROR_ABORT, KIMG_ON_ERROR_EXIT };

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The owning-package index (owners.h). */
-#include "owners.h"
+/* The owning-package index (owners.h): the readers of the package
+ * managers' records (Python RECORDs, conda-meta, dpkg's lists and status)
+ * and the lookup that walks up a file's directories. The index they fill
+ * is owners_index.c (owners_internal.h). */
+#include "owners_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,76 +29,6 @@
  * the H200's site-packages, torch's, is 1.3 MB): in a process whose other
  * threads are busy, each munmap costs every one of them a TLB flush. */
 #define RECORD_READ_BELOW (16u << 20)
-
-struct entry {
-	const char *path;  /* normalised absolute path, in the arena */
-	uint64_t hash;     /* hash_str(path): no string is hashed twice */
-	uint32_t pkg;      /* index into pkgs */
-};
-
-/* The paths live in large blocks, not one allocation each: a Python
- * environment's RECORDs name some 70,000 files. */
-#define ARENA_BLOCK (1u << 20)
-struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	char data[];
-};
-
-/* Lookups ask for files with device code and for CUDA libraries. Source
- * files, documentation, headers and /etc (rarely_asked) are most lines of
- * every record, so at first they are not indexed. The first lookup of
- * such a path reads every record read so far again, for those paths alone
- * and in the order first read, so the first owner still wins; from then
- * on, records are indexed whole. */
-enum index_scope {
-	INDEX_LIKELY,  /* all but the rarely asked paths */
-	INDEX_REST,    /* the rarely asked paths alone (the second reading) */
-	INDEX_ALL,
-};
-
-struct kimg_owners {
-	struct kimg_pkg **pkgs; /* each row allocated once: lookups hand out stable pointers */
-	const char **bases;     /* per row: the directory its entries are relative to (arena) */
-	size_t n_pkgs, cap_pkgs;
-	enum index_scope scope;
-	struct entry *table;  /* open addressing, power-of-two size */
-	size_t n_entries, cap_table;
-	struct arena_block *arena;
-	char **visited;       /* directories already read */
-	size_t n_visited, cap_visited;
-	char *dpkg_dir;
-	bool dpkg_loaded;
-	struct kimg_pkg wheel; /* answer for wheel members (last one asked) */
-	char **problems;      /* records that could not be read: "PATH: why" */
-	size_t n_problems, cap_problems;
-};
-
-/* A record that names files but could not be read: kept for the caller
- * to say (kimg_owners_problems), never dropped silently. */
-static void add_problem(struct kimg_owners *o, const char *record, const char *why)
-{
-	if (o->n_problems == o->cap_problems) {
-		size_t nc = o->cap_problems ? o->cap_problems * 2 : 8;
-		char **v = realloc(o->problems, nc * sizeof *v);
-		if (!v)
-			return;
-		o->problems = v;
-		o->cap_problems = nc;
-	}
-	size_t n = strlen(record) + strlen(why) + 3;
-	char *line = malloc(n);
-	if (!line)
-		return;
-	snprintf(line, n, "%s: %s", record, why);
-	o->problems[o->n_problems++] = line;
-}
-
-size_t kimg_owners_problems(const struct kimg_owners *o, const char *const **lines)
-{
-	*lines = (const char *const *)o->problems;
-	return o->n_problems;
-}
 
 /* The arena a JSON document needs at most: a node per value, and a value
  * starts the document or follows '[', '{' or ',' (counted inside strings
@@ -128,151 +61,6 @@ static void copy_str(char *dst, size_t size, const char *src)
 		l = size - 1;
 	memcpy(dst, src, l);
 	dst[l] = '\0';
-}
-
-/* Eight bytes at a time, then mixed so that every bit of the input moves
- * the low bits the table is indexed by. */
-static uint64_t hash_str(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	uint64_t tail = 0;
-	memcpy(&tail, s + i, len - i);
-	h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 32);
-}
-
-static const char *arena_copy(struct kimg_owners *o, const char *s, size_t len)
-{
-	struct arena_block *b = o->arena;
-	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
-		if ((b = malloc(sizeof *b + cap)) == NULL)
-			return NULL;
-		b->next = o->arena;
-		b->used = 0;
-		b->cap = cap;
-		o->arena = b;
-	}
-	char *p = b->data + b->used;
-	memcpy(p, s, len + 1);
-	b->used += len + 1;
-	return p;
-}
-
-static int table_resize(struct kimg_owners *o, size_t nc)
-{
-	struct entry *t = calloc(nc, sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < o->cap_table; i++) {
-		if (!o->table[i].path)
-			continue;
-		size_t k = o->table[i].hash & (nc - 1);
-		while (t[k].path)
-			k = (k + 1) & (nc - 1);
-		t[k] = o->table[i];
-	}
-	free(o->table);
-	o->table = t;
-	o->cap_table = nc;
-	return 0;
-}
-
-/* Room for `more` entries at most half full, grown once for a record. */
-static int table_reserve(struct kimg_owners *o, size_t more)
-{
-	size_t need = (o->n_entries + more + 1) * 2, nc = o->cap_table ? o->cap_table : 1024;
-	while (nc < need)
-		nc *= 2;
-	return nc == o->cap_table ? 0 : table_resize(o, nc);
-}
-
-/* Documentation, headers and configuration, and the file names of Python,
- * C/C++ sources and docs (source_names.h): files with device code and
- * CUDA libraries, which is all that lookups ask for, are seldom there. */
-static bool rarely_asked(const char *path, size_t len)
-{
-	static const char *const dirs[] = { "/usr/share/", "/usr/include/", "/etc/", "/usr/lib/python3/dist-packages/__pycache__/" };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
-			return true;
-	return kimg_name_is_source(path, len);
-}
-
-/* First owner wins: a file named by two records keeps the first reader's. */
-static void table_put(struct kimg_owners *o, const char *path, uint32_t pkg)
-{
-	size_t len = strlen(path);
-	if (o->scope != INDEX_ALL && rarely_asked(path, len) != (o->scope == INDEX_REST))
-		return;
-	if (table_reserve(o, 1) < 0)
-		return;
-	uint64_t h = hash_str(path, len);
-	size_t k = h & (o->cap_table - 1);
-	while (o->table[k].path) {
-		if (o->table[k].hash == h && strcmp(o->table[k].path, path) == 0)
-			return;
-		k = (k + 1) & (o->cap_table - 1);
-	}
-	const char *copy = arena_copy(o, path, len);
-	if (!copy)
-		return;
-	o->table[k].path = copy;
-	o->table[k].hash = h;
-	o->table[k].pkg = pkg;
-	o->n_entries++;
-}
-
-static const struct kimg_pkg *table_get(const struct kimg_owners *o, const char *path)
-{
-	if (!o->cap_table)
-		return NULL;
-	uint64_t h = hash_str(path, strlen(path));
-	size_t k = h & (o->cap_table - 1);
-	while (o->table[k].path) {
-		if (o->table[k].hash == h && strcmp(o->table[k].path, path) == 0)
-			return o->pkgs[o->table[k].pkg];
-		k = (k + 1) & (o->cap_table - 1);
-	}
-	return NULL;
-}
-
-/* A new row, its entries relative to base. Returns its index, or -1. */
-static int add_pkg(struct kimg_owners *o, const struct kimg_pkg *p, const char *base)
-{
-	if (o->n_pkgs == o->cap_pkgs) {
-		size_t nc = o->cap_pkgs ? o->cap_pkgs * 2 : 32;
-		struct kimg_pkg **v = realloc(o->pkgs, nc * sizeof *v);
-		if (!v)
-			return -1;
-		o->pkgs = v;
-		const char **b = realloc(o->bases, nc * sizeof *b);
-		if (!b)
-			return -1;
-		o->bases = b;
-		o->cap_pkgs = nc;
-	}
-	const char *base_copy = arena_copy(o, base, strlen(base));
-	if (!base_copy || !(o->pkgs[o->n_pkgs] = malloc(sizeof *p)))
-		return -1;
-	*o->pkgs[o->n_pkgs] = *p;
-	o->bases[o->n_pkgs] = base_copy;
-	return (int)o->n_pkgs++;
-}
-
-/* The row added last, taken back (its record could not be read). */
-static void drop_last_pkg(struct kimg_owners *o)
-{
-	free(o->pkgs[--o->n_pkgs]);
 }
 
 int kimg_path_normalize(const char *path, char *out, unsigned long size)
@@ -360,18 +148,18 @@ static void put_relative(struct kimg_owners *o, const char *base, const char *re
 	if (clean_relative(rel) && !strstr(base, "//")) {
 		/* base + "/" + rel is already what kimg_path_normalize would make */
 		if (join(joined, sizeof joined, strcmp(base, "/") == 0 ? "" : base, rel) == 0)
-			table_put(o, joined, pkg);
+			kimg_owners_put(o, joined, pkg);
 		return;
 	}
 	if (rel[0] == '/') {
 		if (kimg_path_normalize(rel, norm, sizeof norm) == 0)
-			table_put(o, norm, pkg);
+			kimg_owners_put(o, norm, pkg);
 		return;
 	}
 	if (join(joined, sizeof joined, base, rel) < 0)
 		return;
 	if (kimg_path_normalize(joined, norm, sizeof norm) == 0)
-		table_put(o, norm, pkg);
+		kimg_owners_put(o, norm, pkg);
 }
 
 /* A dist-info RECORD (CSV) or an egg-info installed-files.txt (a path a
@@ -415,9 +203,9 @@ static void read_dist_info(struct kimg_owners *o, const char *dir, const char *e
 	if (join(path, sizeof path, info, egg ? "installed-files.txt" : "RECORD") < 0)
 		return;
 	copy_str(p.record, sizeof p.record, path);
-	int idx = add_pkg(o, &p, egg ? info : dir);
+	int idx = kimg_owners_add_row(o, &p, egg ? info : dir);
 	if (idx >= 0 && index_record(o, (uint32_t)idx) < 0)
-		drop_last_pkg(o);
+		kimg_owners_drop_last_row(o);
 }
 
 struct conda_ctx {
@@ -463,7 +251,7 @@ static int index_conda(struct kimg_owners *o, uint32_t idx, char *name, size_t n
 		free(arena);
 	}
 	if (rc < 0)
-		add_problem(o, o->pkgs[idx]->record, why);
+		kimg_owners_add_problem(o, o->pkgs[idx]->record, why);
 	kimg_file_close(&f);
 	return rc;
 }
@@ -491,39 +279,20 @@ static void read_conda_meta(struct kimg_owners *o, const char *prefix)
 		copy_str(p.record, sizeof p.record, path);
 		/* the row exists before its files point at it; the parser
 		 * names the package before it hands out any file */
-		int idx = add_pkg(o, &p, prefix);
+		int idx = kimg_owners_add_row(o, &p, prefix);
 		if (idx < 0)
 			continue;
 		struct kimg_pkg *row = o->pkgs[idx];
 		if (index_conda(o, (uint32_t)idx, row->name, sizeof row->name, row->version, sizeof row->version) < 0)
-			drop_last_pkg(o);
+			kimg_owners_drop_last_row(o);
 	}
 	closedir(d);
-}
-
-static bool visited(struct kimg_owners *o, const char *dir)
-{
-	for (size_t i = 0; i < o->n_visited; i++)
-		if (strcmp(o->visited[i], dir) == 0)
-			return true;
-	if (o->n_visited == o->cap_visited) {
-		size_t nc = o->cap_visited ? o->cap_visited * 2 : 32;
-		char **v = realloc(o->visited, nc * sizeof *v);
-		if (!v)
-			return true; /* cannot remember it: do not read it again and again */
-		o->visited = v;
-		o->cap_visited = nc;
-	}
-	char *copy = strdup(dir);
-	if (copy)
-		o->visited[o->n_visited++] = copy;
-	return false;
 }
 
 /* Read the records one directory holds: its dist-infos, its conda-meta. */
 static void read_dir(struct kimg_owners *o, const char *dir)
 {
-	if (visited(o, dir))
+	if (kimg_owners_visited(o, dir))
 		return;
 	DIR *d = opendir(dir);
 	if (!d)
@@ -589,7 +358,7 @@ static int index_dpkg_list(struct kimg_owners *o, uint32_t idx)
 	int rc;
 	while ((rc = kimg_list_next(f.bytes, &pos, line, sizeof line)) != 0)
 		if (rc == 1 && line[0] == '/')
-			table_put(o, line, idx);
+			kimg_owners_put(o, line, idx);
 	kimg_file_close(&f);
 	return 0;
 }
@@ -618,9 +387,9 @@ static void read_dpkg(struct kimg_owners *o)
 		if (join(path, sizeof path, dir, de->d_name) < 0)
 			continue;
 		copy_str(p.record, sizeof p.record, path);
-		int idx = add_pkg(o, &p, "");
+		int idx = kimg_owners_add_row(o, &p, "");
 		if (idx >= 0 && index_dpkg_list(o, (uint32_t)idx) < 0)
-			drop_last_pkg(o);
+			kimg_owners_drop_last_row(o);
 	}
 	closedir(d);
 	char status[PATH_CAP];
@@ -648,41 +417,6 @@ static void index_rest(struct kimg_owners *o)
 			(void)index_record(o, (uint32_t)i);
 	}
 	o->scope = INDEX_ALL;
-}
-
-struct kimg_owners *kimg_owners_new(const char *dpkg_dir)
-{
-	struct kimg_owners *o = calloc(1, sizeof *o);
-	if (!o)
-		return NULL;
-	if (dpkg_dir && !(o->dpkg_dir = strdup(dpkg_dir))) {
-		free(o);
-		return NULL;
-	}
-	return o;
-}
-
-void kimg_owners_free(struct kimg_owners *o)
-{
-	if (!o)
-		return;
-	for (struct arena_block *b = o->arena, *next; b; b = next) {
-		next = b->next;
-		free(b);
-	}
-	free(o->table);
-	for (size_t i = 0; i < o->n_visited; i++)
-		free(o->visited[i]);
-	free(o->visited);
-	for (size_t i = 0; i < o->n_pkgs; i++)
-		free(o->pkgs[i]);
-	free(o->pkgs);
-	free(o->bases);
-	free(o->dpkg_dir);
-	for (size_t i = 0; i < o->n_problems; i++)
-		free(o->problems[i]);
-	free(o->problems);
-	free(o);
 }
 
 /* "dist/foo_bar-1.0-cp311-none-linux_x86_64.whl!/x.so" -> foo_bar 1.0 */
@@ -716,13 +450,13 @@ static const struct kimg_pkg *wheel_owner(struct kimg_owners *o, const char *pat
 /* Debian's merged /usr: dpkg may list /lib/... for a file found as /usr/lib/... */
 static const struct kimg_pkg *dpkg_get(const struct kimg_owners *o, const char *norm)
 {
-	const struct kimg_pkg *p = table_get(o, norm);
+	const struct kimg_pkg *p = kimg_owners_get(o, norm);
 	if (p || strncmp(norm, "/usr/", 5) != 0)
 		return p;
 	static const char *const merged[] = { "/usr/lib/", "/usr/bin/", "/usr/sbin/", "/usr/lib64/" };
 	for (size_t i = 0; i < sizeof merged / sizeof merged[0]; i++)
 		if (strncmp(norm, merged[i], strlen(merged[i])) == 0)
-			return table_get(o, norm + 4);
+			return kimg_owners_get(o, norm + 4);
 	return NULL;
 }
 
@@ -748,9 +482,9 @@ const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *pat
 	char norm[PATH_CAP], dir[PATH_CAP];
 	if (kimg_path_normalize(path, norm, sizeof norm) < 0)
 		return NULL;
-	if (o->scope == INDEX_LIKELY && rarely_asked(norm, strlen(norm)))
+	if (o->scope == INDEX_LIKELY && kimg_owners_rarely_asked(norm, strlen(norm)))
 		index_rest(o);
-	const struct kimg_pkg *p = table_get(o, norm);
+	const struct kimg_pkg *p = kimg_owners_get(o, norm);
 	if (p && p->source && strcmp(p->source, "dpkg") != 0)
 		return p;
 	copy_str(dir, sizeof dir, norm);
@@ -760,7 +494,7 @@ const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *pat
 			break;
 		*slash = '\0';
 		read_dir(o, dir[0] ? dir : "/");
-		if ((p = table_get(o, norm)) != NULL && strcmp(p->source, "dpkg") != 0)
+		if ((p = kimg_owners_get(o, norm)) != NULL && strcmp(p->source, "dpkg") != 0)
 			return p;
 		if (!dir[0])
 			break;

@@ -10,18 +10,19 @@ item 4). Every fact is taken from the code, never from a list kept here:
   environ.get("KIMG_X"), env_float/goal/env_goal("KIMG_X")) that the
   script does not set itself. Each must be in the docs (README.md,
   docs/*.md, bench/README.md), and one a shipped tool reads in its man page:
-  the shim's in libkimg.7 and in docs/report-json.md's option table,
-  kimg-probe's in kimg-probe.1, kimg-run's in kimg-run.1; a CI script's in
-  docs/ci.md, a benchmark's in bench/README.md.
+  the shim's in libkimg.7 and in docs/json-shim-report.md's option table,
+  kimg-probe's in kimg-probe.1, kimg-run's in kimg-run.1; a CI recipe's
+  (scripts/recipes/) in docs/ci.md, one of the project's own CI scripts
+  (scripts/ci/) in docs/development.md, a benchmark's in bench/README.md.
 - kimg-probe options: every "--x" / "-x" its argument code compares an
   argument with (strcmp/strncmp in probe/*.c): in kimg-probe.1, in the docs,
   and in the --help of a command that takes it (KIMG_PROBE_BIN, run).
   The scripts' options (the "--x)" arms of scripts/kimg-run and
-  scripts/ci/*.sh): kimg-run's in kimg-run.1, the CI scripts' in docs/ci.md.
+  scripts/recipes/*.sh): kimg-run's in kimg-run.1, the CI recipes' in docs/ci.md.
 - Exit statuses: the code's list (PROBE_EXIT_* in probe/probe.h), each in
-  kimg-probe.1's EXIT STATUS, docs/json.md's exit-status table and the
+  kimg-probe.1's EXIT STATUS, docs/json-probe.md's exit-status table and the
   main --help; and per command, each status its code returns, in that
-  command's --help, its row of the docs/json.md table, and, for 1, the
+  command's --help, its row of the docs/json-probe.md table, and, for 1, the
   main --help's clause for 1 names the command.
 
   docs_truth.py [--code-root DIR] [--probe BIN]
@@ -84,7 +85,7 @@ def probe_variables(code):
 def script_variables(code):
     """{script path (relative): set of variables it reads and does not set}"""
     files = [os.path.join(code, "scripts", "kimg-run")]
-    for pat in ("scripts/*.sh", "scripts/ci/*.sh", "scripts/dev/*.sh", "bench/*.sh", "bench/*.py",
+    for pat in ("scripts/*.sh", "scripts/ci/*.sh", "scripts/recipes/*.sh", "scripts/dev/*.sh", "bench/*.sh", "bench/*.py",
                 "bench/shim/*.sh", "bench/shim/*.py"):
         files += glob.glob(os.path.join(code, pat))
     out = {}
@@ -172,8 +173,9 @@ def main():
     code = a.code_root
     docs = doc_texts(ROOT)
     man = {n: man_text(os.path.join(ROOT, "docs", "man", n)) for n in ("kimg-probe.1", "kimg-run.1", "libkimg.7")}
-    report_opts = section(read(os.path.join(ROOT, "docs", "report-json.md")), "## Options that shape the output", "\n## ")
+    report_opts = section(read(os.path.join(ROOT, "docs", "json-shim-report.md")), "## Options that shape the output", "\n## ")
     ci_md = read(os.path.join(ROOT, "docs", "ci.md"))
+    dev_md = read(os.path.join(ROOT, "docs", "development.md"))
     bench_md = read(os.path.join(ROOT, "bench", "README.md"))
 
     # variables
@@ -181,7 +183,7 @@ def main():
     check(len(shim) >= 5, "the shim's option table was read (%d rows)" % len(shim))
     for v in shim:
         check(has(man["libkimg.7"], v), "shim variable %s in docs/man/libkimg.7" % v)
-        check(has(report_opts, v), "shim variable %s in docs/report-json.md's option table" % v)
+        check(has(report_opts, v), "shim variable %s in docs/json-shim-report.md's option table" % v)
     probe_vars = probe_variables(code)
     check(len(probe_vars) >= 5, "kimg-probe's getenv calls were read (%d)" % len(probe_vars))
     for v in probe_vars:
@@ -196,8 +198,10 @@ def main():
             check(bool(in_docs(docs, v)), "%s reads %s: in the docs (README.md, docs/*.md, bench/README.md)" % (script, v))
             if script == "scripts/kimg-run":
                 check(has(man["kimg-run.1"], v), "%s reads %s: in docs/man/kimg-run.1" % (script, v))
-            elif script.startswith("scripts/ci/") and script != "scripts/ci/fresh-root.sh":
+            elif script.startswith("scripts/recipes/"):
                 check(has(ci_md, v), "%s reads %s: in docs/ci.md" % (script, v))
+            elif script.startswith("scripts/ci/"):
+                check(has(dev_md, v), "%s reads %s: in docs/development.md" % (script, v))
             elif script.startswith("bench/"):
                 check(has(bench_md, v), "%s reads %s: in bench/README.md" % (script, v))
 
@@ -230,8 +234,8 @@ def main():
             check(has(lines.get(c, ""), alias.get(opt, opt)),
                   "kimg-probe %s takes %s: in its SYNOPSIS line of kimg-probe.1" % (c, opt), lines.get(c, "(no line)")[:160])
     for rel, manpage, doc_name, doc in (("scripts/kimg-run", "kimg-run.1", None, None),
-                                        ("scripts/ci/kimg-gate.sh", None, "docs/ci.md", ci_md),
-                                        ("scripts/ci/kimg-gpu-test.sh", None, "docs/ci.md", ci_md)):
+                                        ("scripts/recipes/kimg-gate.sh", None, "docs/ci.md", ci_md),
+                                        ("scripts/recipes/kimg-gpu-test.sh", None, "docs/ci.md", ci_md)):
         sopts = script_options(code, rel)
         check(len(sopts) >= 2, "%s: its options were read (%d)" % (rel, len(sopts)))
         for o in sopts:
@@ -244,11 +248,11 @@ def main():
     codes = exit_codes(code)
     check(sorted(codes.values()) == [0, 1, 2], "probe/probe.h's exit statuses read: %s" % sorted(codes.values()))
     man_exit = section(man["kimg-probe.1"], ".SH EXIT STATUS", ".SH ")
-    json_exit = section(docs.get(os.path.join(ROOT, "docs", "json.md"), ""), "## Exit status", "\n## ")
+    json_exit = section(docs.get(os.path.join(ROOT, "docs", "json-probe.md"), ""), "## Exit status", "\n## ")
     main_exit = main_help[main_help.find("Exit status"):]
     for name, n in sorted(codes.items()):
         check(re.search(r"^\.B %d\s*$" % n, man_exit, re.M) is not None, "exit status %d (%s) in kimg-probe.1 EXIT STATUS" % (n, name))
-        check(re.search(r"\| %d \|" % n, json_exit) is not None, "exit status %d (%s) in docs/json.md's exit-status table" % (n, name))
+        check(re.search(r"\| %d \|" % n, json_exit) is not None, "exit status %d (%s) in docs/json-probe.md's exit-status table" % (n, name))
         check(has(main_exit, str(n)), "exit status %d (%s) in kimg-probe --help" % (n, name))
     header = [c.strip() for c in json_exit.split("\n|")[0].strip().strip("|").split("|")] if json_exit else []
     rows = {}
@@ -269,7 +273,7 @@ def main():
             check(has(cmd_exit, str(n)), "kimg-probe %s can exit %d: said in its --help" % (c, n))
             cells = rows.get(c)
             check(bool(cells) and len(cells) > n and cells[n] not in ("", "—", "-"),
-                  "kimg-probe %s can exit %d: its docs/json.md exit-status row says when" % (c, n))
+                  "kimg-probe %s can exit %d: its docs/json-probe.md exit-status row says when" % (c, n))
         if codes.get("PROBE_EXIT_FAIL") in used:
             check(bool(one) and has(one.group(1), c),
                   "kimg-probe %s can exit 1: kimg-probe --help's status 1 names it" % c,

@@ -14,7 +14,7 @@ or "report-lines": FILE is then a libkimg.so log, each line opening with '{'
 one report (a driver mismatch object by its "report" key, else an image
 report); other lines are the text format's and are not JSON. A command's
 document that is an error document (a top-level "error" object: the command
-failed before its document, docs/json.md) is checked against "error".
+failed before its document, docs/json-probe.md) is checked against "error".
 
 Prints one "ok - ..." line per schema with the number of documents, or a
 "FAIL - ..." line per invalid document (the first errors, each with its

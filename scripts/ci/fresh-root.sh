@@ -31,7 +31,7 @@
 {
 set -euo pipefail
 me=fresh-root
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 suite=bookworm
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/kimg-fresh-root

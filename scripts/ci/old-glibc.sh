@@ -20,7 +20,7 @@
 # Inside the root the script runs itself with --inside.
 set -euo pipefail
 me=old-glibc
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # Tests that cannot run there, each with its reason (none may be skipped silently).
 SKIP_threads="needs the ThreadSanitizer build of libkimg (make shim-tests), not the installed library"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Load-time checks: reading a module about to be loaded, the device it is
- * for, and KIMG_AUDIT (audit.h).
+/* KIMG_AUDIT (audit.h): every module checked at its load. Reading the
+ * module is module_read.c's; the device facts are device_query.c's.
  *
  * Cost matters here, unlike on the failure path: with KIMG_AUDIT=1 every
  * fatbin a process registers is read (libtorch_cuda registers hundreds at
@@ -9,102 +9,19 @@
  * /proc/self/maps per module; only the entry headers are touched, never a
  * payload; and device facts are asked once per device. A module that runs
  * costs that walk and nothing else: no allocation, no lock, no output. */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "audit.h"
 #include "device_query.h"
-#include "bound.h"
 #include "dispatch_track.h"
 #include "stack.h"
-#include "cubin.h"
 #include "diag_internal.h"
-#include "fatbin.h"
-#include "shim_pins.h"
-#include "input.h"
-#include "module_images.h"
-#include "ptx.h"
 #include "rules.h"
 #include "seen.h"
 #include "stats.h"
-
-/* Trust an in-memory image's own headers no further than this. */
-#define IMAGE_LIMIT ((uint64_t)4 << 30)
-
-/* ---- reading a module ---- */
-
-struct walk {
-	struct kimg_load_module *m;
-	int modules;
-	int rc;
-	struct kimg_error *err;
-};
-
-/* Keep the image; a module with more than KIMG_LOAD_MAX_IMAGES is
- * refused once the table is full. */
-static int on_image(void *ctx, const struct kimg_image *img)
-{
-	struct walk *w = ctx;
-	w->m->imgs[w->m->n++] = *img;
-	if (w->m->n == KIMG_LOAD_MAX_IMAGES)
-		return kimg_error_set(w->err, -KIMG_ELIMIT, img->offset, "more than %d images", KIMG_LOAD_MAX_IMAGES);
-	return 0;
-}
-
-/* The first module of the input is the one loaded (as in diagnose.c). */
-static int on_module(void *ctx, const struct kimg_module_ref *ref)
-{
-	struct walk *w = ctx;
-	if (w->modules++ > 0)
-		return 1;
-	int rc = kimg_module_images(ref, on_image, w, NULL, w->err);
-	w->rc = rc < 0 ? rc : 0;
-	return 1;
-}
-
-int kimg_load_module_read(struct kimg_load_module *m, const char *call, const void *image, const char *path)
-{
-	struct kimg_error err = { 0 };
-	struct kimg_span bytes;
-	m->call = call;
-	m->image = image;
-	m->path = path;
-	m->n = 0;
-	memset(&m->file, 0, sizeof m->file);
-	if (image) {
-		const void *target;
-		uint64_t size;
-		int rc = kimg_loaded_image_bound(image, IMAGE_LIMIT, &target, &size, &err);
-		if (rc < 0)
-			return rc;
-		bytes = kimg_span_make(target, size);
-	} else if (path) {
-		int rc = kimg_map_path(path, &m->file, &err);
-		if (rc < 0)
-			return rc;
-		bytes = m->file.bytes;
-	} else {
-		return -EINVAL;
-	}
-	struct walk w = { m, 0, 0, &err };
-	int rc = kimg_input_for_each_module(bytes, on_module, &w, &err);
-	if (rc < 0 && w.modules == 0)
-		return rc;
-	if (w.modules == 0)
-		return -KIMG_EUNKNOWN;
-	return w.rc;
-}
-
-void kimg_load_module_close(struct kimg_load_module *m)
-{
-	kimg_unmap_path(&m->file);
-}
 
 /* ---- KIMG_AUDIT ----
  * One report per (file, cause), never one per module: libtorch_cuda.so

@@ -128,7 +128,8 @@ KIMG_HIDDEN size_t kimg_options_banner(const struct kimg_options *o, const struc
 KIMG_HIDDEN bool kimg_options_glob_well_formed(const char *glob);
 
 /* ---- diagnose.c: the report path, for the units above it ----
- * (audit.c, fallback.c, summary.c call it; it calls none of them) */
+ * (audit.c, fallback.c, summary.c call it; it calls none of them; it calls
+ * down to module_read.c and deferred.c) */
 
 /* A load report held back (audit.c: the first module of a group, written
  * with the group's count): a copy of e, its device, path and replay stacks
@@ -143,8 +144,16 @@ KIMG_HIDDEN void kimg_report_hold(const struct kimg_load_event *e, const void *t
 KIMG_HIDDEN void kimg_report_hold_count(const void *tag, unsigned modules);
 KIMG_HIDDEN void kimg_report_flush_held(void);
 
+/* ---- deferred.c: where the two reports written after their moment wait ----
+ * The held report above is kept there; kimg_report_flush_held (diagnose.c)
+ * hands kimg_report_write_held its writer. The recorded failures of
+ * modules for other GPUs (dispatch_track.h) are written at a failing exit
+ * by the writer the first record arms (kimg_report_failure). */
+KIMG_HIDDEN void kimg_report_write_held(bool (*write)(const struct kimg_load_event *e));
+KIMG_HIDDEN void kimg_report_arm_exit_replay(void (*write)(const struct kimg_failure *f));
+
 /* The fallback's caveat, in its reports and in the exit summary. */
-#define KIMG_FALLBACK_WARNING \
+#define KIMG_FALLBACK_CAVEAT_TEXT \
 	"code paths chosen by __CUDA_ARCH__ and performance may differ from a native build for this GPU; " \
 	"rebuild with the fix for production use"
 

@@ -4,22 +4,21 @@
  * generator, collect the stacks, render, write once per (module, error),
  * count for the exit summary, and apply KIMG_ON_ERROR.
  *
- * Never changes the error and never faults: every image read goes through
- * kimg_image_bound (readable mappings) and the core's bounded parsers.
- * One report at a time (a mutex): failures are rare, the report model is
- * large, and serialising keeps thread stacks small and output whole.
+ * Never changes the error and never faults: the module's images are read
+ * by module_read.c (bounded to readable memory) through the core's
+ * bounded parsers. One report at a time (a mutex): failures are rare, the
+ * report model is large, and serialising keeps thread stacks small and
+ * output whole. The seen sets that dedupe reports and count for the
+ * summary share that lock and stay private to this file.
  *
  * Calls go one way: the policy units (audit.c, fallback.c) and the exit
- * (summary.c) call in here; from here calls go down only, to the record
- * of arch-dispatched failures (dispatch_track.c, which never reports), the
- * writer (emit.c) and the counters (stats.c). A report audit.c holds back
- * is kept here, so that a failure's report can write it first without
- * calling back. tests/scripts/layers.sh checks it on the objects.
- *
- * Past 500 lines on purpose: the one report path (failures, load events,
- * the held report) shares the report lock, the model and the seen sets,
- * which stay private to this file; the driver's lines and ptxas's reason
- * live in driver_log.c and ptxas_reason.c. */
+ * (summary.c) call in here; from here calls go down only, to the module's
+ * facts (module_read.c), the reports that wait (deferred.c, which gets
+ * its writers handed in), the record of arch-dispatched failures
+ * (dispatch_track.c, which never reports), the writer (emit.c) and the
+ * counters (stats.c). tests/scripts/layers.sh checks it on the objects.
+ * The driver's lines and ptxas's reason live in driver_log.c and
+ * ptxas_reason.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -35,14 +34,11 @@
 #include "diag_internal.h"
 #include "fix.h"
 #include "link_fix.h"
-#include "module_images.h"
-#include "input.h"
-#include "fatbin.h"
 #include "dispatch_track.h"
 #include "device_query.h"
 #include "emit.h"
-#include "bound.h"
 #include "locate.h"
+#include "module_read.h"
 #include "ptx.h"
 #include "report.h"
 #include "rules.h"
@@ -51,9 +47,6 @@
 #include "stack.h"
 
 __thread int kimg_in_diagnosis;
-
-/* Trust an in-memory image's own headers no further than this. */
-#define IMAGE_LIMIT ((uint64_t)4 << 30)
 
 /* ---- seen sets (seen.h): dedupe reports, count for the summary ---- */
 
@@ -80,151 +73,6 @@ static void count_kernel(uint64_t module_key, const char *kernel)
 {
 	if (kernel && kimg_seen_insert(&failed_kernels, kimg_seen_mix(module_key ^ kimg_hash_str(kernel))))
 		kimg_stat_add(KIMG_STAT_FAILED_KERNELS, 1);
-}
-
-/* ---- module -> images ---- */
-
-struct walk {
-	struct kimg_report *r;
-	int modules;
-};
-
-static void add_image(struct kimg_report *r, const struct kimg_image *img)
-{
-	if (r->image_count < KIMG_REPORT_MAX_IMAGES)
-		r->images[r->image_count++] = *img;
-	r->image_total++;
-}
-
-static int on_image(void *ctx, const struct kimg_image *img)
-{
-	add_image(ctx, img);
-	return 0;
-}
-
-/* The first module of the input is the one loaded: an image passed to the
- * driver is one container, cubin or PTX text. */
-static int on_module(void *ctx, const struct kimg_module_ref *m)
-{
-	struct walk *w = ctx;
-	struct kimg_report *r = w->r;
-	if (w->modules++ > 0)
-		return 0;
-	r->module_offset += m->offset;
-	enum kimg_module_step step;
-	struct kimg_error err = { 0 };
-	static const char *const what[] = { [KIMG_MODULE_CONTAINER] = "fatbin: ", [KIMG_MODULE_ENTRY] = "",
-					    [KIMG_MODULE_CUBIN] = "cubin: ", [KIMG_MODULE_PTX] = "PTX: " };
-	if (kimg_module_images(m, on_image, r, &step, &err) < 0)
-		snprintf(r->module_note, sizeof r->module_note, "%s%s", what[step], err.what);
-	return 0;
-}
-
-static void read_images(struct kimg_report *r, struct kimg_span bytes)
-{
-	struct walk w = { r, 0 };
-	struct kimg_error err = { 0 };
-	int rc = kimg_input_for_each_module(bytes, on_module, &w, &err);
-	if (rc < 0 || (w.modules == 0 && !r->module_note[0]))
-		snprintf(r->module_note, sizeof r->module_note, "no device code found: %s",
-			 err.code ? err.what : "unrecognised image");
-}
-
-static void load_module(struct kimg_report *r, const struct kimg_located *loc)
-{
-	r->module_origin = loc->how;
-	if (loc->image && loc->size) {
-		/* the caller said how long it is (a JIT link input): read exactly that */
-		if (kimg_readable_run(loc->image, loc->size) < loc->size) {
-			snprintf(r->module_note, sizeof r->module_note, "input at %p (%zu bytes) is not readable", loc->image,
-				 loc->size);
-			return;
-		}
-		bool off_known = false;
-		if (kimg_locate_file(loc->image, r->module_file, sizeof r->module_file, &r->module_offset, &off_known))
-			r->module_offset_known = off_known;
-		read_images(r, kimg_span_make(loc->image, loc->size));
-		return;
-	}
-	if (loc->image) {
-		const void *target = NULL;
-		uint64_t size = 0;
-		struct kimg_error err = { 0 };
-		if (kimg_image_bound(loc->image, IMAGE_LIMIT, &target, &size, &err) < 0) {
-			snprintf(r->module_note, sizeof r->module_note, "image at %p: %s", loc->image, err.what);
-			return;
-		}
-		bool off_known = false;
-		if (kimg_locate_file(target, r->module_file, sizeof r->module_file, &r->module_offset, &off_known))
-			r->module_offset_known = off_known;
-		read_images(r, kimg_span_make(target, size));
-		return;
-	}
-	snprintf(r->module_file, sizeof r->module_file, "%s", loc->path);
-	struct kimg_mapped_file file;
-	struct kimg_error err = { 0 };
-	if (kimg_map_path(loc->path, &file, &err) < 0) {
-		snprintf(r->module_note, sizeof r->module_note, "%s", err.what);
-		return;
-	}
-	r->module_offset_known = true;
-	r->module_offset = 0;
-	read_images(r, file.bytes);
-	/* the images' spans point into the mapping; the renderers use only
-	 * their values, so it can go now */
-	for (size_t i = 0; i < r->image_count; i++) {
-		r->images[i].payload = kimg_span_make(NULL, 0);
-		r->images[i].identifier = kimg_span_make(NULL, 0);
-		r->images[i].options = kimg_span_make(NULL, 0);
-	}
-	kimg_unmap_path(&file);
-}
-
-/* ---- the JIT linker ---- */
-
-static const char *const link_types[] = { "cubin", "ptx", "fatbin", "object", "library", "nvvm" };
-
-static const char *link_type_name(int type)
-{
-	return type >= 0 && (size_t)type < sizeof link_types / sizeof link_types[0] ? link_types[type] : "?";
-}
-
-static void link_input(struct kimg_report_link_input *out, const struct kimg_link_input *in)
-{
-	snprintf(out->name, sizeof out->name, "%s", in->name);
-	out->type = link_type_name(in->type);
-}
-
-/* The driver's JIT error log, read no further than the buffer's
- * capacity, its first NUL and the readable memory. */
-static void copy_jit_log(struct kimg_report *r, const char *log, size_t cap)
-{
-	if (!log || cap == 0)
-		return;
-	if (cap > sizeof r->jit_log - 1)
-		cap = sizeof r->jit_log - 1;
-	uint64_t run = kimg_readable_run(log, cap);
-	size_t n = strnlen(log, (size_t)run);
-	while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' '))
-		n--;
-	memcpy(r->jit_log, log, n);
-	r->jit_log[n] = '\0';
-}
-
-static void fill_link(struct kimg_report *r, const struct kimg_failure *f)
-{
-	const struct kimg_link_facts *lf = f->link;
-	copy_jit_log(r, lf->log, lf->log_size);
-	if (!lf->inputs)
-		return; /* cuModuleLoadDataEx: only the log */
-	struct kimg_report_link *l = &r->link;
-	l->present = true;
-	l->at_complete = lf->refused >= lf->n_inputs;
-	if (!l->at_complete)
-		link_input(&l->input, &lf->inputs[lf->refused]);
-	for (size_t i = 0; i < lf->n_inputs && l->input_count < KIMG_REPORT_MAX_LINK_INPUTS; i++)
-		link_input(&l->inputs[l->input_count++], &lf->inputs[i]);
-	l->inputs_dropped = lf->dropped;
 }
 
 /* ---- the entry point ---- */
@@ -258,8 +106,6 @@ static void lock_reports(void)
 	}
 	pthread_mutex_lock(&report_lock);
 }
-
-static void arm_exit_replay(void);
 
 static void diagnose(const struct kimg_failure *f, const struct kimg_driver_lines *dl)
 {
@@ -324,9 +170,9 @@ static void diagnose(const struct kimg_failure *f, const struct kimg_driver_line
 	r->safety_net = net;
 	r->exit_status = net ? f->exit_status : 0;
 	if (f->link)
-		fill_link(r, f);
+		kimg_report_read_link(r, f->link);
 	if (located)
-		load_module(r, &loc);
+		kimg_report_read_module(r, &loc);
 	else if (net)
 		snprintf(r->module_note, sizeof r->module_note,
 			 "kimg does not hook %s: this failure was seen in the driver's log, which names no module",
@@ -372,7 +218,7 @@ static void diagnose(const struct kimg_failure *f, const struct kimg_driver_line
 		if (dv.dispatched) {
 			if (!kimg_dispatch_call_is_programs(f->caller, loc.image, loc.path)) {
 				kimg_dispatch_record(f, module_key, r, &dv);
-				arm_exit_replay();
+				kimg_report_arm_exit_replay(kimg_report_failure);
 				return;
 			}
 			r->escalation = KIMG_ESCALATION_PROGRAM_CALL;
@@ -412,116 +258,12 @@ static void diagnose(const struct kimg_failure *f, const struct kimg_driver_line
 		kimg_report_apply_on_error();
 }
 
-/* ---- recorded failures at a failing exit (dispatch_track.h) ---- */
+/* ---- the entry points ---- */
 
-/* glibc's on_exit: the status is what tells a failing run. Each file whose
- * records were never reported in full is reported now, with the stacks of
- * its first failure. */
-static void report_recorded_at_exit(int status, void *arg)
-{
-	struct kimg_failure f;
-	struct kimg_replay rp;
-	(void)arg;
-	if (status == 0 || kimg_opts.disabled)
-		return;
-	while (kimg_dispatch_take_unreported(status, &f, &rp)) {
-		f.replay = &rp;
-		kimg_report_failure(&f);
-	}
-}
-
-/* At the first record of the process (under report_lock), so nothing is
- * done at start-up. */
-static void arm_exit_replay(void)
-{
-	static bool armed;
-	if (armed)
-		return;
-	armed = true;
-	on_exit(report_recorded_at_exit, NULL);
-}
-
-/* ---- a held load report (diag_internal.h) ---- */
-
-static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	bool present;
-	const void *tag;
-	struct kimg_load_event e;
-	struct kimg_device d;
-	char path[512];
-	void *ips[KIMG_HELD_FRAMES];
-	struct kimg_python_frame python[KIMG_HELD_PYTHON];
-	struct kimg_replay replay;
-} held;
-
-void kimg_report_hold(const struct kimg_load_event *e, const void *tag)
-{
-	pthread_mutex_lock(&held_lock);
-	held.present = true;
-	held.tag = tag;
-	held.e = *e;
-	memset(&held.d, 0, sizeof held.d);
-	if (e->device)
-		held.d = *e->device;
-	held.path[0] = '\0';
-	if (e->path)
-		snprintf(held.path, sizeof held.path, "%s", e->path);
-	memset(&held.replay, 0, sizeof held.replay);
-	if (e->replay) {
-		held.replay = *e->replay;
-		held.replay.n_ips = e->replay->n_ips < KIMG_HELD_FRAMES ? e->replay->n_ips : KIMG_HELD_FRAMES;
-		held.replay.n_python = e->replay->n_python < KIMG_HELD_PYTHON ? e->replay->n_python : KIMG_HELD_PYTHON;
-		if (held.replay.n_ips)
-			memcpy(held.ips, e->replay->ips, held.replay.n_ips * sizeof held.ips[0]);
-		if (held.replay.n_python)
-			memcpy(held.python, e->replay->python, held.replay.n_python * sizeof held.python[0]);
-	}
-	pthread_mutex_unlock(&held_lock);
-}
-
-void kimg_report_hold_count(const void *tag, unsigned modules)
-{
-	pthread_mutex_lock(&held_lock);
-	if (held.present && held.tag == tag)
-		held.e.audit_modules = modules;
-	pthread_mutex_unlock(&held_lock);
-}
-
-/* Take the held report out (under held_lock) and write it (without). */
 void kimg_report_flush_held(void)
 {
-	struct kimg_load_event e;
-	struct kimg_device d;
-	struct kimg_replay rp;
-	char path[512];
-	void *ips[KIMG_HELD_FRAMES];
-	struct kimg_python_frame python[KIMG_HELD_PYTHON];
-	pthread_mutex_lock(&held_lock);
-	if (!held.present) {
-		pthread_mutex_unlock(&held_lock);
-		return;
-	}
-	e = held.e;
-	d = held.d;
-	rp = held.replay;
-	memcpy(path, held.path, sizeof path);
-	memcpy(ips, held.ips, sizeof ips);
-	memcpy(python, held.python, sizeof python);
-	held.present = false;
-	pthread_mutex_unlock(&held_lock);
-	e.device = &d;
-	if (e.path)
-		e.path = path;
-	rp.ips = ips;
-	rp.python = python;
-	e.replay = &rp;
-	/* only KIMG_AUDIT holds reports (audit.c) */
-	if (kimg_report_load_event(&e))
-		kimg_stat_add(KIMG_STAT_AUDIT_REPORTS, 1);
+	kimg_report_write_held(kimg_report_load_event);
 }
-
-/* ---- the entry points ---- */
 
 void kimg_report_failure(const struct kimg_failure *f)
 {
@@ -579,7 +321,7 @@ bool kimg_report_load_event(const struct kimg_load_event *e)
 	if (e->fallback)
 		r->fallback = *e->fallback;
 	struct kimg_located loc = { .image = e->image, .path = e->path, .how = e->call };
-	load_module(r, &loc);
+	kimg_report_read_module(r, &loc);
 	if (r->device_known && r->image_count > 0) {
 		kimg_rules_check_module(r->images, r->image_count, &r->device, r->image_verdicts, &r->verdict);
 		r->verdict_known = true;

@@ -18,7 +18,7 @@
  *   a program calling the driver from the same object as its modules
  *   (static cudart program with its own cuModuleGetFunction) errs toward
  *   silence until exit;
- * - the exit status through on_exit(), which diagnose.c arms at the first
+ * - the exit status through on_exit(), which deferred.c arms at the first
  *   record (so nothing is done at start-up) and which takes the records
  *   out of here (kimg_dispatch_take_unreported): this unit records and
  *   never reports; _exit() and os._exit() bypass it;

@@ -62,7 +62,7 @@ bool kimg_dispatch_repeat(uint64_t module_key, int error);
  * at exit. */
 bool kimg_dispatch_escalate(uint64_t module_key, const char *module_file);
 
-/* At a failing exit (diagnose.c's on_exit handler): the next file whose
+/* At a failing exit (deferred.c's on_exit handler): the next file whose
  * records were never reported in full, now marked reported; *f is its
  * first failure with *rp (the stacks then, the exit status) as its replay.
  * False when none is left. Each file's line of the exit summary

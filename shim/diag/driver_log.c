@@ -16,7 +16,7 @@
  * skipped rather than read torn.
  *
  * Nothing here prints a line of the log or reports: lines only join a
- * report (docs/report-json.md `driver_log`), and the safety net
+ * report (docs/json-shim-report.md `driver_log`), and the safety net
  * (safety_net.c) reads the lines no report took. The driver keeps calling the
  * application's own callbacks and writing CUDA_LOG_FILE: registering one
  * more callback changes neither ([V] two callbacks coexist). */

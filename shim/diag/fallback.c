@@ -197,7 +197,7 @@ static bool apply(const struct kimg_load_req *req, const struct kimg_load_module
 	struct kimg_origin o = { .image = text };
 	kimg_registry_add(req->kind, *handle, &o);
 	fb->applied = true;
-	snprintf(fb->result, sizeof fb->result, "%s", kimg_fallback_outcome_text(KIMG_FALLBACK_REWRITE));
+	snprintf(fb->result, sizeof fb->result, "%s", kimg_fallback_outcome_text(KIMG_FALLBACK_OUTCOME_REWRITE));
 	kimg_stat_add(KIMG_STAT_FALLBACK_APPLIED, 1);
 	kimg_stat_add(KIMG_STAT_FALLBACK_JIT_NS, (unsigned long long)(fb->jit_ms * 1e6));
 	report(m, d, before, fb, false);
@@ -225,15 +225,15 @@ bool kimg_load_intercept(const struct kimg_load_req *req, kimg_load_fn load, voi
 			kimg_opts.fallback == KIMG_FALLBACK_FORCE_PTX ? KIMG_FALLBACK_MODE_FORCE : KIMG_FALLBACK_MODE_PTX;
 		struct kimg_fallback_plan plan;
 		if ((mode == KIMG_FALLBACK_MODE_PTX || glob_selects(&m)) &&
-		    kimg_fallback_plan(m.imgs, m.n, &d, mode, &plan) == 0 && plan.outcome != KIMG_FALLBACK_NOT_NEEDED) {
+		    kimg_fallback_plan(m.imgs, m.n, &d, mode, &plan) == 0 && plan.outcome != KIMG_FALLBACK_OUTCOME_NOT_NEEDED) {
 			struct kimg_report_fallback fb;
 			memset(&fb, 0, sizeof fb);
 			fb.present = true;
 			fb.jit_ms = -1;
-			fb.warning = KIMG_FALLBACK_WARNING;
+			fb.warning = KIMG_FALLBACK_CAVEAT_TEXT;
 			snprintf(fb.action, sizeof fb.action, "%s", mode == KIMG_FALLBACK_MODE_FORCE ? "force-ptx" : "ptx");
 			decided = true;
-			if (plan.outcome == KIMG_FALLBACK_REWRITE) {
+			if (plan.outcome == KIMG_FALLBACK_OUTCOME_REWRITE) {
 				handled = apply(req, &m, &d, &plan, load, ctx, handle, &fb);
 				if (handled)
 					*result = KIMG_CUDA_SUCCESS;

@@ -7,7 +7,14 @@
  * `environ` itself (as mimalloc's _mi_prim_getenv does), never allocates,
  * and compares ASCII by hand instead of through locale-aware strcasecmp.
  * A bad value produces one warning naming the variable and keeps the
- * default: a typo must never stop the user's program. */
+ * default: a typo must never stop the user's program.
+ *
+ * Past 500 lines on purpose: the option table (one row per variable,
+ * docs/design.md section 7), the parsers its rows point to, the banner
+ * that prints them back and the locale-free ASCII helpers all run under
+ * the constructor's rules above and share one parse state; split, the
+ * helpers would become a dozen shared one-line functions with this file
+ * as their only caller. */
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>

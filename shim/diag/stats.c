@@ -82,7 +82,7 @@ static void fallback_line(char *line, size_t size)
 		return;
 	put(line,
 	    snprintf(line, size, "kimg: fallback: %u module%s ran from rewritten PTX (JIT %.3f ms in all); %s\n", n,
-		     n == 1 ? "" : "s", (double)kimg_stat_get(KIMG_STAT_FALLBACK_JIT_NS) / 1e6, KIMG_FALLBACK_WARNING),
+		     n == 1 ? "" : "s", (double)kimg_stat_get(KIMG_STAT_FALLBACK_JIT_NS) / 1e6, KIMG_FALLBACK_CAVEAT_TEXT),
 	    size);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The exit (kimg_report_summary, a down-call of shim/diag.h): a held audit
- * report is written first (diagnose.c keeps it), then the summary, which
+ * report is written first (deferred.c keeps it), then the summary, which
  * stats.c alone writes from what the units left there. The top of the
  * layer: it calls down, nothing calls it but the hooks' destructor. */
 #include "diag_internal.h"

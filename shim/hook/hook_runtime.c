@@ -37,7 +37,13 @@
  * version a runtime lacks is harmless: nothing linked against that runtime
  * references it, and if something does (dlvsym by hand) dlvsym finds no
  * real function and the wrapper returns cudaErrorInsufficientDriver (35),
- * the "no runtime behind libkimg" answer of the unversioned wrappers. */
+ * the "no runtime behind libkimg" answer of the unversioned wrappers.
+ *
+ * About 500 lines on purpose: every export is expanded from the one list
+ * at the end of this file (RT_HOOK), and each expansion needs the
+ * versioned resolver and the always_inline bodies of the launch and
+ * symbol paths above it; split, those hot-path bodies would move into a
+ * header that only this list includes. */
 #include <dlfcn.h>
 #include <errno.h>
 

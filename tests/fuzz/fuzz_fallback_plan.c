@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct kimg_fallback_plan p;
 		if (kimg_fallback_plan(w.imgs, w.n, &dev, (enum kimg_fallback_mode)mode, &p) != 0)
 			abort();
-		if (p.outcome == KIMG_FALLBACK_REWRITE) {
+		if (p.outcome == KIMG_FALLBACK_OUTCOME_REWRITE) {
 			if (p.image < 0 || (size_t)p.image >= w.n || w.imgs[p.image].kind != KIMG_IMAGE_PTX)
 				abort();
 			build(&w.imgs[p.image], &p);

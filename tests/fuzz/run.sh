@@ -14,7 +14,7 @@ status=0 ran=0
 
 # JSON seeds for fuzz_json_read: the target's first byte picks the arena
 # (>= 0x40: the full 1 MiB; below: byte x 16 bytes), the rest is the
-# document. Shapes: a libkimg report line (docs/report-json.md), escapes and
+# document. Shapes: a libkimg report line (docs/json-shim-report.md), escapes and
 # UTF-8, numbers, nesting, empty containers, a small arena, a truncation.
 json_seeds() { # $1 directory
 	local report='{"error":{"code":209,"name":"CUDA_ERROR_NO_BINARY_FOR_GPU"},"call":"cuLibraryGetKernel","kernel":{"name":"_Z7add_onePfi","demangled":"add_one(float*, int)"},"module":{"file":"/work/app","offset":237568,"images":[{"kind":"sass","arch":"sm_80","ptx_isa":null,"compressed":false,"size":4096,"selected":false}]},"device":{"ordinal":0,"name":"NVIDIA H200","sm":"9.0","tegra":false,"driver_version":13000},"fix":{"nvcc":"-gencode arch=compute_90,code=sm_90","min_toolkit":11080},"stack":["main+0xe3 (app+0x12bc)"],"python_stack":[],"process":{"host":"node1","pid":4242,"rank":0,"world_size":2}}'

@@ -7,7 +7,7 @@
 #     oracle below: importlib.metadata's file lists + a small ELF section reader, not kimg's code) is
 #     named in doctor's JSON with a verdict; no package fails
 #   - time: cold (after dropping the page cache, when this user may) and warm (median of 5); warm < 2 s
-# Writes the text page to $OUT/doctor.txt (for the README), the JSON to $OUT/doctor.json. Prints
+# Writes the text page to $OUT/doctor.txt (for docs/probe.md §2), the JSON to $OUT/doctor.json. Prints
 # "N passed, N failed" and exits non-zero on any failure.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"

@@ -32,7 +32,7 @@ if [ -n "$fake" ]; then
 	expect_rc 1 "check --sm native with a fake H200"
 	expect_json "native target: the fake H200 with its driver version" \
 		'[(t["sm"], t["device"], t["index"], t["driver_cuda_version"]) for t in d["targets"]] == [("9.0", "NVIDIA H200", 0, "13.0")]'
-	# A driver newer than kimg's PTX ISA table: null, as docs/json.md says, not a guess.
+	# A driver newer than kimg's PTX ISA table: null, as docs/json-probe.md says, not a guess.
 	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=1 FAKE_CUDA_DRIVER=14000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME="NVIDIA H200" \
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
 	expect_json "driver newer than the table: max_ptx_isa null" \

@@ -106,7 +106,7 @@ for c in device scan check; do
 done
 
 # --json failing before its document (issue 31 item 2): still one JSON
-# document on stdout, the error document of docs/json.md, exit 2, the
+# document on stdout, the error document of docs/json-probe.md, exit 2, the
 # stderr line unchanged and copied into it.
 mkdir -p "$TMP/no-driver"
 json_error_case() {

@@ -291,4 +291,24 @@ else
 	fail "$NO_THREADS missing (make test builds it)"
 fi
 
+# "Where it may run" of one zip whose members fail on different GPUs: the
+# member files are one job, whose placement rows must add up, not keep the
+# last member's (before issue 30 -j 4 listed 12.1 as running what -j 1
+# said it does not).
+python3 - "$TMP/members.zip" "$FX/sm80_exe" "$FX/libdispatch.so" "$FX/multi_exe" <<'PY'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for f in sys.argv[2:]:
+        z.write(f, os.path.basename(f))
+PY
+"$PROBE" check --sm all -j 1 "$TMP/members.zip" >"$TMP/p1" 2>&1
+rc1=$?
+"$PROBE" check --sm all -j 4 "$TMP/members.zip" >"$TMP/p4" 2>&1
+rc4=$?
+if [ "$rc1" = 1 ] && [ "$rc4" = 1 ] && cmp -s "$TMP/p1" "$TMP/p4" && grep -q "does not run on 12.1" "$TMP/p1"; then
+	ok "check --sm all: a zip's members add up in 'Where it may run', -j 4 as -j 1 (exit 1)"
+else
+	fail "check --sm all over a zip's members: -j 4 (exit $rc4) differs from -j 1 (exit $rc1)" "$(diff "$TMP/p1" "$TMP/p4" | head -5)"
+fi
+
 finish

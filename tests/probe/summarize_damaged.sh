@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # summarize and damaged reports (issue 22 item 12): a line shaped like a
 # kimg report (an object with "error" and "module", keys every report has,
-# docs/report-json.md) whose error is null, not an object or has no
+# docs/json-shim-report.md) whose error is null, not an object or has no
 # numeric code is a damaged report, a failure that cannot be shown: exit
 # 2, counted in unreadable_reports. Stray JSON and text stay skipped lines
 # (exit 0). Oracle: the lines written here and docs/man/kimg-probe.1's

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # docs/ci.md recipes, run through the very scripts the recipes call
-# (scripts/ci/kimg-gate.sh, scripts/ci/kimg-gpu-test.sh) on nvcc-built
+# (scripts/recipes/kimg-gate.sh, scripts/recipes/kimg-gpu-test.sh) on nvcc-built
 # fixtures: the wheel/build-output gate and the GPU test job.
 . "$(dirname "$0")/../lib.bash"
 unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_ON_ERROR KIMG_PROBE KIMG_RUN GITHUB_ACTIONS KIMG_GATE_SM KIMG_LOG_DIR
-GATE=$ROOT/scripts/ci/kimg-gate.sh
-GPUTEST=$ROOT/scripts/ci/kimg-gpu-test.sh
+GATE=$ROOT/scripts/recipes/kimg-gate.sh
+GPUTEST=$ROOT/scripts/recipes/kimg-gpu-test.sh
 PROBE=$BUILD_DIR/kimg-probe
 
 # ---- the recipes name the scripts the test runs (docs and scripts cannot drift apart) ----
 doc=$(cat "$ROOT/docs/ci.md")
 expect_match "docs/ci.md: the gate command as documented" 'kimg-probe check --sm 8\.0,8\.6,8\.9,9\.0 dist/\*\.whl' "$doc"
-expect_match "docs/ci.md: the GitHub job runs scripts/ci/kimg-gate.sh" 'scripts/ci/kimg-gate\.sh" --sm 8\.0,8\.6,8\.9,9\.0' "$doc"
-expect_match "docs/ci.md: the GPU job runs scripts/ci/kimg-gpu-test.sh" 'scripts/ci/kimg-gpu-test\.sh" --log-dir kimg-logs --exit-code 86' "$doc"
+expect_match "docs/ci.md: the GitHub job runs scripts/recipes/kimg-gate.sh" 'scripts/recipes/kimg-gate\.sh" --sm 8\.0,8\.6,8\.9,9\.0' "$doc"
+expect_match "docs/ci.md: the GPU job runs scripts/recipes/kimg-gpu-test.sh" 'scripts/recipes/kimg-gpu-test\.sh" --log-dir kimg-logs --exit-code 86' "$doc"
 for v in 'KIMG_ON_ERROR=exit:86' "KIMG_LOG='kimg-logs/kimg-%p.log'" 'KIMG_FORMAT=json' 'LD_PRELOAD=' 'upload-artifact'; do
 	expect_match "docs/ci.md mentions $v" "$(sed 's/[.*]/\\&/g' <<<"$v")" "$doc"
 done

@@ -7,7 +7,8 @@
 # rules, CUDA loading and user-case notes, and the style guide); every
 # docs/*.md path cited exists; every "docs/<name>.md §N" (or "section N") names a
 # heading N of that document; every "docs/rules.md P4"-style rule key is a
-# key of docs/rules.md. The patterns below are written so that this file
+# key of docs/rules.md; the index docs/README.md names every docs/*.md and
+# every relative Markdown link resolves. The patterns below are written so that this file
 # does not match them itself.
 . "$(dirname "$0")/../lib.bash"
 cd "$ROOT"
@@ -62,5 +63,30 @@ while IFS= read -r hit; do
 done < <(grep -noIE -- 'docs/rules\.md [LPS][0-9]' "${texts[@]}" /dev/null 2>/dev/null || true)
 if [ -z "$badsec" ]; then ok "every cited section and rule key exists ($nsec citations)"; else
 	fail "cited sections or rule keys missing" "${badsec//$'\n'/$'\n'     }"; fi
+
+# 4. the index (docs/README.md) names every document of docs/, and every
+# relative link of the Markdown files leads to a file that exists
+unlisted=""
+for d in docs/*.md; do
+	b=${d#docs/}
+	[ "$b" = README.md ] || grep -qF "]($b)" docs/README.md || unlisted+=" $b"
+done
+if [ -z "$unlisted" ]; then ok "docs/README.md lists every docs/*.md"; else fail "docs/README.md does not list:$unlisted"; fi
+md=()
+for f in "${texts[@]}"; do case $f in *.md) md+=("$f") ;; esac; done
+broken=$(python3 - "${md[@]}" <<'PY'
+import os, re, sys
+for f in sys.argv[1:]:
+    for n, line in enumerate(open(f, encoding="utf-8", errors="replace"), 1):
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = os.path.normpath(os.path.join(os.path.dirname(f), target.split("#")[0]))
+            if not os.path.exists(path):
+                print("%s:%d: %s" % (f, n, target))
+PY
+)
+if [ -z "$broken" ]; then ok "every relative link of the Markdown files resolves (${#md[@]} files)"; else
+	fail "relative links lead nowhere" "${broken//$'\n'/$'\n'     }"; fi
 
 finish

@@ -43,7 +43,7 @@ def plant(rel, anchor, text):
 plant("probe/cmd_check.c", '} else if (strcmp(a, "--strict") == 0) {',
       '\n\t\t} else if (strcmp(a, "--planted-option") == 0) {')
 plant("probe/main.c", 'const char *la = getenv("KIMG_LIBARCHIVE");', ' (void)getenv("KIMG_PLANTED_VAR");')
-plant("scripts/ci/kimg-gate.sh", "sm=${KIMG_GATE_SM:-8.0,8.6,8.9,9.0}", '\nplanted=${KIMG_PLANTED_GATE:-}')
+plant("scripts/recipes/kimg-gate.sh", "sm=${KIMG_GATE_SM:-8.0,8.6,8.9,9.0}", '\nplanted=${KIMG_PLANTED_GATE:-}')
 plant("probe/probe.h", "#define PROBE_EXIT_ERROR 2", "\n#define PROBE_EXIT_PLANTED 3")
 PY
 python3 "$ROOT/tests/docs_truth.py" --code-root "$code" --probe "$BUILD_DIR/kimg-probe" >"$TMP/planted" 2>&1
@@ -53,7 +53,7 @@ for want in "kimg-probe option --planted-option (cmd_check.c) in docs/man/kimg-p
 	"kimg-probe option --planted-option in kimg-probe check --help" \
 	"kimg-probe check takes --planted-option: in its SYNOPSIS line" \
 	"kimg-probe variable KIMG_PLANTED_VAR in docs/man/kimg-probe.1" \
-	"scripts/ci/kimg-gate.sh reads KIMG_PLANTED_GATE: in docs/ci.md" \
+	"scripts/recipes/kimg-gate.sh reads KIMG_PLANTED_GATE: in docs/ci.md" \
 	"probe/probe.h's exit statuses read: [0, 1, 2, 3]"; do
 	if grep -qF -- "FAIL - $want" "$TMP/planted"; then ok "planted fact found: $want"
 	else fail "planted fact not found: $want" "$(grep '^FAIL' "$TMP/planted" | head -12)"; fi

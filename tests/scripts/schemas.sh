@@ -46,8 +46,8 @@ expect_eq "every schema: draft 2020-12, schema_version, every object closed" "" 
 n=$(ls "$ROOT"/docs/schema/*.schema.json | wc -l)
 for s in "$ROOT"/docs/schema/*.schema.json; do
 	b=$(basename "$s")
-	if grep -qF "schema/$b" "$ROOT/docs/json.md" "$ROOT/docs/report-json.md"; then ok "$b is named in the docs"
-	else fail "$b is named in neither docs/json.md nor docs/report-json.md"; fi
+	if grep -qF "schema/$b" "$ROOT/docs/json-probe.md" "$ROOT/docs/json-shim-report.md"; then ok "$b is named in the docs"
+	else fail "$b is named in neither docs/json-probe.md nor docs/json-shim-report.md"; fi
 done
 
 # One real document of each kind.

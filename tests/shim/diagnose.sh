@@ -35,7 +35,7 @@ o=$(on_sm90 KIMG_LOG= "$prog" "$FIX/sm80.cubin" "$FIX/sm80.cubin" 2>&1 >/dev/nul
 check "dedupe: a second module gets its own report" eval '[ "$(echo "$o" | grep -c "returned 209")" -eq 2 ]'
 check "summary: 3 kernels in 2 modules" eval 'echo "$o" | grep -qx "kimg: 3 kernels in 2 modules failed to load (see above)"'
 
-# ---- when the log file is opened (README, docs/site-wide.md, libkimg.7; issue 31 item 4) ----
+# ---- when the log file is opened (docs/shim.md, docs/site-wide.md, libkimg.7; issue 31 item 4) ----
 # On the first report; with KIMG_VERBOSE=1 in text format at load, with the
 # banner as its first line; in JSON format the banner goes to stderr and a
 # program without a failure leaves no file.

@@ -99,7 +99,7 @@ START_TEST(raw_ptx_newer_target_lowered)
 	struct kimg_fallback_plan p;
 	size_t n = images_of(in, imgs);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	ck_assert_int_eq(p.before.expected_error, 218);
 	ck_assert_str_eq(p.before.rule, "P3");
 	ck_assert_int_eq(p.image, 0);
@@ -131,7 +131,7 @@ START_TEST(isa_too_new_version_lowered)
 	struct kimg_fallback_plan p;
 	size_t n = images_of(kimg_span_make(text, strlen(text)), imgs);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	ck_assert_int_eq(p.before.expected_error, 222);
 	ck_assert(p.lowers_isa);
 	ck_assert(!p.lowers_target);
@@ -158,7 +158,7 @@ START_TEST(target_and_version_lowered)
 	struct kimg_fallback_plan p;
 	size_t n = images_of(kimg_span_make(text, strlen(text)), imgs);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	ck_assert(p.lowers_isa && p.lowers_target);
 	char *out = build(&imgs[0], &p, NULL);
 	ck_assert_ptr_nonnull(strstr(out, "\n.version 9.0\n.target sm_90\n"));
@@ -179,7 +179,7 @@ START_TEST(older_driver_version_lowered_in_container)
 	size_t n = images_of(in, imgs);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	ck_assert_int_eq(p.before.expected_error, 222);
 	ck_assert(p.lowers_isa && !p.lowers_target);
 	ck_assert_uint_eq(p.new_isa, KIMG_ISA(8, 7));
@@ -201,7 +201,7 @@ START_TEST(compressed_ptx_decompressed_and_rewritten)
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(imgs[0].compression, KIMG_COMPRESS_ZSTD);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	ck_assert_int_eq(p.before.expected_error, 209); /* inside a fatbin: 209, not 218 (P3) */
 	uint64_t scratch;
 	size_t cap;
@@ -225,7 +225,7 @@ START_TEST(mode_ptx_not_needed_when_module_runs)
 	struct kimg_fallback_plan p;
 	size_t n = images_of(in, imgs);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_NOT_NEEDED);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_NOT_NEEDED);
 	ck_assert_int_eq(p.image, -1);
 	ck_assert_int_eq(p.before.outcome, KIMG_OUTCOME_SASS);
 	fixture_free(in);
@@ -243,7 +243,7 @@ START_TEST(mode_force_picks_fitting_ptx_unchanged)
 	char arch[32];
 	size_t n = images_of(in, imgs);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_FORCE, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	kimg_image_arch_name(&imgs[p.image], arch, sizeof arch);
 	ck_assert_str_eq(arch, "compute_90a");
 	ck_assert(!p.lowers_isa && !p.lowers_target);
@@ -257,7 +257,7 @@ START_TEST(mode_force_picks_fitting_ptx_unchanged)
 	 * closest target above the device, plain first, lowered to sm_80 */
 	d = device(80, 13000);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_FORCE, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	kimg_image_arch_name(&imgs[p.image], arch, sizeof arch);
 	ck_assert_str_eq(arch, "compute_90");
 	ck_assert(p.lowers_target);
@@ -278,7 +278,7 @@ START_TEST(sass_only_not_rescuable)
 		size_t n = images_of(in, imgs);
 		for (int mode = 0; mode < KIMG_FALLBACK_MODE_COUNT; mode++) {
 			ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, (enum kimg_fallback_mode)mode, &p), 0);
-			ck_assert_int_eq(p.outcome, KIMG_FALLBACK_NO_PTX);
+			ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_NO_PTX);
 			ck_assert_int_eq(p.image, -1);
 		}
 		ck_assert_int_eq(p.before.expected_error, 209);
@@ -298,7 +298,7 @@ START_TEST(jit_disabled_not_rescuable)
 	d.disable_ptx_jit = true;
 	size_t n = images_of(in, imgs);
 	ck_assert_int_eq(kimg_fallback_plan(imgs, n, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_JIT_DISABLED);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_JIT_DISABLED);
 	ck_assert_str_eq(kimg_fallback_outcome_id(p.outcome), "jit_disabled");
 	fixture_free(in);
 }
@@ -320,7 +320,7 @@ START_TEST(stripped_version_inserted_from_header)
 	img.payload = kimg_span_make(text, sizeof text);
 	img.size = img.stored_size = sizeof text;
 	ck_assert_int_eq(kimg_fallback_plan(&img, 1, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_REWRITE);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_REWRITE);
 	struct kimg_ptx_rewrite_info info;
 	char *out = build(&img, &p, &info);
 	ck_assert_str_eq(out, "\n.version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n");
@@ -342,7 +342,7 @@ START_TEST(bad_arguments)
 	ck_assert_int_eq(kimg_fallback_plan(NULL, 0, &d, KIMG_FALLBACK_MODE_PTX, NULL), -EINVAL);
 	/* no images at all: D4, nothing to JIT */
 	ck_assert_int_eq(kimg_fallback_plan(NULL, 0, &d, KIMG_FALLBACK_MODE_PTX, &p), 0);
-	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_NO_PTX);
+	ck_assert_int_eq(p.outcome, KIMG_FALLBACK_OUTCOME_NO_PTX);
 	memset(&sass, 0, sizeof sass);
 	sass.kind = KIMG_IMAGE_SASS;
 	ck_assert_int_eq(kimg_fallback_build(&sass, &p, NULL, NULL, 0, out, sizeof out, &len, NULL, &err), -EINVAL);

@@ -166,7 +166,7 @@ START_TEST(classify_small_and_synthetic_inputs)
 	static const char star_not_comment[] = "x* */.version 9.0\n.target sm_90\n";
 	ck_assert_int_eq(kimg_input_classify(kimg_span_make(star_not_comment, sizeof star_not_comment - 1)),
 			 KIMG_INPUT_UNKNOWN);
-	/* The names kimg-probe prints (docs/json.md "kind" and "origin"). */
+	/* The names kimg-probe prints (docs/json-probe.md "kind" and "origin"). */
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_HOST_ELF), "elf");
 	ck_assert_str_eq(kimg_input_kind_name(KIMG_INPUT_ARCHIVE), "archive");
 	ck_assert_str_eq(kimg_input_kind_name((enum kimg_input_kind)99), "unknown");

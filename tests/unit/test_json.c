@@ -128,7 +128,7 @@ END_TEST
 
 /* report/report_json.c kimg_report_json_image_begin: the one writer of an
  * image's first keys for kimg-probe's, libkimg's and the API's JSON. The
- * oracle is docs/json.md's and docs/report-json.md's examples: ptx_isa
+ * oracle is docs/json-probe.md's and docs/json-shim-report.md's examples: ptx_isa
  * only for PTX, null for SASS even where a header left a version. */
 static char *image_begin(const struct kimg_image *img)
 {

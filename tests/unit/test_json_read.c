@@ -22,7 +22,7 @@ static int parse_n(const char *text, size_t n)
 
 static int parse(const char *text) { return parse_n(text, strlen(text)); }
 
-/* A real libkimg.so report line (docs/report-json.md), shortened. */
+/* A real libkimg.so report line (docs/json-shim-report.md), shortened. */
 START_TEST(report_line_reads_back)
 {
 	static const char line[] =

@@ -302,7 +302,7 @@ START_TEST(banner_is_one_line_with_every_option)
 }
 END_TEST
 
-/* The report's "process" object (docs/report-json.md): rank, local rank
+/* The report's "process" object (docs/json-shim-report.md): rank, local rank
  * and world size from the launchers, in the %r order (torchrun, Open MPI,
  * MPICH/PMI, Slurm); unset or not a number is -1 (null), silently. */
 START_TEST(launcher_rank_snapshot)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Specification of the shim's report renderers (report/report_text.c,
  * report/report_json.c): the exact text lines a user reads and the JSON
- * keys that tools (tests/gpu/shim_gpu.py, docs/report-json.md) rely on.
+ * keys that tools (tests/gpu/shim_gpu.py, docs/json-shim-report.md) rely on.
  * Verdicts come from the real rules so the report shows what the core
  * decides; the renderers must only format them. */
 
@@ -275,7 +275,7 @@ START_TEST(json_is_one_line_with_nested_keys)
 END_TEST
 
 /* The document's key list, checked by a real JSON parser: every key
- * docs/report-json.md promises is present with the promised type. */
+ * docs/json-shim-report.md promises is present with the promised type. */
 START_TEST(json_parses_and_has_documented_keys)
 {
 	build_report(true);
@@ -392,7 +392,7 @@ START_TEST(json_unknowns_are_null)
 }
 END_TEST
 
-/* docs/report-json.md "process": which rank on which host failed, so
+/* docs/json-shim-report.md "process": which rank on which host failed, so
  * kimg-probe summarize can merge many ranks' logs; unknown launcher
  * values are null, never -1. */
 START_TEST(process_object_and_line)
@@ -425,7 +425,7 @@ START_TEST(process_object_and_line)
 }
 END_TEST
 
-/* KIMG_FALLBACK's section (docs/report-json.md "fallback"): exact JSON,
+/* KIMG_FALLBACK's section (docs/json-shim-report.md "fallback"): exact JSON,
  * null for values not lowered and an unmeasured JIT; the text headline of
  * an applied fallback; the audit mark and headline. */
 START_TEST(fallback_section_and_audit_mark)
@@ -571,7 +571,7 @@ START_TEST(format_helpers)
 }
 END_TEST
 
-/* The driver's words (docs/report-json.md driver_log, symbol, jit_log_from,
+/* The driver's words (docs/json-shim-report.md driver_log, symbol, jit_log_from,
  * safety_net; shim/diag/driver_log.c fills them): JSON keys only when
  * present, text lines "driver said:", escaped like every name. */
 START_TEST(driver_log_symbol_and_safety_net)

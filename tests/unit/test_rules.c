@@ -210,7 +210,7 @@ START_TEST(isa_table)
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(11080), 708);
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(9000), 600);
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(13020), 902);
-	/* issue 12 item 13: beyond the table the limit is unknown (docs/json.md:
+	/* issue 12 item 13: beyond the table the limit is unknown (docs/json-probe.md:
 	 * null), not the newest row's; CUDA 7.0-8.0 drivers have theirs
 	 * (PTX ISA 4.2, 4.3, 5.0), older ones none known. */
 	ck_assert_uint_eq(kimg_driver_max_ptx_isa(13030), 0);

@@ -194,7 +194,7 @@ def probe_path():
 def check_environment(python=None, sm=None, driver=None, dirs=None):
     """``kimg-probe doctor --json`` as data: the GPUs, the driver, the CUDA
     libraries, the packages with device code and their verdicts, the
-    toolchains and JIT caches (docs/json.md). Checks the environment of
+    toolchains and JIT caches (docs/json-probe.md). Checks the environment of
     ``python`` (default: this interpreter), or ``dirs``; against ``sm``
     instead of this machine's GPUs when given. The document gains
     ``exit_status`` (doctor's: 0 ok, 1 something cannot run, 2 incomplete:

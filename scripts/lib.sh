@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=sh
-# Shared by the CI scripts in this directory (sourced, not run). Each
+# Shared by the scripts of scripts/ci (the project's own CI) and
+# scripts/recipes (recipes for users' CI): sourced, not run. Each
 # script sets $me (its name in messages) before sourcing this file.
 me=${me:-kimg-ci}
 

@@ -18,8 +18,8 @@
 # the job); 0 otherwise; 2 on a usage error.
 me=kimg-gpu-test
 here=$(cd "$(dirname "$0")" && pwd -P)
-# shellcheck source=lib.sh
-. "$here/lib.sh" || exit 2
+# shellcheck source=../lib.sh
+. "$here/../lib.sh" || exit 2
 log_dir=${KIMG_LOG_DIR:-kimg-logs}
 code=86
 

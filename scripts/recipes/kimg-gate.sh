@@ -19,8 +19,8 @@
 # kimg-probe is $KIMG_PROBE, else the one on PATH, else ../../$BUILD/kimg-probe.
 me=kimg-gate
 here=$(cd "$(dirname "$0")" && pwd -P)
-# shellcheck source=lib.sh
-. "$here/lib.sh" || exit 2
+# shellcheck source=../lib.sh
+. "$here/../lib.sh" || exit 2
 sm=${KIMG_GATE_SM:-8.0,8.6,8.9,9.0}
 driver='' json_out='' strict=''
 
