@@ -105,6 +105,18 @@ run "$PROBE" check --sm 9.0 --json "$TMP/own"
 expect_json "dpkg and dist-info records of the image name the owners" \
 	"sorted((x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x) == [('/usr/lib/libbad.so', 'libfoo', '1.2-3'), ('/usr/lib/python3/site-packages/torchx/_C.so', 'torchx', '2.1')]"
 
+# Each dist-info's INSTALLER names the installer of its own package only
+# (the .dist-info directory of the RECORD, PEP 376): torchy's says pip,
+# otherx has none.
+spec inst "{\"images\": [{\"layers\": [{\"entries\": [
+ [\"file\", \"usr/lib/python3/site-packages/torchy/_C.so\", \"$BAD\"],
+ [\"file\", \"usr/lib/python3/site-packages/torchy-2.1.dist-info/RECORD\", \"text:torchy/_C.so,,\\n\"],
+ [\"file\", \"usr/lib/python3/site-packages/torchy-2.1.dist-info/INSTALLER\", \"text:pip\\n\"],
+ [\"file\", \"usr/lib/python3/site-packages/otherx/_C.so\", \"$BAD\"],
+ [\"file\", \"usr/lib/python3/site-packages/otherx-0.3.dist-info/RECORD\", \"text:otherx/_C.so,,\\n\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/inst"
+expect_json "INSTALLER: each package's own (pip for torchy, none for otherx)" \
+	"sorted((x['package']['name'], x['package'].get('installer')) for x in d['files'] if 'image' in x) == [('otherx', None), ('torchy', 'pip')]"
 # ---- CUDA runtimes and cuda-compat libraries inside the image ----
 CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13.* 2>/dev/null | head -1)
 [ -n "$CUDART" ] || CUDART=$GOOD
