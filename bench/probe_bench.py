@@ -11,11 +11,19 @@ machine cannot measure it (no cuobjdump; a file so small that process
 start-up is all that is timed). Exit status: 0 when no goal failed, 1 when
 one did, 2 when a command failed.
 
+With --baseline OLD_PROBE (bench/baseline_probe.sh builds the probe of
+498579e, the last before the worker pool, from git in the same run) the two
+probes' `scan --json FILE` run alternately, REPEAT*3 rounds (at least 15),
+the order swapped every round, and their medians are compared: on a machine
+that other work loads, alternation puts both under the same load. The load
+average is printed with the figures.
+
 Goals (bench/README.md's table), each can be tightened or loosened by environment:
   KIMG_BENCH_GOAL_SCAN_READ   scan / read once     <= 0.25
-  KIMG_BENCH_GOAL_CUOBJDUMP   cuobjdump / scan     >= 20
+  KIMG_BENCH_GOAL_CUOBJDUMP   cuobjdump / scan     >= 1000 (issue 27; 20 before)
+  KIMG_BENCH_GOAL_BASELINE    scan / OLD_PROBE's scan <= 0.7 (issue 27)
   KIMG_BENCH_MIN_MB           smallest file judged    64 (MB)
-Usage: probe_bench.py KIMG_PROBE FILE [REPEAT]
+Usage: probe_bench.py KIMG_PROBE FILE [REPEAT] [--baseline OLD_PROBE LABEL | --baseline-missing WHY]
 """
 import os
 import shutil
@@ -75,11 +83,46 @@ def env_float(name, default):
     return float(v) if v else default
 
 
+def run_cpu(cmd):
+    """Wall and CPU time (user + system, from wait4) of one checked run."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall_s = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise CommandFailed(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}")
+    return wall_s, ru.ru_utime + ru.ru_stime
+
+
+def alternated(cmd_a, cmd_b, rounds):
+    """Medians (wall, CPU) of cmd_a and cmd_b run in turn, the order swapped
+    each round."""
+    run_checked(cmd_a)
+    run_checked(cmd_b)
+    ta, tb = [], []
+    for i in range(rounds):
+        for cmd, times in ((cmd_a, ta), (cmd_b, tb)) if i % 2 == 0 else ((cmd_b, tb), (cmd_a, ta)):
+            times.append(run_cpu(cmd))
+    med = lambda ts, k: statistics.median(t[k] for t in ts)
+    return med(ta, 0), med(tb, 0), med(ta, 1), med(tb, 1)
+
+
 def main():
-    probe, path = sys.argv[1], sys.argv[2]
-    repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    args = sys.argv[1:]
+    baseline = baseline_missing = None
+    if "--baseline" in args:
+        k = args.index("--baseline")
+        baseline = (args[k + 1], args[k + 2])
+        del args[k:k + 3]
+    if "--baseline-missing" in args:
+        k = args.index("--baseline-missing")
+        baseline_missing = args[k + 1]
+        del args[k:k + 2]
+    probe, path = args[0], args[1]
+    repeat = int(args[2]) if len(args) > 2 else 5
     goal_read = env_float("KIMG_BENCH_GOAL_SCAN_READ", 0.25)
-    goal_cuo = env_float("KIMG_BENCH_GOAL_CUOBJDUMP", 20.0)
+    goal_cuo = env_float("KIMG_BENCH_GOAL_CUOBJDUMP", 1000.0)
+    goal_base = env_float("KIMG_BENCH_GOAL_BASELINE", 0.7)
     min_mb = env_float("KIMG_BENCH_MIN_MB", 64.0)
     size = os.path.getsize(path)
     verdicts = []
@@ -110,9 +153,26 @@ def main():
             not_measured("scan/read", why_small)
         else:
             judge("scan/read", t_scan / t_read, goal_read, False)
+        if baseline:
+            rounds = max(15, repeat * 3)
+            t_new, t_old, c_new, c_old = alternated([probe, "scan", "--json", path],
+                                                    [baseline[0], "scan", "--json", path], rounds)
+            load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+            print(f"kimg-probe scan --json, {rounds} alternated rounds: this tree {t_new * 1000:.1f} ms, "
+                  f"{baseline[1]} {t_old * 1000:.1f} ms (medians; load average {load}, {os.cpu_count()} cores)")
+            # shown, not judged: where the load passes the cores, wall time is mostly the wait for one
+            print(f"  CPU time (user + system): this tree {c_new * 1000:.1f} ms, {baseline[1]} {c_old * 1000:.1f} ms, "
+                  f"ratio {c_new / c_old:.3f}")
+            if small:
+                not_measured(f"scan/{baseline[1]}", why_small)
+            else:
+                judge(f"scan/{baseline[1]}", t_new / t_old, goal_base, False)
+        elif baseline_missing:
+            not_measured("scan/baseline probe", baseline_missing)
         cuobjdump = find_cuobjdump()
         if not cuobjdump:
-            not_measured("cuobjdump/scan", "cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")
+            not_measured("cuobjdump/scan", "cuobjdump not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin): "
+                         "measured on the GPU machine (bench/gpu_bench.sh)")
         elif small:
             not_measured("cuobjdump/scan", why_small)
         else:

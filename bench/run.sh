@@ -7,7 +7,11 @@
 #     the largest library of the CUDA toolkit, else the largest fixture.
 #  2. kimg-probe check of a whole tree (the fixtures, python3's site-packages) vs reading every
 #     file of it, cold and warm, 1 thread and the default (bench/env_bench.py).
-#  3. Shim overhead (bench/shim/run.sh) where a GPU and nvcc exist.
+#  3. kimg-probe doctor, cold and warm (bench/doctor_bench.py; $KIMG_BENCH_PYTHON: --python).
+#  4. Shim overhead (bench/shim/run.sh) where a GPU and nvcc exist.
+# The scan also runs against the probe of 498579e (the last before the worker
+# pool), built from git by bench/baseline_probe.sh in a scratch worktree.
+# On the H200 machine, bench/gpu_bench.sh runs the GPU goals in one command.
 # Then checks that README.md's benchmark figures are all in bench/README.md
 # (bench/figures.py), and with KIMG_BENCH_RECORD=LABEL writes this run's
 # result lines there first, as the run LABEL. The output is kept in
@@ -32,11 +36,22 @@ fi
 [ -f "$target" ] || { echo "bench: no file to scan (KIMG_BENCH_FILE, or make fixtures)"; exit 2; }
 benches() {
 status=0
-echo "== probe: scan vs read vs cuobjdump"
-python3 "$here/probe_bench.py" "$BUILD/kimg-probe" "$target" "${KIMG_BENCH_REPEAT:-7}" || status=$?
+echo "== probe: scan vs read vs cuobjdump vs the probe of ${KIMG_BENCH_BASE_COMMIT:-498579e} (built now, bench/baseline_probe.sh)"
+base_probe=$BUILD/bench/probe-base
+if why=$("$here/baseline_probe.sh" "$base_probe"); then
+	base=(--baseline "$base_probe" "${KIMG_BENCH_BASE_COMMIT:-498579e}")
+elif [ -x "$base_probe" ]; then
+	echo "bench: $why: using the baseline probe already in $base_probe"
+	base=(--baseline "$base_probe" "${KIMG_BENCH_BASE_COMMIT:-498579e}")
+else
+	base=(--baseline-missing "$why")
+fi
+python3 "$here/probe_bench.py" "$BUILD/kimg-probe" "$target" "${KIMG_BENCH_REPEAT:-7}" "${base[@]}" || status=$?
 echo "== probe: a container image of 2 GB vs decompressing its layers once (bench/image_bench.sh)"
 "$here/image_bench.sh" "$BUILD/kimg-probe" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== probe: environment check vs reading every file (cold, warm; bench/env_bench.py)"; python3 "$here/env_bench.py" "$BUILD/kimg-probe" "$BUILD/fixtures" --site-packages || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
+echo "== probe: doctor, cold and warm (bench/doctor_bench.py)"
+python3 "$here/doctor_bench.py" "$BUILD/kimg-probe" ${KIMG_BENCH_PYTHON:+--python "$KIMG_BENCH_PYTHON"} --repeat "${KIMG_BENCH_REPEAT:-7}" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 echo "== shim overhead"
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "NOT MEASURED shim overhead: no GPU here (nvidia-smi -L fails); run make bench on the GPU machine"

@@ -19,6 +19,7 @@
 #include "extras.h"
 #include "gpu_readings.h"
 #include "rules.h"
+#include "thread.h"
 
 static const char doctor_help[] =
 	"usage: kimg-probe doctor [--json] [--python PATH] [--sm LIST] [--driver X.Y] [DIR...]\n"
@@ -31,9 +32,10 @@ static const char doctor_help[] =
 	"    and library found (the Python environment, /usr/local/cuda*, the\n"
 	"    LD_LIBRARY_PATH directories), each judged against the driver\n"
 	"  - 'check --sm native' over the Python environment of python3 on PATH (its\n"
-	"    sys.path, asked once), or of --python PATH, or over the DIRs given:\n"
-	"    failures first, grouped by the package that installed each file (pip,\n"
-	"    conda, dpkg), each with the fix for that package\n"
+	"    sys.path, asked once, or read from a virtual environment's files where\n"
+	"    they say it all: $KIMG_DOCTOR_PYTHON), or of --python PATH, or over the\n"
+	"    DIRs given: failures first, grouped by the package that installed each\n"
+	"    file (pip, conda, dpkg), each with the fix for that package\n"
 	"  - the toolchains: Triton's ptxas (bundled, or $TRITON_PTXAS_PATH) and the\n"
 	"    nvcc and ptxas on PATH and in /usr/local/cuda* ($KIMG_TOOLKIT_DIRS:\n"
 	"    colon-separated toolkit roots instead), each --version against the GPUs\n"
@@ -250,6 +252,36 @@ static void add_system_libs(struct doctor *d)
 }
 
 
+/* The GPUs asked (NVML's readings, then the driver's: dlopen and cuInit,
+ * 0.3 s and more on a cold machine) on a thread of their own while this
+ * one asks Python for its sys.path (an interpreter start); joined before
+ * the walk, which judges against them. */
+struct gpu_query {
+	struct doctor *d;
+	struct kimg_gpu_inventory *inv;
+	bool ask_driver;               /* no --sm: the targets are this machine's GPUs */
+	struct probe_thread thread;
+};
+
+static void *gpu_query_run(void *arg)
+{
+	struct gpu_query *q = arg;
+	struct doctor *d = q->d;
+	kimg_gpu_inventory_read(q->inv);
+	if (q->ask_driver && q->inv->cuda_count > 0) {
+		d->targets = calloc((size_t)q->inv->cuda_count, sizeof *d->targets);
+		struct kimg_device devs[KIMG_GPU_READINGS_MAX];
+		struct kimg_driver_info info;
+		int n = d->targets ? kimg_driver_query(&info, devs, KIMG_GPU_READINGS_MAX, NULL) : -1;
+		for (int t = 0; t < n && t < q->inv->cuda_count; t++) {
+			d->targets[t].dev = devs[t];
+			d->targets[t].named = true;
+			d->n_targets++;
+		}
+	}
+	return NULL;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -300,32 +332,29 @@ int probe_cmd_doctor(int argc, char **argv)
 		goto out_args;
 	}
 	probe_extras_init(&d.extras);
-	kimg_gpu_inventory_read(&inv);
-	/* the targets: this machine's GPUs with their driver, or --sm */
+	/* the targets: this machine's GPUs with their driver (gpu_query), or --sm */
+	struct gpu_query q = { &d, &inv, !sm_list, { 0 } };
+	probe_thread_create(&q.thread, gpu_query_run, &q, PROBE_THREAD_INLINE_AT_JOIN);
+	bool py_failed = false;
+	if (args.n_paths == 0) {
+		if (probe_python_env(python, &py, pyerr, sizeof pyerr) == 0)
+			have_py = true;
+		else
+			py_failed = true;
+	}
+	probe_thread_join(&q.thread);
 	if (sm_list) {
 		char *lists[1] = { (char *)sm_list };
 		if ((d.n_targets = probe_parse_targets(lists, 1, driver, &d.targets)) < 0)
 			goto out;
-	} else if (inv.cuda_count > 0) {
-		d.targets = calloc((size_t)inv.cuda_count, sizeof *d.targets);
-		struct kimg_device devs[KIMG_GPU_READINGS_MAX];
-		struct kimg_driver_info info;
-		int n = d.targets ? kimg_driver_query(&info, devs, KIMG_GPU_READINGS_MAX, NULL) : -1;
-		for (int t = 0; t < n && t < inv.cuda_count; t++) {
-			d.targets[t].dev = devs[t];
-			d.targets[t].named = true;
-			d.n_targets++;
-		}
 	}
-	if (args.n_paths == 0) {
-		if (probe_python_env(python, &py, pyerr, sizeof pyerr) == 0) {
-			have_py = true;
-		} else {
-			fprintf(stderr, "kimg-probe doctor: %s: give the directories to check, or --python PATH\n", pyerr);
-			goto out;
-		}
+	if (py_failed) {
+		fprintf(stderr, "kimg-probe doctor: %s: give the directories to check, or --python PATH\n", pyerr);
+		goto out;
 	}
-	struct probe_walker w = { .ctx = &d, .on_input = doctor_input, .on_error = probe_input_unreadable,
+	/* out: its thread count lists the directories on several threads
+	 * (the head of every file read there); the files are judged here. */
+	struct probe_walker w = { .ctx = &d, .on_input = doctor_input, .on_error = probe_input_unreadable, .out = &d.out,
 				  .skip_file = skip_by_name };
 	bool json = d.out.json;
 	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */

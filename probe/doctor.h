@@ -29,6 +29,11 @@ struct probe_python {
  * or -1 with a reason in err (also when the answer names no directory to
  * check). */
 int probe_python_env(const char *python, struct probe_python *py, char *err, size_t err_size);
+/* The answer python_env.c's query would print (first line `mark`), read
+ * from the files of a virtual environment without starting it, into buf:
+ * its length, or -1 with why it cannot be read so (python_venv.c). */
+int probe_python_venv_answer(const char *python, const char *mark, char *buf, size_t size, char *why,
+			     size_t why_size);
 /* Is dir the interpreter's working directory (put in sys.path by an
  * empty PYTHONPATH item)? */
 bool probe_python_is_cwd(const struct probe_python *py, const char *dir);

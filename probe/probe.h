@@ -237,11 +237,22 @@ struct probe_pool_job {
 	struct probe_pool_job *next;                /* pool.c's */
 	bool done;                                  /* pool.c's */
 	bool held;                                  /* not started while the gate is closed */
+	/* pool.c's, read by run: the submitter runs this job right before
+	 * its finish step (no worker took it in time): whatever run would
+	 * keep for finish may be done by finish itself, in order. */
+	bool in_order;
 };
 struct probe_pool;
-/* NULL when no thread could be started (then run jobs inline). */
+/* NULL only without memory (then run jobs inline). Starts no thread:
+ * workers start as jobs come (one lone job is left to the submitter). */
 struct probe_pool *probe_pool_start(unsigned threads, unsigned window);
 void probe_pool_submit(struct probe_pool *p, struct probe_pool_job *job);
+/* Runs here the jobs in flight that no worker has taken and that may
+ * start now: for a submitter about to wait for something else (the
+ * walk's output_ready), so that a lone job runs meanwhile. */
+void probe_pool_help(struct probe_pool *p);
+/* Workers started so far (tests). */
+unsigned probe_pool_threads(struct probe_pool *p);
 /* Finish every job in order, stop the threads, free p (NULL: nothing). */
 void probe_pool_end(struct probe_pool *p);
 /* Around a wait of a worker's job for what another thread is still

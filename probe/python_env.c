@@ -145,63 +145,10 @@ static const char *not_an_environment(const char *dir, char *buf, size_t size)
 	return why;
 }
 
-int probe_python_env(const char *python, struct probe_python *py, char *err, size_t err_size)
+/* The answer (the query's lines, NUL-terminated in buf, freed here)
+ * into py. over: it was longer than OUTPUT_MAX. */
+static int parse_answer(const char *python, struct probe_python *py, char *buf, bool over, char *err, size_t err_size)
 {
-	const double limit_s = PROBE_PYTHON_TIME_LIMIT_S;
-	int fds[2];
-	memset(py, 0, sizeof *py);
-	char *buf = malloc(OUTPUT_MAX + 1);
-	if (!buf) {
-		snprintf(err, err_size, "out of memory");
-		return -1;
-	}
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		snprintf(err, err_size, "pipe: %s", strerror(errno));
-		free(buf);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, err_size, "fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		free(buf);
-		return -1;
-	}
-	if (pid == 0) {
-		setpgid(0, 0); /* its own group: a timeout ends what it started too */
-		dup2(fds[1], STDOUT_FILENO);
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, STDIN_FILENO);
-			dup2(devnull, STDERR_FILENO);
-		}
-		/* -E -s: no PYTHON* variables... would change the environment the
-		 * user runs; -I would hide user site-packages. Plain -c it is. */
-		execlp(python, python, "-c", query, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	size_t n = 0, over = 0;
-	int status = 0;
-	int timed_out = read_answer(fds[0], pid, buf, &n, &over, &status, limit_s);
-	close(fds[0]);
-	buf[n] = '\0';
-	if (timed_out) {
-		free(buf);
-		snprintf(err, err_size, "cannot run %s: no answer within %g s", python, limit_s);
-		return -1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		free(buf);
-		snprintf(err, err_size, "cannot run %s", python);
-		return -1;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || n == 0) {
-		free(buf);
-		snprintf(err, err_size, "%s -c 'import sys; print(sys.path)' failed", python);
-		return -1;
-	}
 	if (over) {
 		/* the first MiB: the line cut at its end is not an entry */
 		py->answer_over_limit = true;
@@ -282,6 +229,82 @@ int probe_python_env(const char *python, struct probe_python *py, char *err, siz
 		return -1;
 	}
 	return 0;
+}
+
+int probe_python_env(const char *python, struct probe_python *py, char *err, size_t err_size)
+{
+	const double limit_s = PROBE_PYTHON_TIME_LIMIT_S;
+	int fds[2];
+	memset(py, 0, sizeof *py);
+	char *buf = malloc(OUTPUT_MAX + 1);
+	if (!buf) {
+		snprintf(err, err_size, "out of memory");
+		return -1;
+	}
+	/* $KIMG_DOCTOR_PYTHON: "run" always asks the interpreter, "read"
+	 * never does (an error where the files do not say); unset: the files
+	 * of a virtual environment where they say it all (python_venv.c),
+	 * else the interpreter. */
+	const char *how = getenv("KIMG_DOCTOR_PYTHON");
+	if (!how || strcmp(how, "run") != 0) {
+		char why[512] = "";
+		if (probe_python_venv_answer(python, ANSWER_MARK, buf, OUTPUT_MAX + 1, why, sizeof why) >= 0)
+			return parse_answer(python, py, buf, false, err, err_size);
+		if (how && strcmp(how, "read") == 0) {
+			free(buf);
+			snprintf(err, err_size, "cannot read the sys.path of %s from its files (KIMG_DOCTOR_PYTHON=read): %s",
+				 python, why);
+			return -1;
+		}
+	}
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		snprintf(err, err_size, "pipe: %s", strerror(errno));
+		free(buf);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, err_size, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		free(buf);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0); /* its own group: a timeout ends what it started too */
+		dup2(fds[1], STDOUT_FILENO);
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, STDIN_FILENO);
+			dup2(devnull, STDERR_FILENO);
+		}
+		/* -E -s: no PYTHON* variables... would change the environment the
+		 * user runs; -I would hide user site-packages. Plain -c it is. */
+		execlp(python, python, "-c", query, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	size_t n = 0, over = 0;
+	int status = 0;
+	int timed_out = read_answer(fds[0], pid, buf, &n, &over, &status, limit_s);
+	close(fds[0]);
+	buf[n] = '\0';
+	if (timed_out) {
+		free(buf);
+		snprintf(err, err_size, "cannot run %s: no answer within %g s", python, limit_s);
+		return -1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		free(buf);
+		snprintf(err, err_size, "cannot run %s", python);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || n == 0) {
+		free(buf);
+		snprintf(err, err_size, "%s -c 'import sys; print(sys.path)' failed", python);
+		return -1;
+	}
+	return parse_answer(python, py, buf, over != 0, err, err_size);
 }
 
 bool probe_python_is_cwd(const struct probe_python *py, const char *dir)

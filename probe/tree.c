@@ -61,8 +61,14 @@ struct tree {
 	pthread_cond_t work;         /* a node was pushed, room ahead, or stop */
 	pthread_cond_t listed;       /* a node was listed */
 	struct node *stack;
+	size_t n_stacked;            /* nodes on the stack */
 	size_t ahead;                /* items listed, not yet visited */
 	bool stop;
+	/* Listers start as directories wait for one, not all at once: a
+	 * tree of one directory starts none (under the lock). */
+	struct probe_thread tid[PROBE_JOBS_MAX];
+	unsigned started, max_helpers;
+	unsigned idle, starting;     /* listers waiting for work; started, not yet waiting */
 };
 
 static char *join(const char *dir, const char *name)
@@ -176,6 +182,7 @@ static void stack_push(struct tree *t, struct node *nd)
 		t->stack->prev = nd;
 	t->stack = nd;
 	nd->stacked = true;
+	t->n_stacked++;
 }
 
 static void stack_remove(struct tree *t, struct node *nd)
@@ -190,6 +197,21 @@ static void stack_remove(struct tree *t, struct node *nd)
 		nd->next->prev = nd->prev;
 	nd->prev = nd->next = NULL;
 	nd->stacked = false;
+	t->n_stacked--;
+}
+
+static void *lister(void *arg);
+
+/* One more lister for each directory waiting that no lister would take
+ * now, up to max_helpers, under t->lock. Before the node that pushed them
+ * is LISTED: the visit cannot end, and join what it counts, before. */
+static void start_listers_locked(struct tree *t)
+{
+	while (t->started < t->max_helpers && t->n_stacked > t->idle + t->starting) {
+		/* One that gets no thread runs at join, finds the walk stopped. */
+		probe_thread_create(&t->tid[t->started++], lister, t, PROBE_THREAD_INLINE_AT_JOIN);
+		t->starting++;
+	}
 }
 
 /* Publish a listed node: its children on the stack, its state LISTED. */
@@ -205,6 +227,8 @@ static void push_children(struct tree *t, struct node *nd)
 			dirs++;
 		}
 	t->ahead += nd->n_items;
+	if (dirs)
+		start_listers_locked(t);
 	/* Listed only now, under the lock: the visit must not reach (and
 	 * claim, list, free) a child before it is on the stack. */
 	atomic_store(&nd->state, NODE_LISTED);
@@ -287,9 +311,14 @@ static void *lister(void *arg)
 {
 	struct tree *t = arg;
 	pthread_mutex_lock(&t->lock);
+	if (t->starting)
+		t->starting--; /* now counted among the idle when it waits */
 	for (;;) {
-		while (!t->stop && (!t->stack || t->ahead >= TREE_AHEAD_MAX))
+		while (!t->stop && (!t->stack || t->ahead >= TREE_AHEAD_MAX)) {
+			t->idle++;
 			pthread_cond_wait(&t->work, &t->lock);
+			t->idle--;
+		}
 		if (t->stop)
 			break;
 		struct node *nd = t->stack;
@@ -353,20 +382,17 @@ void probe_tree_walk(const char *root, unsigned threads, const struct probe_tree
 		v->on_problem(v->ctx, root, strerror(ENOMEM));
 		return;
 	}
-	struct probe_thread tid[PROBE_JOBS_MAX];
-	unsigned started = 0;
 	if (threads > PROBE_JOBS_MAX)
 		threads = PROBE_JOBS_MAX;
 	/* This thread lists too (whatever it reaches first): threads - 1
-	 * helpers. One that gets no thread runs at join, finds the walk
-	 * stopped and returns. */
-	for (; started + 1 < threads; started++)
-		probe_thread_create(&tid[started], lister, &t, PROBE_THREAD_INLINE_AT_JOIN);
+	 * helpers at most, started as directories wait (push_children). */
+	t.max_helpers = threads > 0 ? threads - 1 : 0;
 	visit(&t, top);
 	pthread_mutex_lock(&t.lock);
 	t.stop = true;
 	pthread_cond_broadcast(&t.work);
+	unsigned started = t.started;
 	pthread_mutex_unlock(&t.lock);
 	for (unsigned i = 0; i < started; i++)
-		probe_thread_join(&tid[i]);
+		probe_thread_join(&t.tid[i]);
 }

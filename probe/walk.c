@@ -111,9 +111,12 @@ void probe_walk(char *const *paths, int n, const struct probe_walker *w)
 			walk_file(&ws, paths[i], true); /* named explicitly: pipes and devices are read too */
 	}
 	/* Returns once the gate is settled, and so its call to
-	 * open_pool_gate over: the pool outlives it. */
-	if (ws.pool && w->gate)
+	 * open_pool_gate over: the pool outlives it. A lone job (one file)
+	 * runs here meanwhile, beside the wait. */
+	if (ws.pool && w->gate) {
+		probe_pool_help(ws.pool);
 		(void)probe_gate_wait(w->gate);
+	}
 	probe_pool_end(ws.pool);
 	ws.pool = NULL;
 	if (probe_gate_pass(w->gate)) {

@@ -30,7 +30,7 @@ struct walk_job {
 	struct walk_unread zlib, tar;
 	char *out_buf, *err_buf;
 	size_t out_len, err_len;
-	bool failed;                   /* no buffers: the job ran on the main thread */
+	bool in_finish;                /* no buffers, or run by the submitter in order: finish does the work */
 };
 
 static void job_run(struct probe_pool_job *base)
@@ -39,6 +39,10 @@ static void job_run(struct probe_pool_job *base)
 	const struct probe_walker *w = job->ws->w;
 	if (probe_gate_called_off(w->gate))
 		return; /* finish drops the job */
+	if (base->in_order) {
+		job->in_finish = true; /* its finish follows at once, on this thread: no buffers */
+		return;
+	}
 	FILE *out = open_memstream(&job->out_buf, &job->out_len);
 	FILE *err = open_memstream(&job->err_buf, &job->err_len);
 	if (!out || !err) {
@@ -49,7 +53,7 @@ static void job_run(struct probe_pool_job *base)
 		free(job->out_buf);
 		free(job->err_buf);
 		job->out_buf = job->err_buf = NULL;
-		job->failed = true; /* finish runs it on the main thread instead */
+		job->in_finish = true; /* finish runs it on the main thread instead */
 		return;
 	}
 	struct probe_out *o = job->out;
@@ -84,8 +88,9 @@ static void job_finish(struct probe_pool_job *base)
 		w->job_end(w->ctx, o); /* called off: the job's output dropped */
 		free(job->zlib.paths);
 		free(job->tar.paths);
-	} else if (job->failed) {
-		/* Out of memory for buffers: the same work, here and unbuffered. */
+	} else if (job->in_finish) {
+		/* Out of memory for buffers, or the job's turn came before a
+		 * worker took it: the same work, here and unbuffered. */
 		w->job_end(w->ctx, o);
 		struct probe_pool *pool = ws->pool;
 		ws->pool = NULL;

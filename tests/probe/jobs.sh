@@ -199,8 +199,9 @@ same_runs "many-module archive: check" check --sm 12.0 "$TMP/ar/many.a" "$FX/sm8
 same_runs "many-module archive: check --json" check --json --sm 12.0,9.0 "$TMP/ar/many.a" "$FX/sm80.cubin"
 
 # The archive is cut after its headers were read, just before the first
-# helper starts (thread 10 under -j 4: the package-index thread and 8
-# workers first; no tree listers, the inputs are files): the helpers meet
+# helper starts (thread 4 under -j 4: the package-index thread and one
+# worker per input first, pool.c starting workers as jobs come; no tree
+# listers, the inputs are files): the helpers meet
 # the change, and the archive ends as "file changed", the next file is read.
 if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
 	for how in "check --sm 12.0" "check --json --sm 12.0"; do
@@ -210,7 +211,7 @@ if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread
 		# allocated with them, once per file changed under the walk
 		# shellcheck disable=SC2086
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=10 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
+		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=4 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
 			run "$PROBE" $how -j 4 "$TMP/ar/victim.a" "$FX/sm120.cubin"
 		expect_rc 2 "$how: archive cut under its helpers"
 		expect_grep "$how: the archive named" "$TMP/err" "kimg-probe: $TMP/ar/victim.a: file changed while it was read"
@@ -267,16 +268,19 @@ elif [ "${SANITIZE:-}" = asan ] || [ "${BUILD##*/}" = asan ]; then
 elif [ -f "$NO_THREADS" ]; then
 	for what in "scan --json --kernels --deep: many copies" "check --sm 8.0,9.0: many copies and fixtures" \
 		"check --json --all --strict --sm 10.0: fixtures" "check --sm 9.0,12.0: a large CUDA library"; do
+		grants="0 1 3"
 		case $what in
 		scan*) args="scan --json --kernels --deep $tree" ;;
 		"check --sm 8.0"*) args="check --sm 8.0,9.0 $tree $FX" ;;
-		*library) args="check --sm 9.0,12.0 --driver 12.4 $TMP/nothreads-lib" ;;
+		# one file: two threads (the package index, the helper beside its
+		# module walk), no worker (pool.c runs a lone job on the submitter)
+		*library) args="check --sm 9.0,12.0 --driver 12.4 $TMP/nothreads-lib" grants="0 1" ;;
 		*) args="check --json --all --strict --sm 10.0 $FX" ;;
 		esac
 		# shellcheck disable=SC2086
 		"$PROBE" $args -j 1 >"$TMP/o1" 2>"$TMP/e1"
 		rc1=$? diff=""
-		for g in 0 1 3; do
+		for g in $grants; do
 			rm -f "$TMP/refused"
 			# shellcheck disable=SC2086
 			NO_THREADS_GRANT=$g NO_THREADS_LOG=$TMP/refused LD_PRELOAD=$NO_THREADS "$PROBE" $args -j 4 >"$TMP/oN" 2>"$TMP/eN"
@@ -284,8 +288,21 @@ elif [ -f "$NO_THREADS" ]; then
 			cmp -s "$TMP/o1" "$TMP/oN" && cmp -s "$TMP/e1" "$TMP/eN" && [ "$rc1" -eq "$rcN" ] || diff="$diff grant=$g"
 			[ -s "$TMP/refused" ] || diff="$diff grant=$g(nothing refused)"
 		done
-		[ -z "$diff" ] && ok "no threads: $what: -j 4 with threads refused after 0/1/3 identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)" ||
+		[ -z "$diff" ] && ok "no threads: $what: -j 4 with threads refused after ${grants// //} identical to -j 1 ($(wc -c <"$TMP/o1") bytes, exit $rc1)" ||
 			fail "no threads: $what: differs from -j 1:$diff"
+	done
+	# One input starts no idle thread (issue 27): every create refused and
+	# logged, the count is the threads the run asked for. scan of one file:
+	# none; of a directory of one file: none (no lister, no worker); check
+	# of one large CUDA library: the package index and the helper beside
+	# its module walk, no worker.
+	for case in "scan --json -j 4 $FX/multi_exe:0" "scan -j 4 $TMP/nothreads-lib:0" \
+		"check --sm 9.0 -j 4 $TMP/nothreads-lib/libcublasLt.so.13:2"; do
+		rm -f "$TMP/refused"
+		# shellcheck disable=SC2086
+		NO_THREADS_GRANT=0 NO_THREADS_LOG=$TMP/refused LD_PRELOAD=$NO_THREADS "$PROBE" ${case%:*} >/dev/null 2>&1
+		asked=$( [ -f "$TMP/refused" ] && wc -l <"$TMP/refused" || echo 0)
+		expect_eq "one input: ${case%:*} asks for ${case##*:} threads" "${case##*:}" "$((asked))"
 	done
 else
 	fail "$NO_THREADS missing (make test builds it)"

@@ -161,6 +161,56 @@ START_TEST(image_first_keys)
 }
 END_TEST
 
+/* The one-fwrite tokens (a key with its value, numbers, plain strings)
+ * against the text written out by hand: commas, escapes, the extremes of
+ * the integers, and keys and strings too long for one token, which take
+ * the long way. */
+START_TEST(tokens_as_written_by_hand)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	char longkey[301], longval[301];
+	memset(longkey, 'k', 300);
+	longkey[300] = '\0';
+	memset(longval, 'v', 300);
+	longval[300] = '\0';
+	struct kimg_json j;
+	kimg_json_init(&j, f);
+	kimg_json_begin_object(&j);
+	kimg_json_kv_uint(&j, "a", 0);
+	kimg_json_kv_uint(&j, "max", UINT64_MAX);
+	kimg_json_kv_int(&j, "min", INT64_MIN);
+	kimg_json_kv_int(&j, "neg", -7);
+	kimg_json_kv_string(&j, "s", "plain");
+	kimg_json_kv_string(&j, "q\"k", "t\"ab\t");
+	kimg_json_kv_string(&j, "n", NULL);
+	kimg_json_kv_bool(&j, "t", true);
+	kimg_json_kv_bool(&j, "f", false);
+	kimg_json_kv_uint(&j, longkey, 12);
+	kimg_json_kv_string(&j, "lv", longval);
+	kimg_json_key(&j, "arr");
+	kimg_json_begin_array(&j);
+	kimg_json_uint(&j, 1);
+	kimg_json_int(&j, -2);
+	kimg_json_string(&j, "x");
+	kimg_json_null(&j);
+	kimg_json_bool(&j, false);
+	kimg_json_end_array(&j);
+	kimg_json_end_object(&j);
+	fclose(f);
+	char want[2048];
+	snprintf(want, sizeof want,
+		 "{\"a\":0,\"max\":18446744073709551615,\"min\":-9223372036854775808,\"neg\":-7,\"s\":\"plain\","
+		 "\"q\\\"k\":\"t\\\"ab\\t\",\"n\":null,\"t\":true,\"f\":false,\"%s\":12,\"lv\":\"%s\","
+		 "\"arr\":[1,-2,\"x\",null,false]}",
+		 longkey, longval);
+	ck_assert_str_eq(buf, want);
+	free(buf);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -171,6 +221,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, every_two_and_three_byte_string_is_valid_json);
 	tcase_add_test(tc, close_to_leaves_valid_json);
 	tcase_add_test(tc, image_first_keys);
+	tcase_add_test(tc, tokens_as_written_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }

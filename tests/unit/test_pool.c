@@ -13,6 +13,7 @@
 
 #include "testutil.h"
 #include "probe.h"
+#include "thread.h"
 
 static void sleep_ms(unsigned ms)
 {
@@ -74,7 +75,7 @@ START_TEST(runs_threads_at_once)
 		struct job jobs[12];
 		int order[12], n = 0;
 		for (int i = 0; i < 12; i++) {
-			jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false }, i, 40, order, &n, NULL };
+			jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false, false }, i, 40, order, &n, NULL };
 			probe_pool_submit(p, &jobs[i].base);
 		}
 		probe_pool_end(p);
@@ -95,7 +96,7 @@ START_TEST(finish_in_submission_order)
 	struct job jobs[8];
 	int order[8], n = 0;
 	for (int i = 0; i < 8; i++) {
-		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false }, i, (unsigned)(8 - i) * 5, order, &n,
+		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false, false }, i, (unsigned)(8 - i) * 5, order, &n,
 					NULL };
 		probe_pool_submit(p, &jobs[i].base);
 	}
@@ -116,7 +117,7 @@ START_TEST(window_bounds_jobs_in_flight)
 	struct job jobs[10];
 	int order[10], n = 0;
 	for (int i = 0; i < 10; i++) {
-		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false }, i, 5, order, &n, NULL };
+		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false, false }, i, 5, order, &n, NULL };
 		probe_pool_submit(p, &jobs[i].base);
 		ck_assert_msg(i + 1 - n <= 3, "after job %d: %d in flight", i, i + 1 - n);
 		ck_assert_msg(i + 1 - n == (i < 3 ? i + 1 : 3), "after job %d: %d in flight, want %d", i, i + 1 - n,
@@ -164,9 +165,9 @@ START_TEST(wait_hands_off_its_place)
 	ck_assert_ptr_nonnull(p);
 	struct job jobs[4];
 	int order[4], n = 0;
-	jobs[0] = (struct job){ { waiter_run, job_finish, NULL, false, false }, 0, 0, order, &n, NULL };
+	jobs[0] = (struct job){ { waiter_run, job_finish, NULL, false, false, false }, 0, 0, order, &n, NULL };
 	for (int i = 1; i < 4; i++)
-		jobs[i] = (struct job){ { other_run, job_finish, NULL, false, false }, i, 0, order, &n, NULL };
+		jobs[i] = (struct job){ { other_run, job_finish, NULL, false, false, false }, i, 0, order, &n, NULL };
 	for (int i = 0; i < 4; i++)
 		probe_pool_submit(p, &jobs[i].base);
 	probe_pool_end(p);
@@ -196,7 +197,7 @@ START_TEST(gate_holds_held_jobs)
 	int order[4], n = 0;
 	for (int i = 0; i < 4; i++) {
 		bool held = i % 2 == 0;
-		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, held }, i, 1, order, &n,
+		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, held, false }, i, 1, order, &n,
 					held ? &held_started : &free_started };
 		probe_pool_submit(p, &jobs[i].base);
 	}
@@ -212,6 +213,77 @@ START_TEST(gate_holds_held_jobs)
 	ck_assert_int_eq(atomic_load(&held_started), 2);
 	ck_assert_int_eq(n, 4);
 	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(order[i], i);
+}
+END_TEST
+
+/* One job starts no worker: the submitter runs it when it comes to wait
+ * for it, right before its finish step (in_order set). Fewer jobs than
+ * threads start at most one worker per job. */
+static _Atomic int ran_on_submitter;
+static pthread_t submitter;
+
+static void where_run(struct probe_pool_job *pj)
+{
+	if (pthread_equal(pthread_self(), submitter) && pj->in_order)
+		atomic_fetch_add(&ran_on_submitter, 1);
+	job_run(pj);
+}
+
+START_TEST(lone_job_starts_no_thread)
+{
+	reset();
+	atomic_store(&ran_on_submitter, 0);
+	submitter = pthread_self();
+	struct probe_pool *p = probe_pool_start(8, 16);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(probe_pool_threads(p), 0);
+	struct job jobs[3];
+	int order[3], n = 0;
+	jobs[0] = (struct job){ { where_run, job_finish, NULL, false, false, false }, 0, 1, order, &n, NULL };
+	probe_pool_submit(p, &jobs[0].base);
+	ck_assert_uint_eq(probe_pool_threads(p), 0);
+	probe_pool_end(p);
+	ck_assert_int_eq(atomic_load(&ran), 1);
+	ck_assert_int_eq(atomic_load(&ran_on_submitter), 1);
+	ck_assert_int_eq(n, 1);
+
+	/* three jobs, -j 8: three workers at most, not sixteen */
+	reset();
+	p = probe_pool_start(8, 16);
+	n = 0;
+	for (int i = 0; i < 3; i++) {
+		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false, false }, i, 30, order, &n, NULL };
+		probe_pool_submit(p, &jobs[i].base);
+	}
+	unsigned started = probe_pool_threads(p);
+	probe_pool_end(p);
+	ck_assert_msg(started >= 1 && started <= 3, "3 jobs started %u workers", started);
+	ck_assert_int_eq(atomic_load(&ran), 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(order[i], i);
+}
+END_TEST
+
+/* No thread to be had: every job still runs, on the submitter, in order. */
+START_TEST(no_thread_runs_on_submitter)
+{
+	reset();
+	probe_thread_test_limit(0);
+	struct probe_pool *p = probe_pool_start(4, 3);
+	ck_assert_ptr_nonnull(p);
+	struct job jobs[10];
+	int order[10], n = 0;
+	for (int i = 0; i < 10; i++) {
+		jobs[i] = (struct job){ { job_run, job_finish, NULL, false, false, false }, i, 1, order, &n, NULL };
+		probe_pool_submit(p, &jobs[i].base);
+	}
+	ck_assert_uint_eq(probe_pool_threads(p), 0);
+	probe_pool_end(p);
+	probe_thread_test_limit(-1);
+	ck_assert_int_eq(atomic_load(&ran), 10);
+	ck_assert_int_eq(atomic_load(&max_running), 1);
+	for (int i = 0; i < 10; i++)
 		ck_assert_int_eq(order[i], i);
 }
 END_TEST
@@ -242,6 +314,8 @@ static Suite *pool_suite(void)
 	tcase_add_test(tc, window_bounds_jobs_in_flight);
 	tcase_add_test(tc, wait_hands_off_its_place);
 	tcase_add_test(tc, gate_holds_held_jobs);
+	tcase_add_test(tc, lone_job_starts_no_thread);
+	tcase_add_test(tc, no_thread_runs_on_submitter);
 	tcase_add_test(tc, jobs_by_default);
 	suite_add_tcase(s, tc);
 	return s;

@@ -2,9 +2,9 @@
 /* LD_PRELOAD helper for tests/probe/jobs.sh: cuts the file named by
  * $SHRINK_PATH to $SHRINK_TO bytes (default 0) just before the process
  * creates its $SHRINK_AT_THREAD-th thread (counting from 1). kimg-probe
- * check -j N starts its package-index thread and 2N walk workers first
- * (probe/pool.c: half of them run only while others wait), so thread
- * 2N+2 is the first helper
+ * check -j N of K < N files starts its package-index thread and K walk
+ * workers first (probe/pool.c starts one per job waiting), so thread K+2
+ * is the first helper
  * that a worker starts inside one large input: the cut then lands after
  * the file's headers were read and before its helpers read payloads. */
 #define _GNU_SOURCE
