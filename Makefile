@@ -376,7 +376,7 @@ mutation: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 # drawn by MUTANTS_SEED (default random, printed), each planted alone in a
 # scratch copy and judged by the tests that executed its line (coverage.txt); closing line
 # "mutants: K killed, S survived, E equivalent of N sampled (seed X): score P%".
-mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
+mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) wheel deb
 	MUTANTS_N="$(MUTANTS_N)" MUTANTS_SEED="$(MUTANTS_SEED)" MUTANTS_MIN_SCORE="$(MUTANTS_MIN_SCORE)" \
 		python3 tests/mutation/mutants.py run
 
@@ -384,7 +384,7 @@ mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 # build-cov (fixtures shared), each test alone. Run it after tests or
 # sources are added or moved, and commit tests/mutation/coverage.txt.
 COV_BUILD := build-cov
-mutants-map: fixtures
+mutants-map: fixtures wheel deb
 	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) SHIM_DISP_FIX=$(abspath $(BUILD))/fixtures \
 		all unit shim-tests test-programs shim-disp-libs
 	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)

@@ -259,5 +259,9 @@ if grep -q "unreadable" "$TMP/out"; then fail "KIMG_PAYLOAD_LIMIT=1M refused a p
 KIMG_PAYLOAD_LIMIT=lots run "$PROBE" scan "$FX/multi.fatbin"
 expect_rc 2 "KIMG_PAYLOAD_LIMIT=lots"
 expect_grep "bad KIMG_PAYLOAD_LIMIT named" "$TMP/err" "KIMG_PAYLOAD_LIMIT='lots': expected a size in bytes"
+# past 2^64 - 1 (strtoull's ERANGE): refused, not read as the largest size
+KIMG_PAYLOAD_LIMIT=18446744073709551616 run "$PROBE" scan "$FX/multi.fatbin"
+expect_rc 2 "KIMG_PAYLOAD_LIMIT=2^64: out of range, refused"
+expect_grep "2^64 named" "$TMP/err" "KIMG_PAYLOAD_LIMIT='18446744073709551616': expected a size in bytes"
 
 finish
