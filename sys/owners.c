@@ -447,17 +447,45 @@ static const struct kimg_pkg *wheel_owner(struct kimg_owners *o, const char *pat
 	return &o->wheel;
 }
 
-/* Debian's merged /usr: dpkg may list /lib/... for a file found as /usr/lib/... */
-static const struct kimg_pkg *dpkg_get(const struct kimg_owners *o, const char *norm)
+/* Debian's merged /usr: dpkg may list /lib/... for a file found as
+ * /usr/lib/...: that other name, or NULL. */
+static const char *merged_usr(const char *norm)
 {
-	const struct kimg_pkg *p = kimg_owners_get(o, norm);
-	if (p || strncmp(norm, "/usr/", 5) != 0)
-		return p;
 	static const char *const merged[] = { "/usr/lib/", "/usr/bin/", "/usr/sbin/", "/usr/lib64/" };
 	for (size_t i = 0; i < sizeof merged / sizeof merged[0]; i++)
 		if (strncmp(norm, merged[i], strlen(merged[i])) == 0)
-			return kimg_owners_get(o, norm + 4);
+			return norm + 4;
 	return NULL;
+}
+
+static const struct kimg_pkg *dpkg_get(const struct kimg_owners *o, const char *norm)
+{
+	const struct kimg_pkg *p = kimg_owners_get(o, norm);
+	const char *alt = merged_usr(norm);
+	return p || !alt ? p : kimg_owners_get(o, alt);
+}
+
+/* The first lookups dpkg answers search its lists (owners_dpkg.c); then
+ * they are indexed whole. A search reads the lists as the index does but
+ * copies nothing: 881 lists, 146,000 paths here, 36 ms of CPU indexed. */
+#define DPKG_SEARCHES 4
+
+/* dpkg's owner of norm, a file no Python or conda record read names. */
+static const struct kimg_pkg *dpkg_owner(struct kimg_owners *o, const char *norm)
+{
+	if (!o->dpkg_loaded && o->dpkg_searches < DPKG_SEARCHES) {
+		const char *alt = merged_usr(norm);
+		const struct kimg_pkg *p = kimg_owners_get(o, norm);
+		if (p) /* a search's earlier answer */
+			return p;
+		if (alt && (p = kimg_owners_get(o, alt)) != NULL)
+			return p;
+		o->dpkg_searches++;
+		return kimg_owners_dpkg_search(o, norm, alt);
+	}
+	if (!o->dpkg_loaded)
+		read_dpkg(o);
+	return dpkg_get(o, norm);
 }
 
 void kimg_owners_prepare(struct kimg_owners *o, const char *dir)
@@ -499,7 +527,5 @@ const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *pat
 		if (!dir[0])
 			break;
 	}
-	if (!o->dpkg_loaded)
-		read_dpkg(o);
-	return dpkg_get(o, norm);
+	return dpkg_owner(o, norm);
 }

@@ -51,6 +51,7 @@ struct kimg_owners {
 	size_t n_visited, cap_visited;
 	char *dpkg_dir;
 	bool dpkg_loaded;
+	unsigned dpkg_searches; /* lookups dpkg answered by a search (owners_dpkg.c) */
 	struct kimg_pkg wheel; /* answer for wheel members (last one asked) */
 	char **problems;      /* records that could not be read: "PATH: why" */
 	size_t n_problems, cap_problems;
@@ -81,5 +82,10 @@ void kimg_owners_drop_last_row(struct kimg_owners *o);
 /* True when dir was read before; else remembers it (true also when it
  * cannot: a directory is not read again and again) and returns false. */
 bool kimg_owners_visited(struct kimg_owners *o, const char *dir);
+
+/* The dpkg package whose file list names norm (else alt, when not NULL:
+ * merged /usr), found by reading the lists without indexing them; the
+ * answer is put in the table. NULL when no list names either. */
+const struct kimg_pkg *kimg_owners_dpkg_search(struct kimg_owners *o, const char *norm, const char *alt);
 
 #endif
