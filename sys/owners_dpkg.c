@@ -5,15 +5,17 @@
  * Why: a doctor or a check whose files are all Python's asks dpkg about
  * one or two files (the CUDA runtime under /usr/local/cuda). Indexing
  * every list for that put 146,000 paths of 881 lists into the table
- * (36 ms of CPU of a 38 ms check of libcudart here). A search reads the
- * same lists, but a list is only parsed line by line where memmem finds
- * the path in it, and nothing is copied. After a few searches the caller
- * indexes the lists whole (owners.c), so a check of /usr/lib with
- * hundreds of dpkg files reads them once. */
+ * (36 ms of CPU of a 38 ms check of libcudart here). The first search
+ * reads the same lists and keeps their text (8.7 MB here); a list is
+ * parsed line by line only where memmem finds the path in it. The next
+ * search reads no file, and the index (owners.c read_dpkg, from the
+ * DPKG_SEARCHES+1-th lookup) is made from the kept text, so a check of
+ * /usr/lib with hundreds of dpkg files still reads each list once. */
 #include "owners_internal.h"
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "file.h"
@@ -77,6 +79,65 @@ static const struct kimg_pkg *add_list_row(struct kimg_owners *o, const char *di
 	return row;
 }
 
+void kimg_owners_dpkg_lists_free(struct kimg_owners *o)
+{
+	for (size_t i = 0; i < o->n_dpkg_lists; i++) {
+		free(o->dpkg_lists[i].file);
+		free(o->dpkg_lists[i].text);
+	}
+	free(o->dpkg_lists);
+	o->dpkg_lists = NULL;
+	o->n_dpkg_lists = 0;
+}
+
+/* Every list of dir into o->dpkg_lists, as read_dpkg would read them: in
+ * readdir order, the unreadable ones left out. Out of memory: the lists
+ * kept so far, the rest left to read_dpkg's own reading (false). */
+static bool read_lists(struct kimg_owners *o, const char *dir)
+{
+	o->dpkg_lists_read = true;
+	DIR *d = opendir(dir);
+	if (!d)
+		return true;
+	size_t cap = 0;
+	bool ok = true;
+	struct dirent *de;
+	while (ok && (de = readdir(d)) != NULL) {
+		char name[sizeof ((struct kimg_pkg *)0)->name], path[PATH_CAP];
+		if (kimg_dpkg_list_package(de->d_name, name, sizeof name) < 0 ||
+		    snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+			continue;
+		struct kimg_file f;
+		if (kimg_file_open_small_read(path, &f, RECORD_READ_BELOW, NULL) < 0)
+			continue;
+		if (o->n_dpkg_lists == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			struct dpkg_list *v = realloc(o->dpkg_lists, nc * sizeof *v);
+			ok = v != NULL;
+			if (v) {
+				o->dpkg_lists = v;
+				cap = nc;
+			}
+		}
+		struct dpkg_list l = { strdup(de->d_name), f.bytes.size ? malloc((size_t)f.bytes.size) : NULL,
+				       (size_t)f.bytes.size };
+		if (ok && l.file && (l.text || !l.size)) {
+			if (l.size)
+				memcpy(l.text, f.bytes.data, l.size);
+			o->dpkg_lists[o->n_dpkg_lists++] = l;
+		} else {
+			free(l.file);
+			free(l.text);
+			ok = false;
+		}
+		kimg_file_close(&f);
+	}
+	closedir(d);
+	if (!ok) /* read_dpkg reads the lists itself */
+		kimg_owners_dpkg_lists_free(o);
+	return ok;
+}
+
 const struct kimg_pkg *kimg_owners_dpkg_search(struct kimg_owners *o, const char *norm, const char *alt)
 {
 	if (!o->dpkg_dir)
@@ -84,33 +145,23 @@ const struct kimg_pkg *kimg_owners_dpkg_search(struct kimg_owners *o, const char
 	char dir[PATH_CAP];
 	if (snprintf(dir, sizeof dir, "%s/info", o->dpkg_dir) >= (int)sizeof dir)
 		return NULL;
-	DIR *d = opendir(dir);
-	if (!d)
-		return NULL;
+	if (!o->dpkg_lists_read && !read_lists(o, dir))
+		return NULL; /* out of memory */
 	/* The index's first owner of each is the first list, in readdir
 	 * order, naming it; norm's owner is asked before alt's. */
-	char norm_list[256] = "", alt_list[256] = "";
+	const char *norm_list = NULL, *alt_list = NULL;
 	size_t norm_len = strlen(norm), alt_len = alt ? strlen(alt) : 0;
-	struct dirent *de;
-	while (!norm_list[0] && (de = readdir(d)) != NULL) {
-		char name[sizeof ((struct kimg_pkg *)0)->name], path[PATH_CAP];
-		if (kimg_dpkg_list_package(de->d_name, name, sizeof name) < 0 || strlen(de->d_name) >= sizeof norm_list ||
-		    snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
-			continue;
-		struct kimg_file f;
-		if (kimg_file_open_small_read(path, &f, RECORD_READ_BELOW, NULL) < 0)
-			continue;
-		if (list_names(f.bytes, norm, norm_len))
-			snprintf(norm_list, sizeof norm_list, "%s", de->d_name);
-		else if (alt && !alt_list[0] && list_names(f.bytes, alt, alt_len))
-			snprintf(alt_list, sizeof alt_list, "%s", de->d_name);
-		kimg_file_close(&f);
+	for (size_t i = 0; i < o->n_dpkg_lists && !norm_list; i++) {
+		struct kimg_span text = kimg_span_make(o->dpkg_lists[i].text, o->dpkg_lists[i].size);
+		if (list_names(text, norm, norm_len))
+			norm_list = o->dpkg_lists[i].file;
+		else if (alt && !alt_list && list_names(text, alt, alt_len))
+			alt_list = o->dpkg_lists[i].file;
 	}
-	closedir(d);
-	const char *hit = norm_list[0] ? norm : alt_list[0] ? alt : NULL;
+	const char *hit = norm_list ? norm : alt_list ? alt : NULL;
 	if (!hit)
 		return NULL;
-	const struct kimg_pkg *row = add_list_row(o, dir, norm_list[0] ? norm_list : alt_list);
+	const struct kimg_pkg *row = add_list_row(o, dir, norm_list ? norm_list : alt_list);
 	if (row)
 		kimg_owners_put(o, hit, (uint32_t)(o->n_pkgs - 1)); /* asked again: found in the table */
 	return row;

@@ -229,6 +229,7 @@ void kimg_owners_free(struct kimg_owners *o)
 	free(o->pkgs);
 	free(o->bases);
 	free(o->dpkg_dir);
+	kimg_owners_dpkg_lists_free(o);
 	for (size_t i = 0; i < o->n_problems; i++)
 		free(o->problems[i]);
 	free(o->problems);

@@ -52,6 +52,9 @@ struct kimg_owners {
 	char *dpkg_dir;
 	bool dpkg_loaded;
 	unsigned dpkg_searches; /* lookups dpkg answered by a search (owners_dpkg.c) */
+	struct dpkg_list *dpkg_lists; /* the lists the first search read, in readdir order */
+	size_t n_dpkg_lists;
+	bool dpkg_lists_read;
 	struct kimg_pkg wheel; /* answer for wheel members (last one asked) */
 	char **problems;      /* records that could not be read: "PATH: why" */
 	size_t n_problems, cap_problems;
@@ -82,6 +85,15 @@ void kimg_owners_drop_last_row(struct kimg_owners *o);
 /* True when dir was read before; else remembers it (true also when it
  * cannot: a directory is not read again and again) and returns false. */
 bool kimg_owners_visited(struct kimg_owners *o, const char *dir);
+
+/* A dpkg file list as the first search read it: its file name in
+ * <dpkg dir>/info and its text, kept for the next search and the index. */
+struct dpkg_list {
+	char *file;
+	uint8_t *text;
+	size_t size;
+};
+void kimg_owners_dpkg_lists_free(struct kimg_owners *o);
 
 /* The dpkg package whose file list names norm (else alt, when not NULL:
  * merged /usr), found by reading the lists without indexing them; the
