@@ -86,6 +86,11 @@ void kimg_owners_drop_last_row(struct kimg_owners *o);
  * cannot: a directory is not read again and again) and returns false. */
 bool kimg_owners_visited(struct kimg_owners *o, const char *dir);
 
+/* A dpkg list (the row's record) into the index; -1 when unreadable. */
+int kimg_owners_index_dpkg_list(struct kimg_owners *o, uint32_t idx);
+/* dpkg's owner of norm, a file no Python or conda record read names. */
+const struct kimg_pkg *kimg_owners_dpkg_owner(struct kimg_owners *o, const char *norm);
+
 /* A dpkg file list as the first search read it: its file name in
  * <dpkg dir>/info and its text, kept for the next search and the index. */
 struct dpkg_list {
