@@ -9,6 +9,42 @@
 
 #define SHF_EXECINSTR 0x4u
 
+static inline uint32_t word_lo(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int wrapper_at(struct kimg_span bytes, uint64_t i, uint64_t base, kimg_sparse_wrapper_fn fn, void *ctx)
+{
+	const uint8_t *p = kimg_span_at(&bytes, i, KIMG_SPARSE_WRAPPER_SIZE);
+	if (!p || word_lo(p) != KIMG_SPARSE_WRAPPER_MAGIC)
+		return 0;
+	struct kimg_sparse_wrapper w = { base + i, 0 };
+	memcpy(&w.data, p + 8, 8);
+	return fn(ctx, &w);
+}
+
+int kimg_sparse_wrappers_scan(struct kimg_span bytes, uint64_t base, kimg_sparse_wrapper_fn fn, void *ctx)
+{
+	const uint8_t *b = bytes.data;
+	uint64_t n = bytes.size, i = 0;
+	int rc;
+	for (; i + 32 <= n; i += 32) {
+		if (word_lo(b + i) != KIMG_SPARSE_WRAPPER_MAGIC && word_lo(b + i + 8) != KIMG_SPARSE_WRAPPER_MAGIC &&
+		    word_lo(b + i + 16) != KIMG_SPARSE_WRAPPER_MAGIC && word_lo(b + i + 24) != KIMG_SPARSE_WRAPPER_MAGIC)
+			continue;
+		for (uint64_t k = 0; k < 32; k += 8)
+			if ((rc = wrapper_at(bytes, i + k, base, fn, ctx)) != 0)
+				return rc;
+	}
+	for (; i + 8 <= n; i += 8)
+		if ((rc = wrapper_at(bytes, i, base, fn, ctx)) != 0)
+			return rc;
+	return 0;
+}
+
 bool kimg_sparse_window(struct kimg_span head, uint64_t file_size, uint64_t *lo, uint64_t *hi)
 {
 	const uint8_t *e = kimg_span_at(&head, 0, KIMG_ELF_EHDR_SIZE);

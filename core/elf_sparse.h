@@ -47,6 +47,17 @@ struct kimg_sparse_plan {
 	unsigned n_fatbin;
 };
 
+/* Each registration wrapper wholly inside bytes, which start at file
+ * offset base (a multiple of 8), in order: fn gets its file offset and the
+ * address it points to. A non-zero return of fn stops the scan and is
+ * returned; else 0. Words are compared 8 bytes at a time, four at once:
+ * the scan runs over every byte of a large library, and memmem's search
+ * for the 4-byte magic at any offset was a tenth of a check's time. */
+#define KIMG_SPARSE_WRAPPER_MAGIC 0x466243B1u
+#define KIMG_SPARSE_WRAPPER_SIZE 24u
+typedef int (*kimg_sparse_wrapper_fn)(void *ctx, const struct kimg_sparse_wrapper *w);
+int kimg_sparse_wrappers_scan(struct kimg_span bytes, uint64_t base, kimg_sparse_wrapper_fn fn, void *ctx);
+
 /* The section headers' place from the ELF header (head: the file's first
  * bytes): false unless a little-endian ELF64 with a section table that
  * lies inside file_size. *lo, *hi: the window to capture, the headers and

@@ -9,6 +9,7 @@
 
 #include "glibc_pins.h"
 #include "check_run.h"
+#include "image.h"
 #include "gate.h"
 
 bool check_run_targets(struct check_run *r)
@@ -67,8 +68,17 @@ static bool judge_modules(const struct check_run *r, const struct probe_file *pf
 	}
 	bool ok = true;
 	free_fixes(rows, pf->n_mods * (size_t)r->n_targets);
+	/* a container image's file: its Env's JIT switches, not ours (core/jit_env.h) */
+	struct kimg_jit_env jit;
+	bool in_image = probe_image_jit_env(pf->path, &jit);
 	for (int t = 0; t < r->n_targets; t++) {
+		struct kimg_device image_dev;
 		const struct kimg_device *dev = &r->targets[t].dev;
+		if (in_image) {
+			image_dev = *dev;
+			kimg_jit_env_apply(&jit, &image_dev);
+			dev = &image_dev;
+		}
 		kimg_rules_judge_file(pf->path, fm, pf->n_mods, dev, r->strict ? KIMG_FILE_STRICT : 0, out);
 		for (size_t i = 0; i < pf->n_mods; i++) {
 			struct check_row *row = &rows[i * (size_t)r->n_targets + (size_t)t];

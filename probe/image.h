@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Container images as inputs of scan and check (image.c): docker/podman
- * save tarballs and OCI image layouts (a directory or a tar), read as the
- * final file system their layers make, in two streaming passes over each
- * layer (nothing extracted, memory bounded by the image's path count, not
- * its size). docs/deploy.md describes it for users. */
+/* Container images as inputs of scan and check (image.c, and the parts
+ * image_int.h lists): docker/podman save tarballs and OCI image layouts
+ * (a directory or a tar), read as the final file system their layers
+ * make, in two streaming passes over each layer (nothing extracted,
+ * memory bounded by the image's path count, not its size).
+ * docs/deploy.md describes it for users. */
 #ifndef KIMG_PROBE_IMAGE_H
 #define KIMG_PROBE_IMAGE_H
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 
 #include "cuda_compat.h"
+#include "jit_env.h"
 #include "json.h"
 #include "owners.h"
 #include "span.h"
@@ -63,6 +65,7 @@ struct probe_image_info {
 	unsigned n_layers;
 	const struct probe_image_compat *compat; /* cuda-compat libraries, in layer order */
 	unsigned n_compat;
+	struct kimg_jit_env jit;     /* the driver's JIT switches its Env sets (core/jit_env.h) */
 };
 
 /* Where a file judged inside an image comes from (image.c sets it while
@@ -99,6 +102,11 @@ const struct probe_image_member *probe_image_member_of(const char *path);
 /* Its owning package, from the image's own records: *pkg (NULL when no
  * record names it). false when path is not an image member. */
 bool probe_image_owner(const char *path, const struct kimg_pkg **pkg);
+
+/* The JIT switches of the image whose member path is (this thread's walk),
+ * which its files are judged with in place of kimg-probe's own
+ * environment's: false when path is not an image member. */
+bool probe_image_jit_env(const char *path, struct kimg_jit_env *jit);
 
 /* Text line(s) after a member's file line: "  layer 2 sha256:1234abcd...: RUN ..." */
 void probe_image_text_origin(FILE *f, const char *path);

@@ -107,6 +107,14 @@ unsigned long probe_image_text_facts(FILE *out, const struct probe_image_info *i
 	for (unsigned i = 0; i < img->n_env; i++)
 		if (probe_image_env_is_fact(img->env[i]))
 			fprintf(out, "  env: %s\n", probe_esc(&e, img->env[i]));
+	/* the switches its files are judged with (core/jit_env.h) */
+	static const char *const jit_effect[KIMG_JIT_SWITCH_COUNT] = {
+		[KIMG_JIT_FORCE_PTX] = "cubins ignored, PTX compiled by the driver's JIT: the image's modules are judged so [P6]",
+		[KIMG_JIT_DISABLE_PTX] = "no PTX JIT: only cubins load; the image's modules are judged so [P6]",
+	};
+	for (unsigned s = 0; s < KIMG_JIT_SWITCH_COUNT; s++)
+		if (img->jit.on[s])
+			fprintf(out, "  JIT: %s: %s\n", probe_esc(&e, img->jit.set_by[s]), jit_effect[s]);
 	const char *names[REQ_MAX], *exprs[REQ_MAX];
 	char legacy[32];
 	unsigned n = probe_image_requirements(img, names, exprs, legacy, REQ_MAX);

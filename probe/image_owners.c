@@ -2,7 +2,7 @@
 /* The owning packages of an image's files, from the image's own records
  * (never the host's): dpkg's status and info/<pkg>.list, Python
  * dist-info RECORD (and INSTALLER), conda-meta JSON records, as the final file
- * system holds them. The records are read by image.c from the layers; this
+ * system holds them. The records are read by image_pass1.c from the layers; this
  * file parses them (core/packages.h) into one path -> package table. */
 #include <stdlib.h>
 #include <string.h>

@@ -249,7 +249,7 @@ struct probe_pool *probe_pool_start(unsigned threads, unsigned window);
 void probe_pool_submit(struct probe_pool *p, struct probe_pool_job *job);
 /* Runs here the jobs in flight that no worker has taken and that may
  * start now: for a submitter about to wait for something else (the
- * walk's output_ready), so that a lone job runs meanwhile. */
+ * walk's gate), so that a lone job runs meanwhile. */
 void probe_pool_help(struct probe_pool *p);
 /* Workers started so far (tests). */
 unsigned probe_pool_threads(struct probe_pool *p);

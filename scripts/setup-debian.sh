@@ -3,8 +3,9 @@
 # Installs what kimg needs to build and test on Debian/Ubuntu (run as root or with sudo);
 # with --aarch64 also what make test-aarch64 needs.
 # The CUDA toolkit (nvcc) is used only to build test fixtures; it is expected at
-# /usr/local/cuda (NVIDIA's installer) or on PATH, and Debian's nvidia-cuda-toolkit
-# is tried when neither exists.
+# /usr/local/cuda (NVIDIA's installer) or on PATH, and the script stops with a
+# message when neither holds CUDA 12.9 or newer (Debian's own toolkit is too old:
+# see below).
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -3,7 +3,8 @@
  * index/manifest, docker manifest.json and config parsers, tar header and
  * pax records, NVIDIA_REQUIRE_* expressions, and the final file system of
  * layers (the input's lines as entries "L KIND NAME [LINK]"), and the
- * sparse-read plans and fatbin walk of core/elf_sparse.c. No crash, no
+ * sparse-read plans, wrapper scan and fatbin walk of core/elf_sparse.c,
+ * and the JIT switches of an Env (core/jit_env.c). No crash, no
  * read past the input (ASan), every return a documented code. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "elf_sparse.h"
 #include "image_format.h"
+#include "jit_env.h"
 #include "layer_fs.h"
 #include "nvidia_require.h"
 #include "tar_header.h"
@@ -26,6 +28,22 @@ static int any_image(void *ctx, unsigned i, const char *c, const char *t, const 
 		if (!l[k])
 			abort();
 	return c ? 0 : 1;
+}
+
+struct found {
+	struct kimg_sparse_wrapper w[64];
+	unsigned n;
+	uint64_t size;
+};
+
+static int wrapper_seen(void *ctx, const struct kimg_sparse_wrapper *w)
+{
+	struct found *f = ctx;
+	if (w->off % 8 || w->off > f->size || f->size - w->off < KIMG_SPARSE_WRAPPER_SIZE)
+		abort(); /* only whole, aligned wrappers inside the input */
+	if (f->n < 64)
+		f->w[f->n++] = *w;
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,8 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * walk over all of it, every announced payload inside it */
 	uint64_t lo, hi;
 	struct kimg_sparse_plan plan;
+	struct found wf = { .n = 0, .size = size };
+	if (kimg_sparse_wrappers_scan(in, 0, wrapper_seen, &wf) != 0)
+		abort();
 	if (kimg_sparse_window(in, size, &lo, &hi))
-		(void)kimg_sparse_plan_make(in, kimg_span_sub(&in, lo, hi - lo), lo, size, NULL, 0, &plan);
+		(void)kimg_sparse_plan_make(in, kimg_span_sub(&in, lo, hi - lo), lo, size, wf.w, wf.n, &plan);
 	struct kimg_fatbin_stream fst;
 	struct kimg_sparse_range d;
 	kimg_fatbin_stream_begin(&fst, 0, size);
@@ -64,6 +85,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = kimg_require_judge(text, &f, &rv, NULL);
 	if (rc != 0 && rc != -KIMG_EFORMAT)
 		abort();
+	/* the text's lines as an Env: whatever they hold, each switch is off
+	 * or set by one of them */
+	{
+		const char *env[64];
+		unsigned n_env = 0;
+		char *copy = strdup(text);
+		for (char *line = copy ? strtok(copy, "\n") : NULL; line && n_env < 64; line = strtok(NULL, "\n"))
+			env[n_env++] = line;
+		struct kimg_jit_env je;
+		kimg_jit_env_read(env, n_env, &je);
+		for (unsigned k = 0; k < KIMG_JIT_SWITCH_COUNT; k++)
+			if (je.on[k] && !je.set_by[k])
+				abort();
+		free(copy);
+	}
 	struct kimg_layer_fs *fs = kimg_layer_fs_new(4, 4096);
 	uint32_t ord[4] = { 0 };
 	for (char *line = strtok(text, "\n"); fs && line; line = strtok(NULL, "\n")) {

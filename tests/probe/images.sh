@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Container images as inputs (probe/image.c, core/layer_fs.c,
+# Container images as inputs (probe/image*.c, core/layer_fs.c, core/jit_env.c,
 # core/image_format.c, core/nvidia_require.c; docs/deploy.md): images made by
 # umoci and skopeo, and hand-made ones (tests/probe/src/oci_image.py) for the
 # exact layer contents and the hostile cases. The oracle is the image as it
@@ -121,6 +121,43 @@ expect_grep "a 12.4 driver gets forward compatibility from it" "$TMP/out" "9.0 (
 run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/compat"
 expect_rc 0 "the same image against a 13.0 driver"
 expect_json "compat not needed on a 13.0 driver" "[v['outcome'] for x in d['files'] if x['kind'] == 'container_image' for c in x['container_image']['cuda_compat'] for v in c['verdicts']] == ['not_needed']"
+
+# ---- the image's JIT switches (core/jit_env.h; docs/rules.md P6): its Env, not ours ----
+# Oracle: the CUDA Programming Guide's environment variables (docs/loading.md
+# section 9): CUDA_FORCE_PTX_JIT=1 ignores cubins (sm90_lineinfo.cubin is
+# sm_90 SASS only: 209; multi_exe's second module has compute_90 PTX: JIT);
+# CUDA_DISABLE_PTX_JIT=1 loads no PTX (ptxonly_exe: compute_80 only: 223).
+jit_img() { spec "$1" "{\"images\": [{\"env\": [$2], \"layers\": [{\"entries\": [
+ [\"file\", \"usr/lib/k.cubin\", \"$FX/sm90_lineinfo.cubin\"], [\"file\", \"usr/lib/libmulti.so\", \"$GOOD\"],
+ [\"file\", \"usr/lib/libptx.so\", \"$FX/ptxonly_exe\"]]}]}]}"; }
+verdicts() { python3 -c "import json,sys
+d = json.load(open(sys.argv[1]))
+print(' '.join('%s:%s:%s' % (f['image']['path'].rsplit('/', 1)[1], v['outcome'], v['rule'])
+	       for f in d['files'] if 'image' in f for m in f['modules'] for v in (m.get('verdicts') or []) if v['fate'] != 'not_judged'))" "$TMP/out"; }
+jit_img jit0 ""
+run "$PROBE" check --sm 9.0 --json "$TMP/jit0"
+expect_rc 0 "no JIT switch in the image: cubins used"
+check "no switch: sm_90 cubins run as SASS, PTX-only by JIT" test "$(verdicts)" = \
+	"k.cubin:sass:S1 libmulti.so:sass:S3 libmulti.so:sass:S3 libptx.so:ptx_jit:P1"
+jit_img jitf "\"CUDA_FORCE_PTX_JIT=1\""
+run "$PROBE" check --sm 9.0 --json "$TMP/jitf"
+expect_rc 1 "CUDA_FORCE_PTX_JIT=1 in the image's Env: a SASS-only module fails"
+check "forced JIT: the cubin is ignored (209, P6), the module with PTX runs by JIT" test "$(verdicts)" = \
+	"k.cubin:cannot_run:P6 libmulti.so:ptx_jit:P2 libptx.so:ptx_jit:P1"
+expect_json "forced JIT: error 209 and the fix names the switch" \
+	"[v['expected_error'] for f in d['files'] if f['path'].endswith('k.cubin') for m in f['modules'] for v in m['verdicts']] == [209] and 'unset CUDA_FORCE_PTX_JIT' in json.dumps(d)"
+CUDA_FORCE_PTX_JIT=1 run "$PROBE" check --sm 9.0 --json "$TMP/jit0"
+expect_rc 0 "kimg-probe's own CUDA_FORCE_PTX_JIT does not reach the container's files"
+jit_img jitg "\"CUDA_FORCE_PTX_JIT=0\", \"CUDA_FORCE_JIT=1\""
+run "$PROBE" check --sm 9.0 --json "$TMP/jitg"
+expect_rc 0 "CUDA_FORCE_PTX_JIT=0 wins over CUDA_FORCE_JIT=1 (the specific name)"
+jit_img jitd "\"CUDA_DISABLE_JIT=1\""
+run "$PROBE" check --sm 9.0 --json "$TMP/jitd"
+expect_rc 1 "CUDA_DISABLE_JIT=1: PTX-only code fails"
+check "disabled JIT: cubins still run, PTX-only fails (223, P6)" test "$(verdicts)" = \
+	"k.cubin:sass:S1 libmulti.so:sass:S3 libmulti.so:sass:S3 libptx.so:cannot_run:P6"
+run "$PROBE" check --sm 9.0 "$TMP/jitf"
+expect_grep "text: the switch is shown with what it does" "$TMP/out" "JIT: CUDA_FORCE_PTX_JIT=1: cubins ignored"
 
 # ---- large files read sparsely (core/elf_sparse.c): the same verdicts as whole reads ----
 ents=""

@@ -81,12 +81,66 @@ START_TEST(fatbin_walk_announces_large_payloads)
 }
 END_TEST
 
+/* Wrappers put by hand: at 8-aligned offsets in and after the first
+ * 32-byte block, one ending exactly at the end; a magic at an unaligned
+ * offset and one whose 24 bytes pass the end are not wrappers. */
+struct seen {
+	struct kimg_sparse_wrapper w[8];
+	unsigned n, stop_at;
+};
+
+static int note(void *ctx, const struct kimg_sparse_wrapper *w)
+{
+	struct seen *s = ctx;
+	s->w[s->n++] = *w;
+	return s->n == s->stop_at ? 7 : 0;
+}
+
+static void put(uint8_t *b, uint64_t off, uint64_t data)
+{
+	uint32_t m = KIMG_SPARSE_WRAPPER_MAGIC, v = 1;
+	memcpy(b + off, &m, 4);
+	memcpy(b + off + 4, &v, 4);
+	memcpy(b + off + 8, &data, 8);
+}
+
+START_TEST(wrappers_found_at_aligned_offsets_only)
+{
+	uint8_t b[200];
+	memset(b, 0xB1, sizeof b); /* the magic's first byte everywhere */
+	put(b, 8, 0x1000);
+	put(b, 52, 0x2000);  /* unaligned */
+	put(b, 96, 0x3000);
+	put(b, 176, 0x4000); /* ends at 200: whole */
+	uint32_t m = KIMG_SPARSE_WRAPPER_MAGIC;
+	memcpy(b + 192, &m, 4); /* inside the last one's data: not aligned to a whole wrapper */
+	struct seen s = { .stop_at = 0 };
+	ck_assert_int_eq(kimg_sparse_wrappers_scan(kimg_span_make(b, sizeof b), 4096, note, &s), 0);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_uint_eq(s.w[0].off, 4096 + 8);
+	ck_assert_uint_eq(s.w[0].data, 0x1000);
+	ck_assert_uint_eq(s.w[1].off, 4096 + 96);
+	ck_assert_uint_eq(s.w[1].data, 0x3000);
+	ck_assert_uint_eq(s.w[2].off, 4096 + 176);
+	ck_assert_uint_eq(s.w[2].data, 0x4000);
+	/* the last one cut short: not whole, not reported */
+	struct seen t = { .stop_at = 0 };
+	ck_assert_int_eq(kimg_sparse_wrappers_scan(kimg_span_make(b, 199), 0, note, &t), 0);
+	ck_assert_uint_eq(t.n, 2);
+	/* fn's non-zero return stops the scan */
+	struct seen u = { .stop_at = 1 };
+	ck_assert_int_eq(kimg_sparse_wrappers_scan(kimg_span_make(b, sizeof b), 0, note, &u), 7);
+	ck_assert_uint_eq(u.n, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("elf_sparse");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, plan_of_a_shared_object);
 	tcase_add_test(tc, fatbin_walk_announces_large_payloads);
+	tcase_add_test(tc, wrappers_found_at_aligned_offsets_only);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
