@@ -225,17 +225,6 @@ static const struct kimg_pkg *add_list_row(struct kimg_owners *o, const char *di
 	return row;
 }
 
-void kimg_owners_dpkg_lists_free(struct kimg_owners *o)
-{
-	for (size_t i = 0; i < o->n_dpkg_lists; i++) {
-		free(o->dpkg_lists[i].file);
-		free(o->dpkg_lists[i].text);
-	}
-	free(o->dpkg_lists);
-	o->dpkg_lists = NULL;
-	o->n_dpkg_lists = 0;
-}
-
 /* Every list of dir into o->dpkg_lists, as read_dpkg would read them: in
  * readdir order, the unreadable ones left out. Out of memory: the lists
  * kept so far, the rest left to read_dpkg's own reading (false). */
