@@ -4,10 +4,11 @@
 # The targets (`make help` prints these lines):
 #   make            build/kimg-probe, build/libkimg.so, build/libkimgapi.so
 #   make demo       kimg-probe on the built-in example (fixtures built with nvcc)
-#   make test       fixtures (nvcc), unit tests (Check), integration tests (tests/README.md)
+#   make test       fixtures (nvcc), unit tests (Check), integration tests (tests/README.md), TEST_JOBS at once
 #   make fixtures   the test inputs, built with nvcc (tests/fixtures/fixtures.mk)
 #   make unit       the Check unit test programs, build/tests/test_* (not run)
 #   make shim-tests the shim's test programs and the TSan libkimg (not run)
+#   make test-programs  the other programs the test scripts run (not run)
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make fuzz-build the libFuzzer targets only, build/fuzz/fuzz_*
 #   make bench      benchmarks (bench/README.md): judged against their goals
@@ -227,7 +228,32 @@ NO_THREADS := $(BUILD)/tests/no_threads.so
 $(NO_THREADS): tests/probe/src/no_threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< -ldl
-test mutation: $(NO_THREADS)
+# tests/probe/{hardening,jobs}.sh's LD_PRELOAD helpers that cut a file while
+# the probe reads it (test code: the plain test flags of tests/fake_cuda/fake.mk,
+# in every build, as the scripts built them before).
+PROBE_TEST_PRELOADS := $(BUILD)/tests/shrink_on_map.so $(BUILD)/tests/shrink_on_thread.so
+$(PROBE_TEST_PRELOADS): $(BUILD)/tests/%.so: tests/probe/src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+# tests/api/python.sh's extension module of a wheel: sm_80 code only, built
+# with nvcc (as the fixtures) against python3's headers (python3-dev).
+NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+API_PY_EXT := $(BUILD)/tests/py/kimgtest_ext.so
+$(API_PY_EXT): tests/api/src/kimgtest_ext.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
+		-I"$$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" -o $@ $<
+# tests/scripts/{ci_recipes,kimg_run}.sh: a shared object that is not kimg,
+# copied where a script needs a library of some name.
+EMPTY_SO := $(BUILD)/tests/empty.so
+$(EMPTY_SO):
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -x c /dev/null -o $@
+# What the scripts run besides the product, the stand-ins and the shim
+# test programs: each built here, never by a test (tests/README.md).
+.PHONY: test-programs
+test-programs: $(PROBE_AHEAD8) $(API_ASK) $(NO_THREADS) $(PROBE_TEST_PRELOADS) $(API_PY_EXT) $(EMPTY_SO)
+test mutation mutants: test-programs
 
 # The stand-in driver, runtime and NVML, built once for every test.
 include tests/fake_cuda/fake.mk
@@ -280,8 +306,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 
+# The fixtures, then the test libraries made of them (tests/shim/shim.mk).
 fixtures:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(BUILD)/fixtures
+	$(MAKE) --no-print-directory shim-disp-libs
 
 # The README's first command: kimg-probe on the built-in example.
 demo: all fixtures
@@ -289,8 +317,11 @@ demo: all fixtures
 
 unit: $(UNIT_BIN)
 
+# TEST_JOBS tests side by side (tests/run.sh -j): two per core by default,
+# since many wait on their programs; TEST_JOBS=1 streams one after another.
+TEST_JOBS ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 test: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) $(PLAIN_TEST_LIBS)
-	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh
+	BUILD=$(BUILD) KIMG_SANITIZE=$(SANITIZE) $(SAN_TEST_ENV) tests/run.sh -j $(TEST_JOBS)
 
 # The sanitizer build (see SAN_FLAGS above) and make test in it.
 .PHONY: asan asan-test
@@ -302,21 +333,31 @@ asan-test:
 # The shim test programs and the TSan libkimg (shim-tests target).
 include tests/shim/shim.mk
 
-# libFuzzer targets: each links the core sources directly with clang's sanitizers,
-# plus sys/codecs.c, sys/zip.c and their loader sys/lazylib.c, so the payload decoders and zlib are reached as
-# the product reaches them (dlopen of libzstd.so.1 / liblz4.so.1 / libz.so.1: no
-# -dev package needed).
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c
+# libFuzzer targets: each target's own file, linked with one library of the
+# core compiled once with the fuzz flags (FUZZ_LIB), plus sys/codecs.c,
+# sys/zip.c and their loader sys/lazylib.c, so the payload decoders and zlib
+# are reached as the product reaches them (dlopen of libzstd.so.1 /
+# liblz4.so.1 / libz.so.1: no -dev package needed). The library's objects
+# carry the sanitizers and libFuzzer's coverage (fuzzer-no-link); only the
+# link of a target adds libFuzzer's main.
+FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+fuzz_obj = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
+FUZZ_LIB := $(BUILD)/fuzz/libkimgfuzz.a
+$(FUZZ_LIB): $(call fuzz_obj,$(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/obj/%.o: %.c VERSION
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(FUZZ_EXTRA_SRC) $(CORE_SRC) sys/codecs.c sys/zip.c sys/lazylib.c -ldl -lpthread
+	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZ_BIN): $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIB)
+	$(CLANG) $(FUZZ_LDFLAGS) -o $@ $< $(FUZZ_EXTRA_OBJ) $(FUZZ_LIB) -ldl -lpthread
 
 # fuzz_options links the shim's option parser and the log it warns to
 # (shim/diag/options.c, log.c, log_open.c), as tests/unit/test_options.c does.
-FUZZ_OPTIONS_SRC := shim/diag/options.c shim/diag/log.c shim/diag/log_open.c
-$(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_SRC) shim/diag.h shim/diag/diag_internal.h
-$(BUILD)/fuzz/fuzz_options: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
-$(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_SRC = $(FUZZ_OPTIONS_SRC)
+FUZZ_OPTIONS_OBJ := $(call fuzz_obj,shim/diag/options.c shim/diag/log.c shim/diag/log_open.c)
+$(BUILD)/fuzz/obj/shim/diag/%.o $(BUILD)/fuzz/obj/tests/fuzz/fuzz_options.o: CPPFLAGS += $(SHIM_DIAG_CPPFLAGS)
+$(BUILD)/fuzz/fuzz_options: $(FUZZ_OPTIONS_OBJ)
+$(BUILD)/fuzz/fuzz_options: FUZZ_EXTRA_OBJ = $(FUZZ_OPTIONS_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -335,7 +376,7 @@ mutation: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 # drawn by MUTANTS_SEED (default random, printed), each planted alone in a
 # scratch copy and judged by the tests that executed its line (coverage.txt); closing line
 # "mutants: K killed, S survived, E equivalent of N sampled (seed X): score P%".
-mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
+mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK) wheel deb
 	MUTANTS_N="$(MUTANTS_N)" MUTANTS_SEED="$(MUTANTS_SEED)" MUTANTS_MIN_SCORE="$(MUTANTS_MIN_SCORE)" \
 		python3 tests/mutation/mutants.py run
 
@@ -343,9 +384,9 @@ mutants: all fixtures unit shim-tests $(PROBE_AHEAD8) $(API_ASK)
 # build-cov (fixtures shared), each test alone. Run it after tests or
 # sources are added or moved, and commit tests/mutation/coverage.txt.
 COV_BUILD := build-cov
-mutants-map: fixtures
-	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) all unit shim-tests $(COV_BUILD)/tests/kimg-probe-ahead8 \
-		$(COV_BUILD)/tests/api_ask
+mutants-map: fixtures wheel deb
+	CFLAGS="-O0 -g --coverage" $(MAKE) BUILD=$(COV_BUILD) SHIM_DISP_FIX=$(abspath $(BUILD))/fixtures \
+		all unit shim-tests test-programs shim-disp-libs
 	KIMG_FIXTURES=$(abspath $(BUILD))/fixtures python3 tests/mutation/mutants.py map --build $(COV_BUILD)
 
 # Installs the two tools, the library and the man pages (man1: kimg-run,
@@ -383,4 +424,4 @@ help:
 # make wheel, make deb, make test-aarch64 (packaging/packaging.mk).
 include packaging/packaging.mk
 
--include $(shell find $(BUILD)/obj $(BUILD)/plain/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/plain/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

@@ -14,12 +14,13 @@ HOST_CC ?= gcc
 fixtures-aarch64:
 	$(MAKE) -f tests/fixtures/fixtures.mk FIXDIR=$(X86_FIXTURES)
 	$(MAKE) -f tests/fixtures/aarch64.mk X86DIR=$(X86_FIXTURES) FIXDIR=$(BUILD)/fixtures CROSS=$(CROSS)
+	$(MAKE) --no-print-directory shim-disp-libs
 
 $(BUILD)/qemu_exec: tests/aarch64/qemu_exec.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -O2 -static -o $@ $<
 
-test-aarch64: all wheel fixtures-aarch64 shim-test-programs $(PROBE_AHEAD8) $(BUILD)/qemu_exec
+test-aarch64: all wheel fixtures-aarch64 shim-test-programs $(PROBE_AHEAD8) $(PROBE_TEST_PRELOADS) $(BUILD)/qemu_exec
 	BUILD=$(BUILD) tests/aarch64/run.sh
 else
 test-aarch64 fixtures-aarch64:

@@ -46,6 +46,15 @@ T_PASS=0 T_FAIL=0 T_SKIP=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kimg-test.XXXXXX")
 trap 'chmod -R u+rwx "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 
+# python3 as the interpreter itself, not a wrapper in front of it: where
+# python3 on PATH is a version manager's shim (pyenv's is a shell script
+# that costs about 60 ms of CPU a call, and a script calls python3 dozens of
+# times), a link to the interpreter the shim picks now goes first on PATH.
+PY_REAL=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -n "$PY_REAL" ] && [ -x "$PY_REAL" ] && [ "$PY_REAL" != "$(command -v python3)" ]; then
+	mkdir -p "$TMP/.python" && ln -s "$PY_REAL" "$TMP/.python/python3" && PATH=$TMP/.python:$PATH
+fi
+
 # ---- checks and their lines ----
 ok() { T_PASS=$((T_PASS + 1)); printf 'ok - %s\n' "$1"; }
 # fail WHAT [DETAIL...]: a failed check; each detail on its own line
@@ -152,8 +161,15 @@ json_finish() {
 	done <<<"$res"
 }
 
-# Ends the script: the totals, and the status.
+# Ends the script: the totals, and the status. EXPECTED_CHECKS=N (set by a
+# script whose number of checks is fixed) fails a run that made another
+# number of checks (passed, failed and skipped), so a case that silently
+# ran fewer cannot pass.
 finish() {
+	local ran=$((T_PASS + T_FAIL + T_SKIP))
+	if [ -n "${EXPECTED_CHECKS:-}" ] && [ "$ran" -ne "$EXPECTED_CHECKS" ]; then
+		fail "ran $ran checks, expected $EXPECTED_CHECKS"
+	fi
 	json_finish
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	if [ "$T_PASS" -eq 0 ]; then echo "FAIL - no check ran"; exit 1; fi

@@ -6,41 +6,148 @@
 # Every one runs under a time limit (timeout(1), which ends its whole
 # process group): KIMG_TEST_TIMEOUT seconds (default 300), or the number a
 # script names in its first lines as "# test-timeout: SECONDS". A test past
-# its bound fails, named: "TIMEOUT NAME after Ns".
+# its bound fails, named: "TIMEOUT NAME after Ns". With -j N on fewer than N
+# cores the bounds grow by N / cores (rounded up).
 # KIMG_TESTS="NAME ..." runs only those (test_x, tests/probe/x.sh).
+#
+# tests/run.sh [-j N]: N tests side by side (KIMG_TEST_JOBS, default 1).
+# The tests are independent (each has its own scratch folder, tests/lib.bash's
+# TMP, and only reads the build). With N > 1 each test's output is kept and
+# printed in one block, "== NAME (S s)" then its lines, in the same order as
+# with -j 1 whatever order they end in; the longest ones start first (their
+# times of the last run, kept in $BUILD/tests/run-times), so that no long
+# test is left to run alone at the end. With -j 1 the output streams as the
+# tests run.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
 export KIMG_FIXTURES=${KIMG_FIXTURES:-$BUILD/fixtures}
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60}
 DEFAULT_TIMEOUT=${KIMG_TEST_TIMEOUT:-300}
-passed=0 failed=0 failures=()
+JOBS=${KIMG_TEST_JOBS:-1}
+while getopts j: opt; do
+	case $opt in
+	j) JOBS=$OPTARG ;;
+	*) echo "usage: tests/run.sh [-j N]" >&2; exit 2 ;;
+	esac
+done
+case $JOBS in '' | *[!0-9]* | 0) echo "tests/run.sh: -j wants a whole number above 0, not '$JOBS'" >&2; exit 2 ;; esac
+# A limit is for a test alone; side by side with others on fewer cores it
+# gets a share of the machine, so the limits grow by JOBS / cores (rounded up).
+CORES=$(nproc 2>/dev/null || echo 1)
+SCALE=$(((JOBS + CORES - 1) / CORES))
+
 # limit_of FILE: the script's own "# test-timeout: N", else the default
 limit_of() {
 	local n
 	n=$(head -n 20 "$1" 2>/dev/null | grep -aoE '^# test-timeout: [0-9]+' | head -n 1 | grep -oE '[0-9]+$')
 	echo "${n:-$DEFAULT_TIMEOUT}"
 }
+
+# The tests in their order: names, time limits, files (a program, or a
+# script run with bash).
 ONLY=" ${KIMG_TESTS:-} "
-run_one() {
-	local name=$1 limit=$2 rc=0; shift 2
-	[ "$ONLY" = "  " ] || [[ $ONLY == *" $name "* ]] || return 0
-	echo "== $name"
-	timeout -k 10 "$limit" "$@" || rc=$?
+names=() limits=() files=()
+add() { # add NAME LIMIT FILE
+	[ "$ONLY" = "  " ] || [[ $ONLY == *" $1 "* ]] || return 0
+	names+=("$1") limits+=("$(($2 * SCALE))") files+=("$3")
+}
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	add "$(basename "$t")" "$DEFAULT_TIMEOUT" "$t"
+done
+for s in tests/probe/*.sh tests/shim/*.sh tests/api/*.sh tests/scripts/*.sh; do
+	[ -f "$s" ] || continue
+	add "$s" "$(limit_of "$s")" "$s"
+done
+
+# run_test I: test I under its limit; its status and milliseconds in
+# $OUTDIR/I.rc, the pid of its timeout(1) in $OUTDIR/I.pid while it runs
+run_test() {
+	local i=$1 rc=0 t0 cmd=("${files[$1]}")
+	[[ ${files[i]} != *.sh ]] || cmd=(bash "${files[i]}")
+	t0=$(date +%s%N)
+	timeout -k 10 "${limits[i]}" "${cmd[@]}" </dev/null &
+	echo $! >"$OUTDIR/$i.pid"
+	wait $! || rc=$?
+	rm -f "$OUTDIR/$i.pid"
+	echo "$rc $((($(date +%s%N) - t0) / 1000000))" >"$OUTDIR/$i.rc.tmp"
+	mv "$OUTDIR/$i.rc.tmp" "$OUTDIR/$i.rc"
+}
+
+passed=0 failed=0 failures=() times=()
+# settle I: counts test I's status; a timeout names the test and its limit
+settle() {
+	local i=$1 name=${names[$1]} rc ms
+	read -r rc ms <"$OUTDIR/$i.rc"
+	times[i]=$ms
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "TIMEOUT $name after ${limit}s"
+		echo "TIMEOUT $name after ${limits[i]}s"
 		name="$name(timeout)"
 	fi
 	if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$name"); fi
 }
-for t in "$BUILD"/tests/test_*; do
-	[ -x "$t" ] || continue
-	run_one "$(basename "$t")" "$DEFAULT_TIMEOUT" "$t"
-done
-for s in tests/probe/*.sh tests/shim/*.sh tests/api/*.sh tests/scripts/*.sh; do
-	[ -f "$s" ] || continue
-	run_one "$s" "$(limit_of "$s")" bash "$s"
-done
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+OUTDIR=$(mktemp -d "${TMPDIR:-/tmp}/kimg-run.XXXXXX")
+trap 'rm -rf "$OUTDIR"' EXIT
+# Interrupted: each running test's timeout(1) (in a process group of its
+# own, which a terminal's ^C does not reach) passes the signal to its test.
+stop_tests() {
+	local p
+	for p in "$OUTDIR"/*.pid; do [ -f "$p" ] && kill -TERM "$(cat "$p")" 2>/dev/null; done
+	wait
+	exit 130
+}
+trap stop_tests INT TERM
+n=${#names[@]}
+if [ "$JOBS" -eq 1 ]; then
+	for ((i = 0; i < n; i++)); do
+		echo "== ${names[i]}"
+		run_test "$i"
+		settle "$i"
+	done
+else
+	# launch order: longest first by the last run's times (unknown ones as
+	# listed, before the known: a new test may be a long one)
+	TIMES_FILE=$BUILD/tests/run-times
+	declare -A last=()
+	if [ -f "$TIMES_FILE" ]; then
+		while read -r ms name; do last[$name]=$ms; done <"$TIMES_FILE"
+	fi
+	order=()
+	while read -r _ i; do order+=("$i"); done < <(
+		for ((i = 0; i < n; i++)); do echo "${last[${names[i]}]:-999999999} $i"; done | sort -s -k1,1nr)
+	shown=0
+	# show_done: prints the blocks of the tests that ended, in list order
+	show_done() {
+		while [ "$shown" -lt "$n" ] && [ -f "$OUTDIR/$shown.rc" ]; do
+			read -r _ ms <"$OUTDIR/$shown.rc"
+			echo "== ${names[shown]} ($(secs "$ms") s)"
+			cat "$OUTDIR/$shown.out"
+			settle "$shown"
+			shown=$((shown + 1))
+		done
+	}
+	for i in "${order[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n
+			show_done
+		done
+		run_test "$i" >"$OUTDIR/$i.out" 2>&1 &
+	done
+	while [ "$shown" -lt "$n" ]; do
+		if [ "$(jobs -rp | wc -l)" -gt 0 ]; then wait -n; else
+			wait
+			# nothing runs and the next has no status: its runner died
+			[ -f "$OUTDIR/$shown.rc" ] || { echo "tests/run.sh: ${names[shown]} ended without a status" >>"$OUTDIR/$shown.out"; echo "1 0" >"$OUTDIR/$shown.rc"; }
+		fi
+		show_done
+	done
+	if [ -z "${KIMG_TESTS:-}" ] && mkdir -p "$(dirname "$TIMES_FILE")" 2>/dev/null; then
+		for ((i = 0; i < n; i++)); do echo "${times[i]} ${names[i]}"; done >"$TIMES_FILE"
+	fi
+fi
 if [ ${#failures[@]} -gt 0 ]; then echo "failed: ${failures[*]}"; fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -30,8 +30,8 @@ export QEMU_LD_PREFIX
 declare -A SKIP=(
 	[archives]="its inflation-limit cases need libtwo.so above 100 KiB (nvcc links cudart statically into the x86-64 one; the aarch64 one carries only the device code)"
 	[threads]="needs a ThreadSanitizer libkimg and program; not cross-built"
-	[runtime]="builds its RTLD_LOCAL extension and loader with the host's gcc while it runs, and reads the programs' symbol versions (in the view they are qemu stand-ins)"
-	[stack]="builds its programs with the host's gcc while it runs"
+	[runtime]="reads the programs' symbol versions (in the view they are qemu stand-ins)"
+	[stack]="its probe library is loaded by the host's python3 (an x86-64 process); its programs are not cross-built"
 	[python]="runs the host's python3 (an x86-64 process) under the library"
 	[security]="assembles a chroot with ldd's list and runs its program setuid there; the qemu stand-in and qemu are not in that root"
 )
@@ -56,8 +56,11 @@ wrap() { cp "$B/qemu_exec" "$V/$1" && ln -s "$B/$1" "$V/$1.aarch64"; }
 wrap kimg-probe
 wrap tests/kimg-probe-ahead8 # jobs.sh: the listers' back-pressure
 for p in "$B"/shim-tests/*; do
-	case $p in *.so) ln -s "$p" "$V/shim-tests/" ;; *) wrap "shim-tests/${p##*/}" ;; esac
+	# libraries and folders of libraries (disp/) as they are; programs wrapped
+	if [ -d "$p" ] || [[ $p == *.so ]]; then ln -s "$p" "$V/shim-tests/"; else wrap "shim-tests/${p##*/}"; fi
 done
+# the probe tests' LD_PRELOAD helpers (Makefile PROBE_TEST_PRELOADS)
+for p in "$B"/tests/*.so; do [ -e "$p" ] && ln -s "$p" "$V/tests/"; done
 ln -s "$B/libkimg.so" "$V/libkimg.so"
 # the cross-built stand-ins (tests/fake_cuda/fake.mk)
 ln -s "$B/fake_cuda" "$V/fake_cuda"
@@ -65,8 +68,8 @@ ln -s "$B/fake_nvml" "$V/fake_nvml"
 ln -s "$B/fixtures" "$V/fixtures"
 # exports.sh reads the hooks layer's objects (their glibc versions)
 ln -s "$B/obj" "$V/obj"
-# Helpers the tests build while they run (an LD_PRELOAD library, the
-# dispatch test's libraries) must be aarch64 too: they take ${CC:-gcc}.
+# What a test compiles while it runs (exports.sh's planted objects) must be
+# aarch64 too: it takes ${CC:-gcc}.
 export CC=${CROSS:-aarch64-linux-gnu-}gcc
 export KIMG_QEMU_USER=$KIMG_QEMU
 echo "== aarch64 build in $B, under $("$KIMG_QEMU" --version | head -n1), C library from $QEMU_LD_PREFIX"

@@ -133,6 +133,18 @@ expect_eq "native: the stand-in's two H200s with their driver; sm_80 fails there
 got=$(env FAKE_CUDA_SM=80 FAKE_CUDA_DRIVER=13000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME=NVIDIA_A100 FAKE_CUDA_COUNT=1 \
 	LD_LIBRARY_PATH="$FAKE:$FAKE_NVML" "$ASK" "$FX/sm80.cubin" NULL 2>&1 | head -1)
 expect_eq "sm NULL is native: an A100 runs the sm_80 cubin" "0 1 0" "$got"
+# The target list holds 64 (API_TARGETS_MAX): 64 distinct spellings fit,
+# and the native GPU as a 65th is refused, not dropped.
+many=$(python3 -c '
+t = []
+for c in "5.0 5.2 5.3 6.0 6.1 6.2 7.0 7.2 7.5 8.0 8.6 8.7 8.9 9.0 10.0 10.3 11.0 12.0 12.1 3.5 3.7".split():
+    a, b = c.split(".")
+    t += [c, a + b, "sm_" + a + b]
+print(",".join(t + ["H100"]))')
+expect_eq "64 targets: answered" "0 0 209" "$(ask "$FX/sm80.cubin" "$many" | sed -n 1p)"
+got=$(env FAKE_CUDA_SM=90 FAKE_CUDA_DRIVER=13000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME=NVIDIA_H200 FAKE_CUDA_COUNT=1 \
+	LD_LIBRARY_PATH="$FAKE:$FAKE_NVML" "$ASK" "$FX/sm80.cubin" "$many,native" 2>&1 | head -1)
+expect_eq "64 targets and native: -KIMG_API_ELIMIT, the native GPU not dropped" "-4006 sm: more than 64 targets" "$got"
 
 # ---- one core: every verdict is kimg-probe check --json's ----
 targets="9.0,8.6,8.0,10.0,12.0,H100,Jetson AGX Orin,7.5"

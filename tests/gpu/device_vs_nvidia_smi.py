@@ -8,18 +8,15 @@ plus the device count and one per UUID found on both sides; prints
 "N passed, M failed" even when a tool fails (its failure is then the one
 failed check)."""
 import json
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpulib import Checks  # noqa: E402
+
 probe = sys.argv[1]
-passed = failed = 0
-
-
-def check(ok, text):
-    global passed, failed
-    print(f"{'PASS' if ok else 'FAIL'} {text}")
-    passed, failed = passed + bool(ok), failed + (not ok)
-
+C = Checks()
 
 try:
     smi = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,name,compute_cap,driver_version",
@@ -29,17 +26,17 @@ try:
     print(out.stdout.strip())
     devs = json.loads(out.stdout)["devices"]
 except (OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
-    check(False, f"nvidia-smi or kimg-probe device failed: {e}")
+    C.check(f"nvidia-smi or kimg-probe device failed: {e}", False)
     rows, devs = [], []
 if rows or devs:
-    check(len(devs) == len(rows) and rows, f"device count: kimg {len(devs)}, nvidia-smi {len(rows)}")
+    C.check(f"device count: kimg {len(devs)}, nvidia-smi {len(rows)}", len(devs) == len(rows) and rows)
 by_uuid = {d.get("uuid"): d for d in devs}
 for idx, uuid, name, cap, drv in rows:
     d = by_uuid.get(uuid)
-    check(d is not None, f"gpu {idx} {uuid}: in kimg-probe device (uuids there: {sorted(map(str, by_uuid))})")
+    C.check(f"gpu {idx} {uuid}: in kimg-probe device (uuids there: {sorted(map(str, by_uuid))})", d is not None)
     if d is None:
         continue
     for what, a, b in (("name", d["name"], name), ("cc", d["cc"], cap), ("driver", d["driver"], drv)):
-        check(a == b, f"gpu {idx} ({uuid}) {what}: kimg {a!r} nvidia-smi {b!r}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed or not passed else 0)
+        C.check(f"gpu {idx} ({uuid}) {what}: kimg {a!r} nvidia-smi {b!r}", a == b)
+# as many checks as the two sides give (no fixed number: one per GPU and field)
+sys.exit(C.finish(None))

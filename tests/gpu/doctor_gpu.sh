@@ -15,24 +15,26 @@ BUILD=${BUILD:-build}
 OUTDIR=${OUT:-$BUILD/gpu}
 mkdir -p "$OUTDIR"
 PROBE=$BUILD/kimg-probe
-pass=0 fail=0
-ok() { if eval "$2"; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi; }
+# checks and totals: tests/lib.bash (finish fails a run of another number of
+# checks: a case that ran fewer did not pass)
+. "$(dirname "$0")/../lib.bash"
+EXPECTED_CHECKS=7
 [ -x "$PROBE" ] || make -j"$(nproc)" BUILD="$BUILD" all >"$OUTDIR/build-doctor.log" 2>&1 ||
-	{ tail -n 30 "$OUTDIR/build-doctor.log"; exit 1; }
+	{ tail -n 30 "$OUTDIR/build-doctor.log"; fail "make all"; finish; }
 
 # ---- device: three readings ----
 "$PROBE" device --json >"$OUTDIR/device.json" 2>"$OUTDIR/device.err"; rc=$?
 "$PROBE" device >"$OUTDIR/device.txt" 2>&1
 cat "$OUTDIR/device.txt"
-ok "device --json exits 0" "[ $rc -eq 0 ]"
-ok "every GPU: driver, NVML and name-table readings all known and agreeing" \
+check "device --json exits 0" eval "[ $rc -eq 0 ]"
+check "every GPU: driver, NVML and name-table readings all known and agreeing" eval \
 	"python3 -c 'import json,sys; d=json.load(open(\"$OUTDIR/device.json\")); sys.exit(0 if d[\"devices\"] and all(g[\"cc_readings\"][\"agree\"] and None not in (g[\"cc_readings\"][\"driver\"], g[\"cc_readings\"][\"nvml\"], g[\"cc_readings\"][\"name_table\"]) for g in d[\"devices\"]) else 1)'"
 if command -v nvidia-smi >/dev/null; then
 	nvidia-smi --query-gpu=uuid --format=csv,noheader >"$OUTDIR/smi-uuids.txt" 2>/dev/null
-	ok "device UUIDs are nvidia-smi's (CUDA_VISIBLE_DEVICES unset: all of them, in order)" \
+	check "device UUIDs are nvidia-smi's (CUDA_VISIBLE_DEVICES unset: all of them, in order)" eval \
 		"python3 -c 'import json,sys; d=json.load(open(\"$OUTDIR/device.json\")); s=[l.strip() for l in open(\"$OUTDIR/smi-uuids.txt\") if l.strip()]; sys.exit(0 if [g[\"uuid\"] for g in d[\"devices\"]] == s else 1)'"
 else
-	ok "nvidia-smi on PATH (a prerequisite on the GPU machine)" false
+	check "nvidia-smi on PATH (a prerequisite on the GPU machine)" eval false
 fi
 
 # ---- doctor: cold, then warm ----
@@ -54,8 +56,8 @@ done
 warm=$(printf '%s\n' "${warm_runs[@]}" | sort -n | sed -n 3p)
 echo "doctor time: cold ${cold} s (page cache dropped: $dropped), warm median ${warm} s (runs: ${warm_runs[*]})"
 echo "doctor JSON summary: $(python3 -c "import json; print(json.load(open('$OUTDIR/doctor.json'))['summary'])" 2>&1)"
-ok "doctor exits 0 (rc $rc; stderr: $(head -c 200 "$OUTDIR/doctor.err" | tr '\n' ' '))" "[ $rc -eq 0 ]"
-ok "doctor warm under 2 s (median ${warm} s)" "awk -v w='$warm' 'BEGIN { exit !(w < 2) }'"
+check "doctor exits 0 (rc $rc; stderr: $(head -c 200 "$OUTDIR/doctor.err" | tr '\n' ' '))" eval "[ $rc -eq 0 ]"
+check "doctor warm under 2 s (median ${warm} s)" eval "awk -v w='$warm' 'BEGIN { exit !(w < 2) }'"
 
 # ---- the oracle: distributions owning files with device code ----
 python3 - "$OUTDIR/doctor.json" >"$OUTDIR/doctor-oracle.txt" 2>&1 <<'PY'
@@ -124,10 +126,7 @@ sys.exit(0 if want and not missing and not bad else 1)
 PY
 orc=$?
 cat "$OUTDIR/doctor-oracle.txt"
-ok "every distribution with device code (oracle) is named by doctor with a verdict" "[ $orc -eq 0 ]"
-ok "no package fails on this machine's GPUs" \
+check "every distribution with device code (oracle) is named by doctor with a verdict" eval "[ $orc -eq 0 ]"
+check "no package fails on this machine's GPUs" eval \
 	"python3 -c 'import json,sys; d=json.load(open(\"$OUTDIR/doctor.json\")); sys.exit(0 if all(p[\"verdict\"] == \"ok\" for p in d[\"packages\"]) else 1)'"
-EXPECTED=7 # a case that ran fewer checks did not pass
-if [ $((pass + fail)) -ne $EXPECTED ]; then echo "FAIL ran $((pass + fail)) checks, expected $EXPECTED"; fail=$((fail + 1)); fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+finish

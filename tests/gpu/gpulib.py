@@ -53,10 +53,19 @@ class Checks:
     """check() prints PASS/FAIL lines; finish(expected) prints
     "N passed, M failed" and fails when any failed or when the number of
     checks run is not the expected one (a case that silently ran fewer
-    checks must not pass)."""
+    checks must not pass; None: a number the data decides, as one check
+    per GPU found). not_run(why) names a case this machine cannot
+    run by its nature (not a missing package): printed "NOT RUN why",
+    counted apart (", N not run" and the names after the totals), not a
+    failure."""
 
     def __init__(self):
         self.results = []
+        self.skipped = []
+
+    def not_run(self, why):
+        self.skipped.append(why)
+        print("NOT RUN " + why, flush=True)
 
     def check(self, name, cond, detail=""):
         self.results.append((name, bool(cond)))
@@ -71,8 +80,10 @@ class Checks:
     def finish(self, expected):
         passed = sum(1 for _, ok in self.results if ok)
         failed = len(self.results) - passed
-        if len(self.results) != expected:
+        if expected is not None and len(self.results) != expected:
             print(f"FAIL ran {len(self.results)} checks, expected {expected}")
             failed += 1
-        print(f"{passed} passed, {failed} failed")
+        print(f"{passed} passed, {failed} failed" + (f", {len(self.skipped)} not run" if self.skipped else ""))
+        for why in self.skipped:
+            print("   not run: " + why)
         return 0 if failed == 0 and passed > 0 else 1

@@ -16,23 +16,23 @@ BUILD=${BUILD:-build}
 WORK=${WORK:-$BUILD/gpu-hardening}
 LIB=$(cd "$BUILD" && pwd -P)/libkimg.so
 mkdir -p "$WORK" && WORK=$(cd "$WORK" && pwd -P)
-pass=0 failn=0
-check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); echo "PASS $what"; else failn=$((failn + 1)); echo "FAIL $what"; fi; }
-[ -f "$LIB" ] || { echo "FAIL $LIB missing (make)"; echo "0 passed, 1 failed"; exit 1; }
+# checks and totals: tests/lib.bash (finish fails a run of another number of checks)
+. "$(dirname "$0")/../lib.bash"
+EXPECTED_CHECKS=18 # 2 cudarts x (2 orders x 2 + closed pipe + full disk) + fork early 2 + one per process 2 + fork quiet 2
+[ -f "$LIB" ] || { fail "$LIB missing (make)"; finish; }
 # SASS of another major than the device's (nvidia-smi), so every load fails with 209
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | head -n 1 | tr -d ' ')
 # no reading, no guess: sm_80 would not be "another major" on an 8.x GPU
 case $cc in
 [0-9]*.[0-9]*) ;;
-*) echo "FAIL nvidia-smi gave no compute capability for GPU 0 ('$cc'): the wrong-arch builds need it"
-	echo "0 passed, 1 failed"; exit 1 ;;
+*) fail "nvidia-smi gave no compute capability for GPU 0 ('$cc'): the wrong-arch builds need it"; finish ;;
 esac
 wrong=80; [ "${cc%%.*}" = 8 ] && wrong=90
 for kind in static shared; do
 	exe=$WORK/wrong_$kind
 	flags=(); [ $kind = shared ] && flags=(-cudart shared)
 	[ -x "$exe" ] || nvcc -gencode arch=compute_$wrong,code=sm_$wrong "${flags[@]}" -o "$exe" tests/gpu/src/wrong_arch.cu ||
-		{ echo "FAIL build $exe"; failn=$((failn + 1)); continue; }
+		{ fail "build $exe"; continue; }
 	env -u LD_PRELOAD "$exe" >/dev/null 2>&1; want=$?
 	cp "$LIB" "$WORK/copy.so"
 	for order in "$WORK/copy.so $LIB" "$LIB $WORK/copy.so"; do
@@ -50,7 +50,7 @@ for kind in static shared; do
 done
 # fork against the real driver: the child's own report in its own %p log
 gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -o "$WORK/fork" tests/shim/progs/fork.c -ldl &&
-	nvcc -cubin -gencode arch=compute_$wrong,code=sm_$wrong -o "$WORK/sm80.cubin" tests/fixtures/src/kern.cu || failn=$((failn + 1))
+	nvcc -cubin -gencode arch=compute_$wrong,code=sm_$wrong -o "$WORK/sm80.cubin" tests/fixtures/src/kern.cu || fail "build the fork program and the sm_$wrong cubin"
 # A real driver does not let a forked child use its parent's CUDA context,
 # so each process initialises CUDA after the fork ("early"); and a child
 # that only exits after its parent's report must write nothing ("quiet").
@@ -66,8 +66,4 @@ rm -f "$WORK"/k-*.log
 env LD_PRELOAD="$LIB" KIMG_FORMAT=json KIMG_LOG="$WORK/k-%p.log" "$WORK/fork" "$WORK/sm80.cubin" axpy quiet >"$WORK/fork.out" 2>&1
 check "fork (child only exits): the parent saw 209" test $? = 0
 check "fork: one log, the parent's; the child wrote nothing" test "$(ls "$WORK"/k-*.log 2>/dev/null | wc -l)" = 1
-# 2 cudarts x (2 orders x 2 + closed pipe + full disk) + fork early 2 + one per process 2 + fork quiet 2
-EXPECTED=18
-if [ $((pass + failn)) -ne $EXPECTED ]; then echo "FAIL ran $((pass + failn)) checks, expected $EXPECTED"; failn=$((failn + 1)); fi
-echo "$pass passed, $failn failed"
-[ "$failn" -eq 0 ] && [ "$pass" -gt 0 ]
+finish

@@ -7,28 +7,22 @@
 # names its process (rank, local_rank, world_size), and
 # `kimg-probe summarize` must merge them into one group with ranks 0-1.
 # Needs nvcc, torchrun (PyTorch) and a GPU (its SM is read from nvidia-smi: the
-# library is built for another major). Prints PASS/FAIL per check and
-# "N passed, N failed"; fails unless all 12 checks ran and passed.
+# library is built for another major). Prints ok/FAIL per check and
+# "N passed, N failed, N skipped" (tests/lib.bash); fails unless all 12
+# checks ran and passed.
 set -u
 export PATH="/usr/local/cuda/bin:$PATH"
 BUILD=${BUILD:-build}
 WORK=${WORK:-$BUILD/gpu-multirank}
-n_pass=0 n_fail=0
-check() { # WHAT CMD...
-	local what=$1; shift
-	if "$@"; then n_pass=$((n_pass + 1)); echo "PASS $what"; else n_fail=$((n_fail + 1)); echo "FAIL $what"; fi
-}
-EXPECTED=12
-finish() {
-	if [ $((n_pass + n_fail)) -ne $EXPECTED ]; then echo "FAIL ran $((n_pass + n_fail)) checks, expected $EXPECTED"; n_fail=$((n_fail + 1)); fi
-	echo "$n_pass passed, $n_fail failed"; [ "$n_fail" -eq 0 ] && [ "$n_pass" -gt 0 ]; exit $?
-}
+# checks and totals: tests/lib.bash (finish fails a run of another number of checks)
+. "$(dirname "$0")/../lib.bash"
+EXPECTED_CHECKS=12
 
 for tool in nvcc torchrun python3; do
-	command -v "$tool" >/dev/null || { echo "FAIL $tool not on PATH"; n_fail=$((n_fail + 1)); finish; }
+	command -v "$tool" >/dev/null || { fail "$tool not on PATH"; finish; }
 done
 if [ ! -f "$BUILD/libkimg.so" ] || [ ! -x "$BUILD/kimg-probe" ]; then
-	make -j"$(nproc)" BUILD="$BUILD" all >/dev/null 2>&1 || { echo "FAIL make all"; n_fail=$((n_fail + 1)); finish; }
+	make -j"$(nproc)" BUILD="$BUILD" all >/dev/null 2>&1 || { fail "make all"; finish; }
 fi
 LIB=$(cd "$BUILD" && pwd)/libkimg.so
 PROBE=$BUILD/kimg-probe

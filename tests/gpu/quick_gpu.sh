@@ -12,10 +12,10 @@ BUILD=${BUILD:-build}
 W=$BUILD/gpu-quick
 mkdir -p "$W"
 case $BUILD in /*) LIB=$BUILD/libkimg.so ;; *) LIB=$PWD/$BUILD/libkimg.so ;; esac
-EXPECTED=9
-pass=0 fail=0
-ok() { if eval "$2"; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi; }
-die() { echo "FAIL $*"; echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+# checks and totals: tests/lib.bash (finish fails a run of another number of checks)
+. "$(dirname "$0")/../lib.bash"
+EXPECTED_CHECKS=9
+die() { fail "$*"; finish; }
 command -v nvcc >/dev/null || die "prerequisite nvcc not on PATH nor in /usr/local/cuda/bin"
 [ -f "$LIB" ] || die "prerequisite $LIB not built (make)"
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | head -n 1 | tr -d ' ')
@@ -46,16 +46,14 @@ k static "$W/wrong_static"; k shared "$W/wrong_shared"; k drv "$W/drv_load" "$W/
 k right "$W/right"; k fb env KIMG_FALLBACK=ptx "$W/saxpy_new"
 rep() { python3 -c "import json,sys; R=[json.loads(l) for l in open('$W/$1.jsonl')]; sys.exit(0 if ($2) else 1)" 2>/dev/null; }
 for c in static shared; do
-	ok "$c cudart: program sees 209" "grep -q 'launch: 209' $W/$c.out"
-	ok "$c cudart: report 209, add_one, sm_$wrong, device $cc, fix sm_$dev" \
+	check "$c cudart: program sees 209" eval "grep -q 'launch: 209' $W/$c.out"
+	check "$c cudart: report 209, add_one, sm_$wrong, device $cc, fix sm_$dev" eval \
 		"rep $c 'R[0][\"error\"][\"code\"] == 209 and \"add_one\" in R[0][\"kernel\"][\"demangled\"] and R[0][\"module\"][\"images\"][0][\"arch\"] == \"sm_$wrong\" and R[0][\"device\"][\"sm\"] == \"$cc\" and \"sm_$dev\" in R[0][\"fix\"][\"nvcc\"] and R[0][\"error\"][\"cause\"]'"
 done
-ok "driver API cubin: program sees 209" "grep -q 'cuModuleLoadData: 209' $W/drv.out"
-ok "driver API cubin (read into memory): report at cuModuleLoadData lists its sm_$wrong image" \
+check "driver API cubin: program sees 209" eval "grep -q 'cuModuleLoadData: 209' $W/drv.out"
+check "driver API cubin (read into memory): report at cuModuleLoadData lists its sm_$wrong image" eval \
 	"rep drv 'R[0][\"call\"] == \"cuModuleLoadData\" and R[0][\"error\"][\"code\"] == 209 and R[0][\"module\"][\"images\"][0][\"arch\"] == \"sm_$wrong\"'"
-ok "right-arch program: runs, no report" "[ \$(cat $W/right.rc) = 0 ] && [ ! -s $W/right.jsonl ]"
-ok "compute_$new-only under KIMG_FALLBACK=ptx: runs, correct" "[ \$(cat $W/fb.rc) = 0 ] && grep -q 'saxpy: ok' $W/fb.out"
-ok "fallback reported with jit_ms" "rep fb 'R[0][\"fallback\"][\"applied\"] and R[0][\"fallback\"][\"jit_ms\"] > 0'"
-if [ $((pass + fail)) -ne $EXPECTED ]; then echo "FAIL ran $((pass + fail)) checks, expected $EXPECTED"; fail=$((fail + 1)); fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+check "right-arch program: runs, no report" eval "[ \$(cat $W/right.rc) = 0 ] && [ ! -s $W/right.jsonl ]"
+check "compute_$new-only under KIMG_FALLBACK=ptx: runs, correct" eval "[ \$(cat $W/fb.rc) = 0 ] && grep -q 'saxpy: ok' $W/fb.out"
+check "fallback reported with jit_ms" eval "rep fb 'R[0][\"fallback\"][\"applied\"] and R[0][\"fallback\"][\"jit_ms\"] > 0'"
+finish

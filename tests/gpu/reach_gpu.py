@@ -10,7 +10,7 @@ CUDA_FORCE_PTX_JIT=1 has the script's file and line in python_stack (PyTorch rel
 GIL); the JIT linker through cuda.bindings gives the 218 and 222 reports.
 
 Usage: reach_gpu.py BUILD_DIR WORK_DIR
-Prints PASS/FAIL per check and "N passed, N failed, N not run"; exit 1 on any failure.
+Prints PASS/FAIL per check and "N passed, N failed[, N not run]" (gpulib.Checks); exit 1 on any failure.
 A case whose prerequisite is missing (JAX, CuPy, cuda-python, a second GPU) is a FAIL
 with the reason, except torchrun with two ranks on a one-GPU machine, which is counted
 as "not run" and named (NCCL cannot put two ranks of one communicator on one GPU).
@@ -26,18 +26,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "src")
 KERN = os.path.join(os.path.dirname(HERE), "fixtures", "src", "kern.cu")
 LIB = os.path.join(BUILD, "libkimg.so")
-results, not_run = [], []
 sys.path.insert(0, HERE)
-from gpulib import device_sm  # noqa: E402
+from gpulib import Checks, device_sm  # noqa: E402
+
+C = Checks()
+check = C.check
 
 MAJOR, MINOR = device_sm(os.path.join(BUILD, "kimg-probe"))
 DEV_CC = f"{MAJOR}.{MINOR}"
 TOO_NEW = next((t for t in (90, 100, 120, 121) if t > MAJOR * 10 + MINOR), 121)  # a PTX target above the device
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond)))
-    print(f"{'PASS' if cond else 'FAIL'} {name}{(': ' + detail) if detail and not cond else ''}", flush=True)
 
 
 def run_kimg(name, cmd, extra_env=None, timeout=600):
@@ -145,8 +142,7 @@ def main():
                {"KIMG_LOG": os.path.join(WORK, "nccl_torchrun_two.r%r.jsonl")})
     else:
         why = torch_error or f"needs 2 GPUs, nvidia-smi -L lists {n_gpus} (NCCL puts one rank per GPU); run on nvidia-h200-x2"
-        not_run.append("nccl_torchrun_two: " + why)
-        print("NOT RUN " + not_run[-1])
+        C.not_run("nccl_torchrun_two: " + why)
         if not ALLOW_PARTIAL:
             check("nccl_torchrun_two ran (KIMG_GPU_ALLOW_PARTIAL=1 accepts a partial run)", False, why)
     silent("mixed_eager", [py, os.path.join(SRC, "mixed_eager.py")], "mixed ok", {"CUDA_MODULE_LOADING": "EAGER"},
@@ -218,14 +214,8 @@ def main():
 
     # every case run, every prerequisite present: 25 checks, 27 with the two-rank case
     # (one more, failed, for a two-rank case not run without KIMG_GPU_ALLOW_PARTIAL=1)
-    expected = 25 + (2 if not not_run else 0 if ALLOW_PARTIAL else 1)
-    if len(results) != expected:
-        check(f"ran {len(results)} checks, expected {expected}", False)
-    passed = sum(1 for _, ok in results if ok)
-    print(f"{passed} passed, {len(results) - passed} failed, {len(not_run)} not run")
-    for n in not_run:
-        print("   not run: " + n)
-    return 0 if passed == len(results) else 1
+    expected = 25 + (2 if not C.skipped else 0 if ALLOW_PARTIAL else 1)
+    return C.finish(expected)
 
 
 if __name__ == "__main__":

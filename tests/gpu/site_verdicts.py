@@ -22,17 +22,10 @@ import subprocess
 import sys
 import time
 
-passed = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpulib import Checks  # noqa: E402
 
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok   " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
+C = Checks()
 
 
 def site_dirs():
@@ -86,7 +79,7 @@ def site_check(probe, dirs):
     check_s = min(check_s, probe_json(probe, ["check", "--sm", "native", "--json"] + dirs)[3])
     nbytes, read_s = read_all(dirs)
     read_s = min(read_s, read_all(dirs)[1])
-    check(doc is not None, "check --json parses")
+    C.check("check --json parses", doc is not None)
     if doc is None:
         print(err[:2000])
         return []
@@ -107,11 +100,11 @@ def site_check(probe, dirs):
     for n, p in by_file[:8]:
         if n:
             print(f"   dispatched {n:5d}  {p}")
-    check(rc == 0, f"site-packages check exits 0 (got {rc})")
-    check(s["errors"] == 0, "no errors (archives, .npz data, unreadable files)")
-    check(s["cannot_run"] == 0, "no failures")
-    check(s["dispatched"] > 0, "dispatched modules counted")
-    check(read_s > 0 and check_s < read_s, "check takes less time than reading the files once (page cache warm)")
+    C.check(f"site-packages check exits 0 (got {rc})", rc == 0)
+    C.check("no errors (archives, .npz data, unreadable files)", s["errors"] == 0)
+    C.check("no failures", s["cannot_run"] == 0)
+    C.check("dispatched modules counted", s["dispatched"] > 0)
+    C.check("check takes less time than reading the files once (page cache warm)", read_s > 0 and check_s < read_s)
     # cuobjdump reads ELF files, fatbins and cubins, not raw PTX text
     return sorted({f["path"] for f in doc["files"] if f["modules"] and "!/" not in f["path"] and f["kind"] != "ptx"})
 
@@ -130,9 +123,9 @@ def wrong_arch_still_reported(probe, work):
     exe = os.path.join(work, "verdict_wrong_sm80")
     if nvcc(["-gencode", "arch=compute_80,code=sm_80", src], exe, work):
         rc, doc, err, _ = probe_json(probe, ["check", "--sm", "native", "--json", exe])
-        check(rc == 1 and doc and doc["summary"]["cannot_run"] >= 1, f"wrong_arch (sm_80) fails on this GPU (rc {rc})")
+        C.check(f"wrong_arch (sm_80) fails on this GPU (rc {rc})", rc == 1 and doc and doc["summary"]["cannot_run"] >= 1)
     else:
-        check(False, "nvcc builds wrong_arch.cu")
+        C.check("nvcc builds wrong_arch.cu", False)
     ext_dir = os.path.join(work, "torch_ext")
     if not os.path.isdir(ext_dir) and subprocess.run([sys.executable, "-c", "import torch"],
                                                      capture_output=True).returncode == 0:
@@ -146,9 +139,9 @@ def wrong_arch_still_reported(probe, work):
         exts += [os.path.join(root, f) for f in files if f.endswith(".so") and "torch_ext" in root]
     if exts:
         rc, doc, err, _ = probe_json(probe, ["check", "--sm", "native", "--json"] + exts)
-        check(rc == 1, f"torch extension built for 8.0;8.6 fails ({len(exts)} file(s), rc {rc})")
+        C.check(f"torch extension built for 8.0;8.6 fails ({len(exts)} file(s), rc {rc})", rc == 1)
     else:
-        check(False, "a torch extension built for 8.0;8.6 to check (is torch importable?)")
+        C.check("a torch extension built for 8.0;8.6 to check (is torch importable?)", False)
 
 
 def rdc_programs(probe, work):
@@ -162,7 +155,7 @@ def rdc_programs(probe, work):
     for name, gen in builds.items():
         exe = os.path.join(work, name)
         if not nvcc(["-rdc=true"] + gen + srcs, exe, work):
-            check(False, "nvcc builds " + name)
+            C.check("nvcc builds " + name, False)
             continue
         run = subprocess.run([exe], capture_output=True, text=True)
         try:
@@ -174,7 +167,7 @@ def rdc_programs(probe, work):
         expected = [v["expected_error"] or 0 for v in vs]
         print(f"   {name}: program launch {launch} ({run.stdout.strip()}); verdicts "
               + ", ".join(f"{v['outcome']} [{v['file_rule'] or v['rule']}] {v['expected_error']}" for v in vs))
-        check(launch is not None and expected == [launch], f"{name}: verdict error {expected} == launch {launch}")
+        C.check(f"{name}: verdict error {expected} == launch {launch}", launch is not None and expected == [launch])
 
 
 def cuobjdump_parity(probe, files):
@@ -187,7 +180,7 @@ def cuobjdump_parity(probe, files):
         tail = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-500:]
         for l in mism[:10]:
             print("   " + l)
-        check(r.returncode == 0, f"per-arch counts equal cuobjdump{' -all' if extra else ''}: {tail}")
+        C.check(f"per-arch counts equal cuobjdump{' -all' if extra else ''}: {tail}", r.returncode == 0)
 
 
 def main():
@@ -202,13 +195,10 @@ def main():
     if files:
         cuobjdump_parity(probe, files)
     else:
-        check(False, "site-packages holds files with device code")
+        C.check("site-packages holds files with device code", False)
     # site 6 + wrong arch 2 + -rdc 3 + cuobjdump 2: a case that ran fewer checks did not pass
-    expected = 13
-    if passed + failed != expected:
-        check(False, f"ran {passed + failed} checks, expected {expected}")
-    print(f"{passed} passed, {failed} failed ({time.perf_counter() - t0:.0f} s)")
-    return 1 if failed or not passed else 0
+    print(f"site_verdicts: {time.perf_counter() - t0:.0f} s")
+    return C.finish(13)
 
 
 if __name__ == "__main__":

@@ -46,10 +46,9 @@ HERE = os.path.join(ROOT, "tests", "mutation")
 MAP = os.path.join(HERE, "coverage.txt")
 EQUIV = os.path.join(HERE, "equivalent.txt")
 PRODUCT_DIRS = ("core", "sys", "report", "probe", "shim", "api")
-# Tests that fail in a copy of the tree with no mutant planted (they fail
-# in build-cov too, having run no product code): deb.sh and wheel.sh build
-# packages from the checkout. Never used to judge a mutant (a run once
-# aborted on deb.sh's baseline).
+# Tests of the packages in dist/ (built from the unmutated checkout, copied
+# as they are): no mutant can change what they see, so they never judge
+# one (a run once aborted on deb.sh's baseline).
 NOT_JUDGES = {"tests/scripts/deb.sh", "tests/scripts/wheel.sh"}
 KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case", "_Static_assert",
             "static_assert", "alignof", "_Alignof", "typeof", "__typeof__", "defined"}
@@ -427,6 +426,8 @@ def targets_of(test):
         return ["build/kimg-probe", "build/tests/kimg-probe-ahead8", "build/libkimg.so"]
     if test == "tests/shim/threads.sh":
         return ["build/libkimg.so", "build/tsan/libkimg.so", "build/kimg-probe"]
+    if test == "tests/shim/stack.sh":  # its programs link the core and diagnosis libraries
+        return ["build/libkimg.so", "build/kimg-probe", "shim-stack-programs"]
     if test.startswith("tests/shim/"):
         return ["build/libkimg.so", "build/kimg-probe"]
     if test.startswith("tests/api/"):
@@ -482,7 +483,69 @@ def copy_tree(scratch):
                        shell=True, cwd=os.path.join(ROOT, "build"))
     if b.returncode:
         die("cannot copy build/")
+    # the packages make wheel / make test built from the checkout (ignored
+    # by git, so not listed above): tests/api/python.sh installs the wheel,
+    # and without it fails with no mutant planted
+    if os.path.isdir(os.path.join(ROOT, "dist")):
+        shutil.copytree(os.path.join(ROOT, "dist"), os.path.join(tree, "dist"), symlinks=True)
     return tree
+
+
+def plant_and_judge(m, tree, scratch, tests, fixtures, durations):
+    """plant m alone in tree, run tests (quickest first) until one fails,
+    put the original back. Returns (verdict, by, seconds): verdict is
+    "unbuildable" (does not compile or a later link fails), "same" (object
+    code unchanged), "killed" (by names the test) or "survived"."""
+    src = os.path.join(tree, m["file"])
+    obj = os.path.join(tree, "build", "obj", m["file"][:-2] + ".o")
+    ok, log = make(tree, [os.path.relpath(obj, tree)])
+    if not ok:
+        die("the unmutated %s does not build:\n%s" % (m["file"], log[-2000:]))
+    shutil.copy2(src, os.path.join(scratch, "orig.c"))
+    shutil.copy2(obj, os.path.join(scratch, "orig.o"))
+    with open(src, encoding="utf-8", errors="surrogateescape") as f:
+        lines = f.read().split("\n")
+    if lines[m["line"] - 1] != m["old"]:
+        die("%s changed under the run" % m["file"])
+    lines[m["line"] - 1] = m["new"]
+    with open(src, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("\n".join(lines))
+    try:
+        ok, log = make(tree, [os.path.relpath(obj, tree)])
+        if not ok:
+            return "unbuildable", None, 0.0
+        if strip_debug_equal(obj, os.path.join(scratch, "orig.o")):
+            return "same", None, 0.0
+        # what each test needs is linked just before it runs: most mutants
+        # die in the first (quickest) test, so most links are never made
+        t1, built = time.time(), set()
+        for t in tests:
+            need = [x for x in targets_of(t) if x not in built]
+            if need:
+                ok, log = make(tree, need)
+                built.update(need)
+                if not ok:
+                    # a later link of the mutant failed: not a mutant that builds
+                    return "unbuildable", None, 0.0
+            rc, _ = run_test(t, tree, "build", fixtures, test_limit(t, durations))
+            if rc != 0:
+                return "killed", "%s%s" % (t, " (timeout)" if rc == "timeout" else ""), time.time() - t1
+        return "survived", None, time.time() - t1
+    finally:
+        # the original back: the source newer than the mutant's products,
+        # the saved object newer still, so make relinks without recompiling
+        # it (derived objects are recompiled)
+        shutil.copy(os.path.join(scratch, "orig.c"), src)
+        shutil.copy(os.path.join(scratch, "orig.o"), obj)
+        now = time.time()
+        os.utime(src, (now, now))
+        os.utime(obj, (now + 1, now + 1))
+
+
+def test_limit(t, durations):
+    """a test's bound in a mutant run: four times its mapped time plus 30 s
+    (a mutant that makes it loop is killed by the timeout)"""
+    return int(max(60, 4 * durations.get(t, 60.0) + 30))
 
 
 def show(m):
@@ -494,6 +557,10 @@ def cmd_run(args):
     seed_env = os.environ.get("MUTANTS_SEED", "")
     seed = int(seed_env) if seed_env else random.SystemRandom().randrange(1, 1 << 31)
     min_score = float(os.environ.get("MUTANTS_MIN_SCORE") or "90")
+    # a bound on the run's time (CI's): no mutant is begun past it, and the
+    # closing line then counts what was judged
+    budget = float(os.environ.get("MUTANTS_BUDGET_S") or "0")
+    over_budget = False
     only = os.environ.get("MUTANTS_FILES", "").split()
     keys = set(os.environ.get("MUTANTS_KEYS", "").split())
     fixtures = os.path.realpath(os.environ.get("KIMG_FIXTURES", os.path.join(ROOT, "build", "fixtures")))
@@ -518,6 +585,7 @@ def cmd_run(args):
     # removes the scratch copy
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(3))
+    broken = {}
     scratch = tempfile.mkdtemp(prefix="kimg-mutants.")
     try:
         tree = copy_tree(scratch)
@@ -529,92 +597,52 @@ def cmd_run(args):
         for m in pool:
             if sampled >= n_want:
                 break
-            src = os.path.join(tree, m["file"])
-            obj = os.path.join(tree, "build", "obj", m["file"][:-2] + ".o")
-            ok, log = make(tree, [os.path.relpath(obj, tree)])
-            if not ok:
-                die("the unmutated %s does not build:\n%s" % (m["file"], log[-2000:]))
+            if budget and time.time() - t0 > budget:
+                over_budget = True
+                break
             # which tests, judged on the unmutated file of the copy
             tests, how = cmap.tests_for(m["file"], m["line"], tree)
-            shutil.copy2(src, os.path.join(scratch, "orig.c"))
-            shutil.copy2(obj, os.path.join(scratch, "orig.o"))
-            with open(src, encoding="utf-8", errors="surrogateescape") as f:
-                lines = f.read().split("\n")
-            if lines[m["line"] - 1] != m["old"]:
-                die("%s changed under the run" % m["file"])
-            lines[m["line"] - 1] = m["new"]
-            with open(src, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write("\n".join(lines))
-            verdict = None
-            try:
-                ok, log = make(tree, [os.path.relpath(obj, tree)])
-                if not ok:
-                    discarded_build += 1
-                    continue
-                if strip_debug_equal(obj, os.path.join(scratch, "orig.o")):
-                    discarded_same += 1
-                    continue
-                if tests is None:
-                    # the whole suite, but for the tests that fail in a copy
-                    # of the tree unmutated (NOT_JUDGES)
-                    tests = sorted((t for t in suite if t not in NOT_JUDGES), key=lambda t: durations.get(t, 60.0))
-                # what each test needs is linked just before it runs: most
-                # mutants die in the first (quickest) test, so most links
-                # are never made
-                ok, log = make(tree, targets_of(tests[0]) if tests else ["all"])
-                if not ok:
-                    discarded_build += 1
-                    continue
-                sampled += 1
-                by, t1, built = None, time.time(), set(targets_of(tests[0]) if tests else [])
-                for t in tests:
-                    need = [x for x in targets_of(t) if x not in built]
-                    if need:
-                        ok, log = make(tree, need)
-                        built.update(need)
-                        if not ok:
-                            by = "build"
-                            break
-                    limit = int(max(60, 4 * durations.get(t, 60.0) + 30))
-                    rc, _ = run_test(t, tree, "build", fixtures, limit)
-                    if rc != 0:
-                        by = "%s%s" % (t, " (timeout)" if rc == "timeout" else "")
-                        break
-                dt = time.time() - t1
-                if by == "build":
-                    # a later link of the mutant failed: not a mutant that builds
-                    sampled -= 1
-                    discarded_build += 1
-                elif by:
-                    verdict = ("killed", by)
-                    killed.append(m)
-                    print("killed     %s:%d [%s] by %s (%.0fs)" % (m["file"], m["line"], m["rule"], by, dt),
-                          flush=True)
-                elif m["key"] in equivalents:
-                    equivalent.append(m)
-                    print("equivalent %s:%d [%s] %s: %s" % (m["file"], m["line"], m["rule"], m["key"],
-                                                           equivalents[m["key"]]), flush=True)
-                else:
-                    survived.append(m)
-                    print("SURVIVED   %s (key %s; %d tests: %s, %.0fs)" % (show(m), m["key"], len(tests), how, dt),
-                          flush=True)
-            finally:
-                # the original back: the source newer than the mutant's
-                # products, the saved object newer still, so make relinks
-                # without recompiling it (derived objects are recompiled)
-                shutil.copy(os.path.join(scratch, "orig.c"), src)
-                shutil.copy(os.path.join(scratch, "orig.o"), obj)
-                now = time.time()
-                os.utime(src, (now, now))
-                os.utime(obj, (now + 1, now + 1))
-            if verdict and verdict[0] == "killed":
-                t = verdict[1].split(" ")[0]
-                if t not in verified:
-                    ok, log = make(tree, targets_of(t))
-                    rc, _ = run_test(t, tree, "build", fixtures, int(max(60, 4 * durations.get(t, 60.0) + 30)))
-                    if not ok or rc != 0:
-                        die("baseline: %s fails with no mutant planted (fix it before judging mutants)" % t)
+            if tests is None:
+                # the whole suite, but for the tests that judge packages,
+                # not the copy (NOT_JUDGES)
+                tests = sorted((t for t in suite if t not in NOT_JUDGES), key=lambda t: durations.get(t, 60.0))
+            while True:
+                verdict, by, dt = plant_and_judge(m, tree, scratch, [t for t in tests if t not in broken],
+                                                  fixtures, durations)
+                t = by.split(" ")[0] if by else None
+                if verdict != "killed" or t in verified:
+                    break
+                # a test counts as a kill only once it has passed on the
+                # unmutated copy; one that fails there judges nothing (it
+                # is named at the end) and the mutant is judged again
+                # without it
+                ok, log = make(tree, targets_of(t))
+                rc, _ = run_test(t, tree, "build", fixtures, test_limit(t, durations))
+                if ok and rc == 0:
                     verified.add(t)
+                    break
+                broken[t] = "does not build" if not ok else "timeout" if rc == "timeout" else "exit %s" % rc
+                print("baseline:  %s fails with no mutant planted (%s): not used to judge mutants" %
+                      (t, broken[t]), flush=True)
+            if verdict == "unbuildable":
+                discarded_build += 1
+                continue
+            if verdict == "same":
+                discarded_same += 1
+                continue
+            sampled += 1
+            if verdict == "killed":
+                killed.append(m)
+                print("killed     %s:%d [%s] by %s (%.0fs)" % (m["file"], m["line"], m["rule"], by, dt),
+                      flush=True)
+            elif m["key"] in equivalents:
+                equivalent.append(m)
+                print("equivalent %s:%d [%s] %s: %s" % (m["file"], m["line"], m["rule"], m["key"],
+                                                       equivalents[m["key"]]), flush=True)
+            else:
+                survived.append(m)
+                print("SURVIVED   %s (key %s; %d tests: %s, %.0fs)" % (show(m), m["key"], len(tests), how, dt),
+                      flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     n, k, s, e = sampled, len(killed), len(survived), len(equivalent)
@@ -625,11 +653,16 @@ def cmd_run(args):
         print("survivors (add a test, or list the key in tests/mutation/equivalent.txt with the reason):")
         for m in survived:
             print("  " + show(m).replace("\n", "\n  ") + "\n    key " + m["key"])
-    if sampled < n_want:
+    if over_budget:
+        print("mutants: time budget MUTANTS_BUDGET_S=%.0f spent: %d of %d sampled" % (budget, sampled, n_want))
+    elif sampled < n_want:
         print("mutants: only %d sites left to sample" % sampled)
+    if broken:
+        print("mutants: baseline: these tests fail in the copy with no mutant planted, so they judged no mutant "
+              "(fix them): " + ", ".join("%s (%s)" % kv for kv in sorted(broken.items())))
     print("mutants: %d killed, %d survived, %d equivalent of %d sampled (seed %d): score %.1f%%" %
           (k, s, e, n, seed, score))
-    sys.exit(0 if score >= min_score and n > 0 else 1)
+    sys.exit(2 if broken else 0 if score >= min_score and n > 0 else 1)
 
 
 def cmd_list(args):

@@ -68,6 +68,7 @@ targets_of() {
 	unit/*) echo "build/tests/${1#unit/}" ;;
 	probe/*) echo build/kimg-probe ;;
 	shim/threads.sh) echo build/libkimg.so build/tsan/libkimg.so build/fake_cuda/libcuda.so.1 ;;
+	shim/stack.sh) echo build/libkimg.so build/fake_cuda/libcuda.so.1 shim-stack-programs ;; # linked with the core and diag
 	shim/*) echo build/libkimg.so build/fake_cuda/libcuda.so.1 ;;
 	scripts/*) echo build/kimg-probe build/libkimg.so ;;
 	api/*) echo build/kimg-probe build/libkimgapi.so build/tests/api_ask build/fake_cuda/libcuda.so.1 ;;

@@ -63,7 +63,11 @@ expect_grep "text verdict line" "$TMP/out" "CANNOT RUN: cubin for another major 
 expect_grep "text fix line" "$TMP/out" "fix: nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 expect_grep "text CMake line quoted (a ; list)" "$TMP/out" 'CMAKE_CUDA_ARCHITECTURES="80-real;90"  TORCH_CUDA_ARCH_LIST="8.0;9.0+PTX"'
 [ "$(grep -c "PyTorch:" "$TMP/out")" -eq 0 ] && ok "no PyTorch wheel line for a module that is not PyTorch's" || fail "wheel line for sm80_exe"
-expect_grep "text fix: toolkit line" "$TMP/out" "toolkit: CUDA 11.8 or newer"
+# The driver floor of CUDA 11.8 GA is 520.61.05 (Linux x86_64): NVIDIA's
+# CUDA Toolkit release notes, table 3 "CUDA Toolkit and Corresponding
+# Driver Versions". The whole line, so a dropped driver part is seen.
+expect_eq "text fix: toolkit line, with the driver the toolkit needs" \
+	"           toolkit: CUDA 11.8 or newer, driver >= 520.61.05" "$(grep "toolkit: CUDA" "$TMP/out")"
 expect_grep "text stub line" "$TMP/out" "device-link stub (cubins without kernels): not checked"
 
 # Spellings of the same GPU give the same verdicts: 9.0, 90, sm_90, H100;

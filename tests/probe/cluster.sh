@@ -82,6 +82,13 @@ expect_json "the affinity selects compute capability 8.0 on GFD labels" \
 	'd["placement"][0]["kubernetes_affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
 	 == [{"matchExpressions": [{"key": "nvidia.com/gpu.compute.major", "operator": "In", "values": ["8"]},
 	                            {"key": "nvidia.com/gpu.compute.minor", "operator": "In", "values": ["0"]}]}]'
+# -j 1: no worker threads, each file's rows added to the totals directly
+# (not through a job's copy): the same placement.
+run P check -j 1 --sm "k8s:$TMP/gfd.json" --json "$FX/sm80_exe"
+expect_rc 1 "k8s, -j 1: sm80_exe fails on the H100 group"
+expect_json "k8s, -j 1: placement: the 8.0 group runs, the 9.0 group does not, with the fix" \
+	'(lambda s: [(g["sm"], g["runs"], g["nodes"], g["gpus"]) for g in s["groups"]] == [("9.0", False, 2, 16), ("8.0", True, 2, 64)]
+	 and "compute_90" in s["groups"][0]["fix"] and s["any_runs"] is True)(d["placement"][0])'
 run P check --sm "k8s:$TMP/gfd.json" "$FX/sm80_exe"
 expect_grep "text: the group label" "$TMP/out" "9.0 (gpu-h1, gpu-h2: 16 × H100, driver CUDA 12.4)"
 expect_grep "text: where it may run" "$TMP/out" "    runs          8.0 (gpu-a1, gpu-m1: 8 × A100, 56 × A100 MIG 1g.5gb, driver CUDA 12.2)"

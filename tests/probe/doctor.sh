@@ -195,6 +195,9 @@ expect_json "the report is one group, the three documents an inventory of two GP
 	 == [("NVIDIA H200", "9.0", "13.0", 2, 2), ("NVIDIA A100-SXM4-80GB", "8.0", "12.2", 1, 1)]'
 run "$PROBE" summarize "$TMP/mixed.jsonl"
 expect_grep "text: the inventory table" "$TMP/out" "GPU inventory: 3 device documents"
+expect_eq "text: the table's header and rows (the JSON's values, in columns)" \
+	"$(printf '  %-32s %-5s %-12s %6s %6s\n' GPU CC "driver CUDA" GPUs hosts "NVIDIA H200" 9.0 13.0 2 2 "NVIDIA A100-SXM4-80GB" 8.0 12.2 1 1)" \
+	"$(sed -n '/^GPU inventory:/{n;p;n;p;n;p}' "$TMP/out")"
 
 # ---- 3. doctor ----
 h200 run "$PROBE" doctor --json "$TMP/env"

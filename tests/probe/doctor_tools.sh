@@ -110,6 +110,14 @@ expect_json "on 9.0 the driver cache's compute_100 PTX is stale [P3] (error 218)
 rm -rf "$H/.triton" "$TMP/cupy2"
 doc env CUPY_CACHE_DIR="$TMP/cupy2" "$PROBE" doctor --json --sm 9.0 "$SITE"
 expect_json "no cache present: nothing stale, ok" "d['summary']['stale_cache_files'] == 0 and d['ok'] is True"
+# A cached library whose only code for another GPU is its device-link stub
+# (libdispatch.so: an sm_75 stub, sm_100a dispatched, sm_90 that runs):
+# checked, not stale on 9.0 (a stub is never loaded, as check says).
+mkdir -p "$TMP/cupy3"
+cp "$FX/libdispatch.so" "$TMP/cupy3/op.so"
+doc env CUPY_CACHE_DIR="$TMP/cupy3" "$PROBE" doctor --json --sm 9.0 "$SITE"
+expect_json "a cached library with a failing stub only: checked, not stale" \
+	"[(c['files_checked'], c['stale_count']) for c in d['jit_caches'] if c['name'] == 'cupy'] == [(1, 0)]"
 
 # ---- the CUDA switches ----
 doc env CUDA_FORCE_PTX_JIT=1 CUDA_DISABLE_PTX_JIT=0 CUDA_MODULE_LOADING=LAZY TORCH_CUDA_ARCH_LIST="8.0;8.6" \

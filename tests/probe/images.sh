@@ -13,7 +13,10 @@ for tool in umoci skopeo zstd; do
 done
 MK="python3 $ROOT/tests/probe/src/oci_image.py"
 BAD=$FX/sm80_exe GOOD=$FX/multi_exe
-run() { run_capture timeout 60 "$@"; }
+# a bound per run: a hang fails its case, not the script's own limit;
+# qemu-user (make test-aarch64) runs the probe some ten times slower
+run_limit=60; [ -n "${KIMG_QEMU_USER:-}" ] && run_limit=600
+run() { run_capture timeout "$run_limit" "$@"; }
 spec() { printf '%s' "$2" >"$TMP/$1.json"; rm -rf "$TMP/$1"; $MK "$TMP/$1" "$TMP/$1.json" || fail "oci_image.py $1"; }
 
 # ---- made by the real tools: umoci layers, skopeo conversions ----
@@ -105,6 +108,18 @@ run "$PROBE" check --sm 9.0 --json "$TMP/own"
 expect_json "dpkg and dist-info records of the image name the owners" \
 	"sorted((x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x) == [('/usr/lib/libbad.so', 'libfoo', '1.2-3'), ('/usr/lib/python3/site-packages/torchx/_C.so', 'torchx', '2.1')]"
 
+# Each dist-info's INSTALLER names the installer of its own package only
+# (the .dist-info directory of the RECORD, PEP 376): torchy's says pip,
+# otherx has none.
+spec inst "{\"images\": [{\"layers\": [{\"entries\": [
+ [\"file\", \"usr/lib/python3/site-packages/torchy/_C.so\", \"$BAD\"],
+ [\"file\", \"usr/lib/python3/site-packages/torchy-2.1.dist-info/RECORD\", \"text:torchy/_C.so,,\\n\"],
+ [\"file\", \"usr/lib/python3/site-packages/torchy-2.1.dist-info/INSTALLER\", \"text:pip\\n\"],
+ [\"file\", \"usr/lib/python3/site-packages/otherx/_C.so\", \"$BAD\"],
+ [\"file\", \"usr/lib/python3/site-packages/otherx-0.3.dist-info/RECORD\", \"text:otherx/_C.so,,\\n\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/inst"
+expect_json "INSTALLER: each package's own (pip for torchy, none for otherx)" \
+	"sorted((x['package']['name'], x['package'].get('installer')) for x in d['files'] if 'image' in x) == [('otherx', None), ('torchy', 'pip')]"
 # ---- CUDA runtimes and cuda-compat libraries inside the image ----
 CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13.* 2>/dev/null | head -1)
 [ -n "$CUDART" ] || CUDART=$GOOD
@@ -212,6 +227,10 @@ spec bomb "{\"images\": [{\"layers\": [{\"raw_header_size\": 8589934592}, {\"ent
 run "$PROBE" check --sm 9.0 "$TMP/bomb"
 expect_rc 2 "a layer bomb (an 8 GiB member in a small blob)"
 expect_grep "stopped before inflating" "$TMP/err" "a decompression bomb? Not read"
+spec diffids "{\"extra_diff_ids\": 1, \"images\": [{\"layers\": [{\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/diffids"
+expect_rc 2 "a config with more diff_ids than the manifest has layers"
+expect_grep "the count mismatch said" "$TMP/err" "config lists 2 diff_ids for 1 layers"
 spec many "{\"layers_count\": 10000, \"images\": [{\"layers\": []}]}"
 run "$PROBE" check --sm 9.0 "$TMP/many"
 expect_rc 2 "a 10,000-layer manifest"

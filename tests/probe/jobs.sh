@@ -8,6 +8,8 @@
 # -j / KIMG_JOBS values are usage errors. The oracle is -j 1, the walk
 # without threads (the code path of kimg before threads).
 . "$(dirname "$0")/../lib.bash" probe
+# LD_PRELOAD helpers that cut a file while the probe reads it (built by make)
+SHRINK_ON_MAP=$BUILD_DIR/tests/shrink_on_map.so SHRINK_ON_THREAD=$BUILD_DIR/tests/shrink_on_thread.so
 
 # ---- a tree of many copies, with problems in it ----
 tree=$TMP/tree
@@ -107,13 +109,13 @@ expect_json "many copies: paths sorted as the walk lists them" \
 
 # ---- a file cut while a worker reads it ----
 mkdir -p "$TMP/shrink"
-if ${CC:-gcc} -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on_map.c -ldl 2>"$TMP/shrink/build.log"; then
+if need "$SHRINK_ON_MAP" "make BUILD=$BUILD test-programs"; then
 	cp "$FX/multi_exe" "$TMP/shrink/victim"
 	for how in "scan" "check --json --sm 9.0"; do
 		for j in 1 4; do
 			cp "$FX/multi_exe" "$TMP/shrink/victim"
 			# shellcheck disable=SC2086
-			SHRINK_PATH="$TMP/shrink/victim" SHRINK_TO=4096 LD_PRELOAD="$TMP/shrink/shrink.so" \
+			SHRINK_PATH="$TMP/shrink/victim" SHRINK_TO=4096 LD_PRELOAD="$SHRINK_ON_MAP" \
 				"$PROBE" $how -j $j "$tree/d00" "$TMP/shrink/victim" "$tree/d01" >"$TMP/shrink/o$j" 2>"$TMP/shrink/e$j"
 			echo "exit $?" >>"$TMP/shrink/o$j"
 		done
@@ -125,8 +127,6 @@ if ${CC:-gcc} -shared -fPIC -o "$TMP/shrink/shrink.so" tests/probe/src/shrink_on
 			fail "$how: cut file under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/e4")"
 		fi
 	done
-else
-	fail "cannot build tests/probe/src/shrink_on_map.c: $(head -c 300 "$TMP/shrink/build.log")"
 fi
 
 # ---- a large CUDA library: identified on a helper beside its module walk ----
@@ -145,11 +145,11 @@ expect_json "large CUDA library: named cuBLASLt 13.x, with multi_exe's modules" 
 	'(lambda f, small: (f["cuda_library"]["library"], f["cuda_library"]["cuda_version"], len(f["modules"])) ==
 	  ("cublaslt", "13.x", len(small["files"][0]["modules"])) and len(f["modules"]) > 0)(d["files"][0],
 	  __import__("json").load(open("'"$TMP/small.json"'")))'
-if [ -f "$TMP/shrink/shrink.so" ]; then
+if [ -f "$SHRINK_ON_MAP" ]; then
 	for j in 1 4; do
 		cp "$FX/multi_exe" "$TMP/biglib/libcublasLt.so.13"
 		truncate -s 40M "$TMP/biglib/libcublasLt.so.13"
-		SHRINK_PATH="$TMP/biglib/libcublasLt.so.13" SHRINK_TO=4096 LD_PRELOAD="$TMP/shrink/shrink.so" \
+		SHRINK_PATH="$TMP/biglib/libcublasLt.so.13" SHRINK_TO=4096 LD_PRELOAD="$SHRINK_ON_MAP" \
 			"$PROBE" check --json --sm 9.0 -j $j "$TMP/biglib" "$tree/d00" >"$TMP/shrink/b$j" 2>"$TMP/shrink/f$j"
 		echo "exit $?" >>"$TMP/shrink/b$j"
 	done
@@ -160,7 +160,7 @@ if [ -f "$TMP/shrink/shrink.so" ]; then
 		fail "cut large library under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/f4")"
 	fi
 else
-	fail "no tests/probe/src/shrink_on_map.c build for the cut large library (see the build failure above)"
+	fail "$SHRINK_ON_MAP missing: the cut large library is not checked"
 fi
 
 # ---- packages: the by-package table and CUDA libraries, as -j 1 ----
@@ -203,7 +203,7 @@ same_runs "many-module archive: check --json" check --json --sm 12.0,9.0 "$TMP/a
 # worker per input first, pool.c starting workers as jobs come; no tree
 # listers, the inputs are files): the helpers meet
 # the change, and the archive ends as "file changed", the next file is read.
-if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread.c -ldl 2>"$TMP/ar/build.log"; then
+if need "$SHRINK_ON_THREAD" "make BUILD=$BUILD test-programs"; then
 	for how in "check --sm 12.0" "check --json --sm 12.0"; do
 		cp "$TMP/ar/many.a" "$TMP/ar/victim.a"
 		# detect_leaks=0 (make asan-test): the SIGBUS guard leaves the frames
@@ -211,7 +211,7 @@ if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread
 		# allocated with them, once per file changed under the walk
 		# shellcheck disable=SC2086
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=4 SHRINK_TO=4096 LD_PRELOAD="$TMP/ar/cut.so" \
+		SHRINK_PATH="$TMP/ar/victim.a" SHRINK_AT_THREAD=4 SHRINK_TO=4096 LD_PRELOAD="$SHRINK_ON_THREAD" \
 			run "$PROBE" $how -j 4 "$TMP/ar/victim.a" "$FX/sm120.cubin"
 		expect_rc 2 "$how: archive cut under its helpers"
 		expect_grep "$how: the archive named" "$TMP/err" "kimg-probe: $TMP/ar/victim.a: file changed while it was read"
@@ -222,8 +222,6 @@ if ${CC:-gcc} -shared -fPIC -o "$TMP/ar/cut.so" tests/probe/src/shrink_on_thread
 		*) expect_grep "$how: the next file is read" "$TMP/out" "$FX/sm120.cubin: 1 module" ;;
 		esac
 	done
-else
-	fail "cannot build tests/probe/src/shrink_on_thread.c: $(head -c 300 "$TMP/ar/build.log")"
 fi
 
 # ---- bad thread counts ----

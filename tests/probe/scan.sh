@@ -26,6 +26,9 @@ run "$PROBE" scan "$FX/multi.fatbin"
 expect_rc 0 "scan multi.fatbin (text)"
 expect_grep "text summary line" "$TMP/out" "1 file, 1 module, 9 images: 6 sass, 3 ptx; 0 errors"
 expect_grep "text PTX row with ISA" "$TMP/out" "    ptx    compute_100f   9.0   -"
+# One of each: the singular throughout (sm80.cubin is one sm_80 SASS image).
+run "$PROBE" scan "$FX/sm80.cubin"
+expect_eq "text summary line, all singular" "1 file, 1 module, 1 image: 1 sass, 0 ptx; 0 errors" "$(tail -n1 "$TMP/out")"
 
 # libtwo.so: tu_a (sm_80) and tu_b (sm_90 + compute_90), after nvcc's link stub.
 run "$PROBE" scan --json "$FX/libtwo.so"

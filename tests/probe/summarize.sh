@@ -93,6 +93,8 @@ expect_grep "stderr names the unreadable report" "$TMP/err" \
 	"kimg-probe: $logs/kimg-node9-4.log: 1 of them is a report that could not be read (first: line 6: "
 expect_grep "stderr names the file, the count and the first bad line" "$TMP/err" \
 	"kimg-probe: $logs/kimg-node9-4.log: skipped 3 lines that are not kimg reports (first: line 1: 'k' where a JSON value was expected)"
+expect_eq "stderr: the five clean logs say nothing (one skip line, the node9-4 log's)" "1" \
+	"$(grep -c 'skipped' "$TMP/err")"
 
 run "$PROBE" summarize "$logs"/*.log
 expect_rc 2 "summarize (text) with reports and an unreadable one"
@@ -187,5 +189,7 @@ expect_rc 1 "summarize (text): a driver mismatch and an image report"
 if grep -Eq '^1 +\(driver mismatch\) +35 cudaErrorInsufficientDriver +1 ' "$TMP/out"; then
 	ok "text: the driver mismatch row"; else fail "text: the driver mismatch row: $(cat "$TMP/out")"; fi
 expect_grep "text: its fix line" "$TMP/out" "fix 1: upgrade the driver to >= 580"
+expect_eq "text: one nvcc line, the image report's (the driver mismatch's fix is a sentence)" "1" \
+	"$(grep -c '^  nvcc: ' "$TMP/out")"
 expect_grep "text: both reports in two groups" "$TMP/out" "2 reports in 2 groups from 2 files"
 finish

@@ -80,7 +80,8 @@ out=$(KIMG_PROBE=$TMP/none "$GATE" "$TMP" 2>&1); rc=$?
 expect_eq "gate: kimg-probe missing -> exit 2 + message" "2 kimg-gate: kimg-probe not found ($TMP/none); install kimg or set KIMG_PROBE" "$rc $out"
 
 # ---- 2. the GPU test job, with a stand-in libkimg.so (tests the script alone) ----
-gcc -shared -fPIC -x c /dev/null -o "$TMP/stand-in.so"
+# a shared object that is not kimg, built by make (test-programs)
+if need "$BUILD_DIR/tests/empty.so" "make BUILD=$BUILD test-programs"; then cp "$BUILD_DIR/tests/empty.so" "$TMP/stand-in.so"; fi
 gputest() { KIMG_LIB=$TMP/stand-in.so KIMG_RUN=$LAUNCHER "$GPUTEST" "$@"; }
 cd "$TMP" || exit 1
 out=$(gputest --log-dir logs1 -- sh -c 'echo "$KIMG_FORMAT|$KIMG_LOG|$KIMG_ON_ERROR|${LD_PRELOAD%%:*}"' 2>&1); rc=$?

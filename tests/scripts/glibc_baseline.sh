@@ -80,6 +80,8 @@ __attribute__((destructor)) static void dtor(void) { printf("dtor\n"); }
 static void bye(void) { printf("atexit\n"); }
 int main(int argc, char **argv) { atexit(bye); printf("order %d argc %d %s %s\n", order, argc, argv[1], getenv("KIMG_T")); return 7; }
 EOF
+	# built here, not by make: the program links the start-up object as this
+	# build has it, so a bug planted there (make mutation) is what runs
 	if ${CC:-gcc} -O2 -o "$TMP/ctor" "$TMP/ctor.c" "$START_OBJ" 2>"$TMP/ctor.err"; then
 		got=$(KIMG_T=env "$TMP/ctor" arg1); rc=$?
 		expect_eq "start-up: preinit once, constructor once, argv, environ, status, atexit, destructor" \
@@ -91,6 +93,8 @@ fi
 
 # The checker itself must be able to fail: a throwaway object that calls a
 # 2.34-only function (or, on an older host glibc, one newer than 2.17).
+# Planted objects, built here on purpose (this host's glibc decides what
+# they bind to), as the two below.
 cat >"$TMP/new.c" <<'EOF'
 #define _GNU_SOURCE
 #include <sys/random.h>

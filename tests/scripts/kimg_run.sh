@@ -13,7 +13,10 @@ unset KIMG_LIB KIMG_FORMAT KIMG_LOG KIMG_FALLBACK KIMG_AUDIT KIMG_ON_ERROR KIMG_
 mkdir -p "$TMP/tree/scripts" "$TMP/tree/mybuild" "$TMP/tree/build"
 cp "$LAUNCHER" "$TMP/tree/scripts/kimg-run"
 cp "$ROOT/VERSION" "$TMP/tree/VERSION"
-gcc -shared -fPIC -x c /dev/null -o "$TMP/tree/mybuild/libkimg.so" || { fail "cannot build stand-in libkimg.so"; finish; exit; }
+# a shared object that is not kimg, built by make (test-programs)
+EMPTY_SO=$BUILD_DIR/tests/empty.so
+require "$EMPTY_SO" "make BUILD=$BUILD test-programs"
+cp "$EMPTY_SO" "$TMP/tree/mybuild/libkimg.so"
 cp "$TMP/tree/mybuild/libkimg.so" "$TMP/tree/build/libkimg.so"
 RUN=$TMP/tree/scripts/kimg-run
 LIB=$TMP/tree/mybuild/libkimg.so
@@ -64,8 +67,8 @@ expect_eq "KIMG_LIB naming a missing file -> message" "kimg-run: KIMG_LIB=$TMP/n
 # --- LD_PRELOAD ---
 e=$(env -u LD_PRELOAD BUILD=mybuild "$RUN" env)
 expect_eq "LD_PRELOAD unset -> just libkimg.so" "$LIB" "$(var LD_PRELOAD "$e")"
-gcc -shared -fPIC -x c /dev/null -o "$TMP/other1.so"
-gcc -shared -fPIC -x c /dev/null -o "$TMP/other2.so"
+cp "$EMPTY_SO" "$TMP/other1.so"
+cp "$EMPTY_SO" "$TMP/other2.so"
 e=$(LD_PRELOAD="$TMP/other1.so $TMP/other2.so" BUILD=mybuild "$RUN" env)
 expect_eq "existing space-separated LD_PRELOAD kept after libkimg.so" \
 	"$LIB:$TMP/other1.so:$TMP/other2.so" "$(var LD_PRELOAD "$e")"

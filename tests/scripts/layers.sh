@@ -41,7 +41,8 @@ bad=$(foreign "$DIAG")
 if [ -z "$bad" ]; then ok "shim/diag names of the hooks layer only the up-calls of shim/diag.h ($(echo $upcalls))"
 else fail "shim/diag names hooks-layer symbols beyond shim/diag.h: $(echo $bad)"; fi
 
-# the check catches a planted violation (an object calling dlsym and a hook table slot)
+# the check catches a planted violation (an object calling dlsym and a hook
+# table slot), compiled here: it is the test's own input, not a test program
 tmp=$TMP
 cat >"$tmp/bad.c" <<'C'
 #include <dlfcn.h>

@@ -91,24 +91,24 @@ check "text: the headline says it is an audit finding at the load" \
 	"$TMP/text.err"
 
 # ---- grouping: one report per (file, cause) ----
-# a library registering two sm_80-only modules (tests/shim/progs/disp.c)
+# a library registering two sm_80-only modules, and libdisp.so (sm_90 +
+# sm_100f): tests/shim/progs/disp.c around fixtures, built by make fixtures
 MAIN=$PROGS/disp_main
-${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$FIX/sm80.fatbin\"" -DCONT_B="\"$FIX/sm80.fatbin\"" -o "$TMP/libtwo80.so" \
-	tests/shim/progs/disp.c -ldl || fail "build libtwo80.so"
-${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$FIX/lineinfo.fatbin\"" -DCONT_B="\"$FIX/sm100f.fatbin\"" -o "$TMP/libdisp.so" \
-	tests/shim/progs/disp.c -ldl || fail "build libdisp.so"
-run group KIMG_AUDIT=1 -- "$MAIN" "$TMP/libtwo80.so" probe
+TWO80=$BUILD_DIR/shim-tests/disp/libtwo80.so DISP=$BUILD_DIR/shim-tests/disp/libdisp.so
+need "$TWO80" "make BUILD=$BUILD fixtures"
+need "$DISP" "make BUILD=$BUILD fixtures"
+run group KIMG_AUDIT=1 -- "$MAIN" "$TWO80" probe
 check "two modules of one file, same cause: one report with the module count, the representative's images" \
 	report group 'len(R) == 1 and R[0]["audit"] is True and R[0]["audit_modules"] == 2
-		and R[0]["module"]["file"] == "'"$TMP/libtwo80.so"'" and archs(R[0]) == ["sm_80"] and R[0]["verdict"]["rule"] == "S1"'
+		and R[0]["module"]["file"] == "'"$TWO80"'" and archs(R[0]) == ["sm_80"] and R[0]["verdict"]["rule"] == "S1"'
 check "... the later lookups in both are counted, not reported; summary and one line for the group" \
 	eval 'has group "probe B: 209" && grep -qx "kimg: audit: 2 module loads checked, 2 cannot run on this device (see above: 1 report)" "$TMP/group.err" &&
-		grep -qx "kimg: audit:   $TMP/libtwo80.so: 2 modules cannot run (cubin for another major version \[S1\], error 209), one report" "$TMP/group.err"'
-run grouptext KIMG_AUDIT=1 KIMG_FORMAT=text KIMG_LOG= -- "$MAIN" "$TMP/libtwo80.so" probe
+		grep -qx "kimg: audit:   $TWO80: 2 modules cannot run (cubin for another major version \[S1\], error 209), one report" "$TMP/group.err"'
+run grouptext KIMG_AUDIT=1 KIMG_FORMAT=text KIMG_LOG= -- "$MAIN" "$TWO80" probe
 check "text: one block, the headline says it stands for 2 modules" \
 	eval '[ "$(grep -c "^kimg: audit: cuLibraryLoadData loads" "$TMP/grouptext.err")" = 1 ] &&
 		grep -q "; 2 modules of this file, same cause: this report stands for all$" "$TMP/grouptext.err"'
-run disp KIMG_AUDIT=1 -- "$MAIN" "$TMP/libdisp.so" probe
+run disp KIMG_AUDIT=1 -- "$MAIN" "$DISP" probe
 check "a module for other GPUs next to code for this one: counted as arch-dispatched, not reported" \
 	eval 'report disp "R == []" && grep -qx "kimg: audit: 2 module loads checked, 0 cannot run on this device; 1 arch-dispatched (for other GPUs, in files with code for this one), not reported" "$TMP/disp.err"'
 

@@ -11,14 +11,13 @@
 # known to select per GPU, are reported at once as before.
 . "$(dirname "$0")/../lib.bash" shim
 MAIN=$PROGS/disp_main
-lib() { # lib NAME CONTAINER_A CONTAINER_B
-	${CC:-gcc} -std=gnu11 -shared -fPIC -DCONT_A="\"$2\"" -DCONT_B="\"$3\"" -o "$TMP/$1" tests/shim/progs/disp.c -ldl ||
-		fail "build $1"
-}
-lib libdisp.so "$FIX/lineinfo.fatbin" "$FIX/sm100f.fatbin"         # sm_90 + sm_100f only (F1)
-lib libcudnn_disp.so "$FIX/lineinfo.fatbin" "$FIX/sm80.fatbin"     # plain sm_80, a cuDNN name (F2)
-lib libplain.so "$FIX/lineinfo.fatbin" "$FIX/sm80.fatbin"          # plain sm_80, any other library (F3)
-D=$TMP/libdisp.so
+# The libraries (tests/shim/progs/disp.c around fixtures; make fixtures builds
+# them, tests/shim/shim.mk): libdisp.so sm_90 + sm_100f only (F1),
+# libcudnn_disp.so plain sm_80 under a cuDNN name (F2), libplain.so plain
+# sm_80 in any other library (F3).
+DISP=$BUILD_DIR/shim-tests/disp
+for l in libdisp.so libcudnn_disp.so libplain.so; do require "$DISP/$l" "make BUILD=$BUILD fixtures"; done
+D=$DISP/libdisp.so
 
 run quiet -- "$MAIN" "$D" probe
 check "probe of a module for other GPUs, exit 0: the library's 209 happens, no report, stderr empty" \
@@ -69,10 +68,10 @@ check "a fatal signal after it: the process still dies of SIGABRT (134), with on
 	eval '[ "$(cat "$TMP/abort.rc")" = 134 ] && grep -qx "kimg: fatal signal 6 after arch-dispatched load failures (modules for other GPUs):" "$TMP/abort.err" &&
 		grep -qx "kimg:   $D: 1 module for other GPUs failed to load (sm_100f), recorded not reported" "$TMP/abort.err"'
 
-run cudnn -- "$MAIN" "$TMP/libcudnn_disp.so" probe
+run cudnn -- "$MAIN" "$DISP/libcudnn_disp.so" probe
 check "plain sm_80 code in a library that selects per GPU (a cuDNN name, F2): recorded, silent" \
 	eval 'has cudnn "probe B: 209" && report cudnn "R == []"'
-run plain -- "$MAIN" "$TMP/libplain.so" probe
+run plain -- "$MAIN" "$DISP/libplain.so" probe
 check "the same module in any other library (F3): reported at once, as today" \
 	report plain 'len(R) == 1 and R[0]["call"] == "cuLibraryGetKernel" and "dispatch" not in R[0] and archs(R[0]) == ["sm_80"]'
 run nocode FAKE_CUDA_SM=75 -- "$MAIN" "$D" probe

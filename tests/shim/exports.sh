@@ -62,7 +62,7 @@ bad=$(glibc_violations "${hookobj[@]}"; echo "rc=$?")
 check "hooks layer references only base-version glibc symbols (dl*: @$base)" test "$bad" = "rc=0"
 [ "$bad" = "rc=0" ] || echo "$bad" | sed 's/^/   /'
 # the check itself catches a planted newer version, an unpinned dl*, and
-# an unreadable object
+# an unreadable object (compiled here: they are the check's own inputs)
 plant=$(mktemp -d)
 printf '%s\n' '#include <dlfcn.h>' '__asm__(".symver dlopen,dlopen@GLIBC_2.34");' \
 	'void *kimg_plant(void) { return dlopen("x", 0); }' >"$plant/newer.c"

@@ -27,6 +27,8 @@ for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3
 	d=$TMP/ext-$v-$(echo "$py" | md5sum | cut -c1-6)
 	mkdir -p "$d"
 	suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+	# built here, not by make: one build per interpreter this machine has
+	# (found above), against its own headers and with its own suffix
 	gcc -shared -fPIC -O1 -I"$inc" -o "$d/kimgext$suffix" tests/shim/python/kimgext.c -ldl || {
 		fail "python $v: build the extension"
 		continue

@@ -92,26 +92,11 @@ done
 # libcudart.so.13) loaded RTLD_LOCAL, as Python loads extensions: its
 # references find libkimg's global exports first, but RTLD_NEXT from libkimg
 # does not see its runtime; the wrapper finds it by soname instead.
-d=$FAKE/v13 x=$TMP/local
-mkdir -p "$x"
-cat >"$x/loader.c" <<'C'
-#include <dlfcn.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		printf("dlopen: %s\n", dlerror());
-		return 2;
-	}
-	int (*rt_main)(int, char **) = (int (*)(int, char **))dlsym(h, "rt_main");
-	return rt_main(argc - 1, argv + 1);
-}
-C
-if need "$d/libcudart.so.13" "make fake-cudart-versioned" &&
-	gcc -std=gnu11 -D_GNU_SOURCE -Itests/shim/progs -fPIC -shared -Dmain=rt_main -o "$x/ext.so" tests/shim/progs/rt.c \
-	-L"$d" -lcudart -ldl -Wl,-rpath,"$d" && gcc -std=gnu11 -o "$x/loader" "$x/loader.c" -ldl; then
-	run local FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$x/loader" "$x/ext.so" \
+# Both built by make (tests/shim/shim.mk): rt_ext.so, rt.c with its main
+# renamed rt_main, and rt_loader (tests/shim/progs/rt_loader.c).
+d=$FAKE/v13 ext=$PROGS/rt_ext.so loader=$PROGS/rt_loader
+if need "$d/libcudart.so.13" "make fake-cudart-versioned" && need "$ext" "make shim-tests" && need "$loader" "make shim-tests"; then
+	run local FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$d:$FAKE" -- "$loader" "$ext" \
 		"$FIX/multi.fatbin" axpy launch-first
 	check "RTLD_LOCAL extension: registration and launch reach its runtime (209 from the launch, not 35)" \
 		eval 'has local "registered: yes" && has local "cudaLaunchKernel: 209"'
@@ -119,12 +104,10 @@ if need "$d/libcudart.so.13" "make fake-cudart-versioned" &&
 		report local 'len(R) == 1 and R[0]["call"] == "cudaLaunchKernel" and R[0]["kernel"]["name"] == "axpy"'
 	# The same extension finding an unversioned libcudart.so.13 first
 	# ($FAKE's): glibc binds its versioned references to it, so must we.
-	run localplain FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$FAKE" -- "$x/loader" "$x/ext.so" \
+	run localplain FAKE_CUDA_SM=75 FAKE_CUDART_PRIVATE=1 LD_LIBRARY_PATH="$FAKE" -- "$loader" "$ext" \
 		"$FIX/multi.fatbin" axpy launch-first
 	check "RTLD_LOCAL extension over an unversioned runtime: forwarded by plain name, 209 and the report" \
 		eval 'has localplain "registered: yes" && has localplain "cudaLaunchKernel: 209" &&
 			report localplain "len(R) == 1 and R[0][\"call\"] == \"cudaLaunchKernel\" and R[0][\"kernel\"][\"name\"] == \"axpy\""'
-else
-	fail "build the RTLD_LOCAL extension and its loader"
 fi
 finish

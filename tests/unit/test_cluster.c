@@ -142,6 +142,20 @@ START_TEST(k8s_odd_label_values)
 			     "\"kind\":\"List\"}"), 1);
 	ck_assert_uint_eq(got[0].n_gpus, 0);
 	ck_assert_ptr_nonnull(strstr(got[0].why, "\"Mystery-9000\" is not in kimg's GPU-name table"));
+	/* half a capability is none: major 9 alone (minor missing) is not 9.x;
+	 * the product name decides (H100: 9.0), or, unknown, the node says why */
+	ck_assert_int_eq(k8s("{\"items\":[{\"metadata\":{\"name\":\"h\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\"}}}],\"kind\":\"List\"}"), 1);
+	ck_assert_uint_eq(got[0].n_gpus, 1);
+	ck_assert_uint_eq(got[0].gpus[0].sm, 90);
+	ck_assert_int_eq(k8s("{\"items\":[{\"metadata\":{\"name\":\"m\",\"labels\":{\"nvidia.com/gpu.compute.minor\":\"9\","
+			     "\"nvidia.com/gpu.product\":\"NVIDIA-A100-SXM4-40GB\"}}}],\"kind\":\"List\"}"), 1);
+	ck_assert_uint_eq(got[0].n_gpus, 1);
+	ck_assert_uint_eq(got[0].gpus[0].sm, 80);
+	ck_assert_int_eq(k8s("{\"items\":[{\"metadata\":{\"name\":\"j\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\"}}}],"
+			     "\"kind\":\"List\"}"), 1);
+	ck_assert_uint_eq(got[0].n_gpus, 0);
+	ck_assert_str_eq(got[0].why, "GPU labels without nvidia.com/gpu.compute.major/minor");
 	/* labels that are no object */
 	ck_assert_int_eq(k8s("{\"items\":[{\"metadata\":{\"name\":\"l\",\"labels\":[1,2]}}],\"kind\":\"List\"}"), 1);
 	ck_assert_str_eq(got[0].why, "no GPU labels");

@@ -105,28 +105,6 @@ START_TEST(module_that_runs_is_not_touched)
 }
 END_TEST
 
-/* PTX the stand-in driver's JIT rejects (its FAKE_JIT_REJECT marker, for
- * an instruction the lower target lacks): unloaded, reported, and the
- * original load is the hook's to make */
-START_TEST(jit_rejection_is_undone_and_reported)
-{
-	diag_start(90, ptx_json);
-	char *ptx = text_fixture("compute100.ptx", "\n// FAKE_JIT_REJECT: uses an instruction sm_90 lacks\n");
-	CUhandle mod;
-	CUresult result;
-	ck_assert(!intercept(ptx, &mod, &result));
-	ck_assert_uint_eq(standin_loads, 1);
-	ck_assert_ptr_null(mod);
-	char *log = diag_log_text();
-	ck_assert_uint_eq(diag_reports(log), 1);
-	ck_assert_ptr_nonnull(strstr(log, "\"applied\":false"));
-	ck_assert_ptr_nonnull(strstr(log, "JIT rejected the rewritten PTX: 218"));
-	free(log);
-	free(ptx);
-	diag_end();
-}
-END_TEST
-
 /* A library's load succeeds whatever the code: the fallback forces the
  * JIT with a kernel lookup, so a rejection is seen while it can be undone. */
 static bool intercept_library(const void *image, CUhandle *handle, CUresult *result)
@@ -156,15 +134,21 @@ START_TEST(library_stand_in_is_compiled_at_load)
 }
 END_TEST
 
-START_TEST(library_jit_rejection_is_undone_at_load)
+/* PTX the stand-in driver's JIT rejects (its FAKE_JIT_REJECT marker, for
+ * an instruction the lower target lacks), as a module and as a library
+ * (whose load the fallback checks with a kernel lookup): unloaded,
+ * reported, and the original load is the hook's to make */
+static bool (*const rejecting_loads[])(const void *, CUhandle *, CUresult *) = { intercept, intercept_library };
+
+START_TEST(jit_rejection_is_undone_and_reported)
 {
 	diag_start(90, ptx_json);
 	char *ptx = text_fixture("compute100.ptx", "\n// FAKE_JIT_REJECT: uses an instruction sm_90 lacks\n");
-	CUhandle lib;
+	CUhandle handle;
 	CUresult result;
-	ck_assert(!intercept_library(ptx, &lib, &result));
+	ck_assert_msg(!rejecting_loads[_i](ptx, &handle, &result), "%s", _i ? "library" : "module");
 	ck_assert_uint_eq(standin_loads, 1);
-	ck_assert_ptr_null(lib);
+	ck_assert_ptr_null(handle);
 	char *log = diag_log_text();
 	ck_assert_uint_eq(diag_reports(log), 1);
 	ck_assert_ptr_nonnull(strstr(log, "\"applied\":false"));
@@ -242,9 +226,8 @@ int main(void)
 	tcase_add_test(tc, ptx_too_new_is_rescued_and_the_driver_runs_it);
 	tcase_add_test(tc, sass_only_is_refused_and_left_to_the_driver);
 	tcase_add_test(tc, module_that_runs_is_not_touched);
-	tcase_add_test(tc, jit_rejection_is_undone_and_reported);
+	tcase_add_loop_test(tc, jit_rejection_is_undone_and_reported, 0, 2);
 	tcase_add_test(tc, library_stand_in_is_compiled_at_load);
-	tcase_add_test(tc, library_jit_rejection_is_undone_at_load);
 	tcase_add_test(tc, force_ptx_glob_selects_by_file);
 	tcase_add_test(tc, force_ptx_replaces_runnable_sass);
 	tcase_add_test(tc, off_does_nothing);

@@ -205,6 +205,48 @@ START_TEST(file_shrinking_while_read_is_eio_not_sigbus)
 }
 END_TEST
 
+/* A SIGBUS in a mapping that neither the active guard nor a file added
+ * to it (kimg_file_guard_add) holds is not kimg's: its previous
+ * disposition (here the default) ends the process with SIGBUS, after the
+ * handler has looked at each added file and no further. */
+struct unheld_ctx {
+	const char *path;
+	struct kimg_file *added, *other;
+	volatile unsigned sum;
+};
+
+static void add_then_fault_elsewhere(void *ctx)
+{
+	struct unheld_ctx *c = ctx;
+	ck_assert_int_eq(kimg_file_guard_add(c->added), 0);
+	ck_assert_int_eq(truncate(c->path, 0), 0);
+	c->sum += c->other->bytes.data[50000]; /* SIGBUS, in no guarded file */
+}
+
+START_TEST(sigbus_outside_guarded_files_keeps_its_disposition)
+{
+	char pa[256], pb[256], pc[256];
+	static unsigned char data[1 << 16];
+	memset(data, 0x5a, sizeof data);
+	make_dir();
+	snprintf(pa, sizeof pa, "%s/a.bin", dir);
+	snprintf(pb, sizeof pb, "%s/b.bin", dir);
+	snprintf(pc, sizeof pc, "%s/c.bin", dir);
+	write_file(pa, data, sizeof data);
+	write_file(pb, data, sizeof data);
+	write_file(pc, data, sizeof data);
+	struct kimg_file a, b, c;
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_file_open(pa, &a, &err), 0);
+	ck_assert_int_eq(kimg_file_open(pb, &b, &err), 0);
+	ck_assert_int_eq(kimg_file_open(pc, &c, &err), 0);
+	ck_assert(a.map && b.map && c.map);
+	struct unheld_ctx u = { pc, &b, &c, 0 };
+	kimg_file_guard(&a, add_then_fault_elsewhere, &u, &err);
+	ck_abort_msg("the read of the truncated, unguarded file did not end the process");
+}
+END_TEST
+
 /* The guard of the file that shrank catches it, also from inside the guard
  * of another file (thin archive members are read inside their archive's). */
 struct nest_ctx {
@@ -393,6 +435,7 @@ int main(void)
 	tcase_add_test(tc, close_of_a_zeroed_file_is_harmless);
 	tcase_add_test(tc, file_shrinking_while_read_is_eio_not_sigbus);
 	tcase_add_test(tc, nested_guards_the_shrunk_file_wins);
+	tcase_add_test_raise_signal(tc, sigbus_outside_guarded_files_keeps_its_disposition, SIGBUS);
 	tcase_add_test(tc, threads_guard_their_own_files);
 	tcase_add_test(tc, guard_fail_leaves_the_innermost_guard);
 	tcase_add_test(tc, small_files_are_read_large_ones_mapped);

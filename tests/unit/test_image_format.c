@@ -84,6 +84,26 @@ static int on_manifest(void *ctx, const struct kimg_descriptor *d)
 
 #define D64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
+/* Digests (OCI image spec, descriptor.md "Digests"): ALGORITHM:ENCODED,
+ * of which kimg reads sha256 only, with 64 lowercase hex digits. An
+ * algorithm that only begins like "sha256" or is one letter off is
+ * another algorithm. */
+START_TEST(digest_strings)
+{
+	char hex[65];
+	ck_assert_int_eq(kimg_digest_parse("sha256:" D64, hex, NULL), 0);
+	ck_assert_str_eq(hex, D64);
+	ck_assert_int_eq(kimg_digest_parse("sha255:" D64, hex, NULL), -KIMG_ENOTSUP);
+	ck_assert_int_eq(kimg_digest_parse("sha25:" D64, hex, NULL), -KIMG_ENOTSUP);
+	ck_assert_int_eq(kimg_digest_parse("sha2566:" D64, hex, NULL), -KIMG_ENOTSUP);
+	ck_assert_int_eq(kimg_digest_parse("sha512:" D64, hex, NULL), -KIMG_ENOTSUP);
+	ck_assert_int_eq(kimg_digest_parse(":" D64, hex, NULL), -KIMG_EFORMAT);
+	ck_assert_int_eq(kimg_digest_parse("sha256:" D64 "0", hex, NULL), -KIMG_EFORMAT);
+	ck_assert_int_eq(kimg_digest_parse("sha256:0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", hex, NULL),
+			 -KIMG_EFORMAT);
+}
+END_TEST
+
 START_TEST(index_manifest_and_config_documents)
 {
 	const char idx[] = "{\"schemaVersion\":2,\"manifests\":[{\"digest\":\"sha256:" D64 "\",\"size\":1,"
@@ -139,6 +159,7 @@ int main(void)
 	tcase_add_test(tc, sha256_fips_examples);
 	tcase_add_test(tc, tar_headers_and_pax_records);
 	tcase_add_test(tc, index_manifest_and_config_documents);
+	tcase_add_test(tc, digest_strings);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

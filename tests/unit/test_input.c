@@ -115,6 +115,29 @@ START_TEST(classify_recognises_each_fixture_kind)
 }
 END_TEST
 
+/* The PTX sniff reads no byte past its input: each text ends at a page
+ * followed by PROT_NONE memory, where a read one byte too far crashes
+ * (a mutant reading p[i + 1] for a "/" that is the last byte did; with
+ * the next byte a "/" it also took the end for a comment). None of these
+ * is PTX: each ends before an answer. */
+START_TEST(ptx_sniff_reads_nothing_past_the_input)
+{
+	static const char *const texts[] = { "   /", "  \t/", "/* a *", "\n\t.version", ".tar" };
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(p != MAP_FAILED);
+	memset(p, '/', 2 * (size_t)page);
+	ck_assert_int_eq(mprotect(p + page, (size_t)page, PROT_NONE), 0);
+	for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+		size_t len = strlen(texts[k]);
+		uint8_t *at = p + page - len;
+		memcpy(at, texts[k], len);
+		ck_assert_msg(kimg_input_classify(kimg_span_make(at, len)) == KIMG_INPUT_UNKNOWN, "%s", texts[k]);
+	}
+	munmap(p, 2 * (size_t)page);
+}
+END_TEST
+
 START_TEST(classify_small_and_synthetic_inputs)
 {
 	static const char ptx_after_comments[] = "//\n// Generated\n//\n\n\t.version 9.0\n.target sm_90\n";
@@ -630,6 +653,37 @@ START_TEST(thin_archive_members_are_listed_not_walked)
 }
 END_TEST
 
+/* Synthetic thin archives, member names as GNU ar writes them (ar.h: a
+ * short name ends with '/', the header is 60 bytes, a thin archive holds
+ * no member data): a two-letter name "ab/" is member "ab"; a BSD "#1/N"
+ * name (kept in member data, which a thin archive lacks) is refused. */
+static size_t thin_header(char *at, const char *name, unsigned size)
+{
+	char h[61];
+	snprintf(h, sizeof h, "%-16s%-12s%-6s%-6s%-8s%-10u`\n", name, "0", "0", "0", "644", size);
+	memcpy(at, h, 60);
+	return 60;
+}
+
+START_TEST(thin_archive_short_and_bsd_names)
+{
+	char b[8 + 3 * 60];
+	struct thin_list l = { 0 };
+	struct kimg_error e = { 0, 0, "" };
+	size_t n = 8;
+	memcpy(b, "!<thin>\n", 8);
+	n += thin_header(b + n, "ab/", 7);
+	n += thin_header(b + n, "x/", 9);
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), 2);
+	ck_assert_str_eq(l.name[0], "ab");
+	ck_assert_uint_eq(l.size[0], 7);
+	ck_assert_str_eq(l.name[1], "x");
+	n += thin_header(b + n, "#1/4", 4);
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	ck_assert_str_eq(e.what, "thin archive: bad member name");
+}
+END_TEST
+
 START_TEST(unknown_walk_flags_are_einval_and_walk_nothing)
 {
 	struct kimg_span f = fixture_load("multi.fatbin");
@@ -809,6 +863,7 @@ int main(void)
 	TCase *tc = tcase_create("classify");
 	tcase_add_loop_test(tc, classify_recognises_each_fixture_kind, 0, sizeof classified / sizeof classified[0]);
 	tcase_add_test(tc, classify_small_and_synthetic_inputs);
+	tcase_add_test(tc, ptx_sniff_reads_nothing_past_the_input);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("walk");
 	tcase_add_loop_test(tc, walk_finds_exactly_the_expected_modules, 0, sizeof walks / sizeof walks[0]);
@@ -830,6 +885,7 @@ int main(void)
 	tcase_add_test(tc, scan_ignores_false_magic_hits);
 	tcase_add_test(tc, known_zero_ranges_are_jumped_not_read);
 	tcase_add_test(tc, thin_archive_members_are_listed_not_walked);
+	tcase_add_test(tc, thin_archive_short_and_bsd_names);
 	tcase_add_test(tc, unknown_walk_flags_are_einval_and_walk_nothing);
 	tcase_add_test(tc, raw_inputs_errors_have_exact_codes);
 	suite_add_tcase(s, tc);

@@ -106,6 +106,10 @@ START_TEST(utf8_strict)
 	ck_assert_int_eq(parse("\"\xf4\x90\x80\x80\""), -KIMG_EFORMAT); /* above U+10FFFF */
 	ck_assert_int_eq(parse("\"\xc3\""), -KIMG_EFORMAT);         /* lead byte then a quote */
 	ck_assert_int_eq(parse("\"\xe2\x82"), -KIMG_ETRUNC);        /* cut inside the sequence */
+	/* a continuation byte is 10xxxxxx whatever its low bits (RFC 3629 s. 3):
+	 * U+1F600 cut after 3 of its 4 bytes (f0 9f 98), U+2041 after 2 (e2 81) */
+	ck_assert_int_eq(parse("\"\xf0\x9f\x98"), -KIMG_ETRUNC);
+	ck_assert_int_eq(parse("\"\xe2\x81"), -KIMG_ETRUNC);
 }
 END_TEST
 

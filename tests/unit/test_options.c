@@ -152,6 +152,27 @@ START_TEST(log_dir_walk_refuses_links_anywhere)
 		ck_assert_int_eq(kimg_log_walk_dir(p), -1);
 		ck_assert_msg(errno == ELOOP, "%s: errno %d", p, errno);
 	}
+	/* with standard input closed the walk's first descriptor is 0, a
+	 * valid one: the walk goes on from it (a host may run with fd 0 shut) */
+	int saved = dup(0);
+	ck_assert_int_ge(saved, 0);
+	close(0);
+	snprintf(p, sizeof p, "%s/link/sub", root);
+	errno = 0;
+	int rc0 = kimg_log_walk_dir(p);
+	int errno0 = errno;
+	snprintf(p, sizeof p, "%s/real/sub", root);
+	int fd0 = kimg_log_walk_dir(p);
+	struct stat got, want;
+	ck_assert_int_ge(fd0, 0);
+	ck_assert_int_eq(fstat(fd0, &got), 0);
+	close(fd0);
+	ck_assert_int_eq(dup2(saved, 0), 0);
+	close(saved);
+	ck_assert_int_eq(rc0, -1);
+	ck_assert_int_eq(errno0, ELOOP);
+	ck_assert_int_eq(stat(p, &want), 0);
+	ck_assert(got.st_dev == want.st_dev && got.st_ino == want.st_ino); /* real/sub itself */
 	char cwd[4096];
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
 	ck_assert_int_eq(chdir(root), 0);

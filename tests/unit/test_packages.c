@@ -194,6 +194,12 @@ START_TEST(advice_text)
 	char norm[32];
 	kimg_pkg_normalize("Flash__Attn.Ext", norm, sizeof norm);
 	ck_assert_str_eq(norm, "flash-attn-ext");
+	/* cut to the buffer, its NUL inside it: 4 bytes hold "fla" (the byte
+	 * after the buffer keeps its sentinel) */
+	memset(norm, '#', sizeof norm);
+	kimg_pkg_normalize("Flash__Attn.Ext", norm, 4);
+	ck_assert_str_eq(norm, "fla");
+	ck_assert_int_eq(norm[4], '#');
 	/* every row has a pattern, a label and advice, except the extension rows borrowing the generic text */
 	unsigned rows = 0;
 	for (unsigned i = 0; kimg_pkg_advice_at(i); i++, rows++)

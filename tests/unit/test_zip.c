@@ -311,6 +311,36 @@ START_TEST(empty_zip_has_no_members)
 }
 END_TEST
 
+/* The end record's disk numbers (APPNOTE 4.3.16): 0 in a one-disk
+ * archive, 0xffff where a writer marks them as ZIP64's to fill in; any
+ * other number is a multi-disk archive, refused. */
+START_TEST(end_record_disk_numbers)
+{
+	static const uint16_t ok[] = { 0, 0xffff }, refused[] = { 1, 0xfffe };
+	for (int field = 0; field < 2; field++) {
+		for (size_t k = 0; k < 4; k++) {
+			uint16_t v = k < 2 ? ok[k] : refused[k - 2];
+			memset(&zb, 0, sizeof zb);
+			add_member(&zb, "a.bin", small, sizeof small);
+			struct kimg_span zip = finish_zip(&zb);
+			uint8_t *disk = zb.data + zip.size - 22 + 4 + 2 * field; /* disk, then the directory's disk */
+			disk[0] = (uint8_t)v;
+			disk[1] = (uint8_t)(v >> 8);
+			struct outcomes o;
+			struct kimg_error err = { 0, 0, "" };
+			memset(&o, 0, sizeof o);
+			int rc = kimg_zip_for_each_member(zip, NULL, record, &o, &err);
+			if (k < 2) {
+				ck_assert_msg(rc == 1 && o.n == 1, "field %d = 0x%x: %d", field, v, rc);
+			} else {
+				ck_assert_msg(rc == -KIMG_ENOTSUP, "field %d = 0x%x: %d", field, v, rc);
+				ck_assert_str_eq(err.what, "zip: multi-disk archive");
+			}
+		}
+	}
+}
+END_TEST
+
 /* Directories are skipped; a central directory cut short is EFORMAT. */
 START_TEST(directory_entries_and_truncation)
 {
@@ -446,6 +476,7 @@ int main(void)
 	tcase_add_test(tc, deflated_members_inflated_and_checked);
 	tcase_add_test(tc, limits_refuse_before_inflating);
 	tcase_add_test(tc, empty_zip_has_no_members);
+	tcase_add_test(tc, end_record_disk_numbers);
 	tcase_add_test(tc, directory_entries_and_truncation);
 	tcase_add_test(tc, zip64_directory_and_extra_field);
 	/* Runs in its own forked process (Check's default), so the library

@@ -13,7 +13,8 @@ SPEC: {"format": "oci-dir"|"oci-tar"|"docker",
                                "entries": [[type, name, arg], ...],
                                "corrupt": false, "missing": false,
                                "raw_header_size": 0}]}],
-       "manifest_text": null, "index_text": null, "layers_count": 0}
+       "manifest_text": null, "index_text": null, "layers_count": 0,
+       "extra_diff_ids": 0}   (more rootfs.diff_ids in each config than layers)
 entry types: "file" (arg: a path whose bytes to store, or "text:..."),
 "dir", "symlink" (arg: target), "hardlink" (arg: target member).
 """
@@ -83,6 +84,7 @@ def main():
             files.append(h)
         for _ in range(spec.get("layers_count", 0)):
             layers.append({"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": "sha256:" + "0" * 64, "size": 0})
+        diff_ids += ["sha256:" + "1" * 64] * spec.get("extra_diff_ids", 0)
         os_, arch = img.get("platform", "linux/amd64").split("/")[:2]
         config = {"architecture": arch, "os": os_, "config": {"Env": img.get("env", [])},
                   "rootfs": {"type": "layers", "diff_ids": diff_ids},

@@ -31,10 +31,11 @@ struct fatbin_wrapper {
 	const void *data;
 	const void *filename_or_fatbins;
 };
-__attribute__((section(".nvFatBinSegment"), used)) static const struct fatbin_wrapper wrap_a = { 0x466243B1u, 1,
-												 disp_cont_a, 0 };
-__attribute__((section(".nvFatBinSegment"), used)) static const struct fatbin_wrapper wrap_b = { 0x466243B1u, 1,
-												 disp_cont_b, 0 };
+/* aligned(8), as nvcc's wrappers: the section is then the array of 24-byte
+ * wrappers a reader walks (GCC would align each to 16 and leave a gap) */
+#define WRAPPER __attribute__((section(".nvFatBinSegment"), used, aligned(8))) static const struct fatbin_wrapper
+WRAPPER wrap_a = { 0x466243B1u, 1, disp_cont_a, 0 };
+WRAPPER wrap_b = { 0x466243B1u, 1, disp_cont_b, 0 };
 
 typedef int (*gpa_t)(const char *, void **, int, unsigned long long, int *);
 typedef int (*lib_load_t)(void **, const void *, void *, void *, unsigned, void *, void *, unsigned);
