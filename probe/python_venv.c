@@ -77,6 +77,27 @@ static bool exists(const char *p)
 	return kimg_file_stat(p, &st, true) == 0;
 }
 
+/* The standard library's paths under a base prefix (sizes as declared
+ * where they are used). */
+static void set_stdlib_paths(const char *base, const char *xy, char stdlib[4200], char landmark[4300],
+			     char lib64[4200], char dynload[4300], char zip[4200])
+{
+	snprintf(stdlib, 4200, "%s/lib/python%s", base, xy);
+	snprintf(landmark, 4300, "%s/os.py", stdlib);
+	snprintf(lib64, 4200, "%s/lib64/python%s", base, xy);
+	snprintf(dynload, 4300, "%s/lib-dynload", stdlib);
+	{
+		/* python311.zip: the digits without the dot */
+		char nodot[16];
+		size_t k = 0;
+		for (const char *c = xy; *c && k + 1 < sizeof nodot; c++)
+			if (*c != '.')
+				nodot[k++] = *c;
+		nodot[k] = '\0';
+		snprintf(zip, 4200, "%s/lib/python%s.zip", base, nodot);
+	}
+}
+
 /* path made absolute and normal as os.path.abspath does (".", "..",
  * repeated slashes; symbolic links kept), into out. */
 static bool abspath(const char *base, const char *path, char *out, size_t size)
@@ -360,19 +381,25 @@ int probe_python_venv_answer(const char *python, const char *mark, char *buf, si
 	char *slash = strrchr(base, '/');
 	if (slash && slash != base)
 		*slash = '\0';
-	snprintf(stdlib, sizeof stdlib, "%s/lib/python%s", base, xy);
-	snprintf(landmark, sizeof landmark, "%s/os.py", stdlib);
-	snprintf(lib64, sizeof lib64, "%s/lib64/python%s", base, xy);
-	snprintf(dynload, sizeof dynload, "%s/lib-dynload", stdlib);
-	{
-		/* python311.zip: the digits without the dot */
-		char nodot[16];
-		size_t k = 0;
-		for (const char *c = xy; *c && k + 1 < sizeof nodot; c++)
-			if (*c != '.')
-				nodot[k++] = *c;
-		nodot[k] = '\0';
-		snprintf(zip, sizeof zip, "%s/lib/python%s.zip", base, nodot);
+	set_stdlib_paths(base, xy, stdlib, landmark, lib64, dynload, zip);
+	if (!exists(landmark)) {
+		/* home names a directory holding a link to the interpreter (a
+		 * version manager's, a test's): Python follows the venv's own
+		 * interpreter to the real one, whose prefix holds the library */
+		char real[4096];
+		if (realpath(exe, real)) {
+			for (int up = 0; up < 2; up++) {
+				char *cut = strrchr(real, '/');
+				if (cut && cut != real)
+					*cut = '\0';
+			}
+			char landmark2[4300];
+			snprintf(landmark2, sizeof landmark2, "%s/lib/python%s/os.py", real, xy);
+			if (exists(landmark2)) {
+				snprintf(base, sizeof base, "%s", real);
+				set_stdlib_paths(base, xy, stdlib, landmark, lib64, dynload, zip);
+			}
+		}
 	}
 	if (!exists(landmark)) {
 		fail(why, why_size, "no standard library at %s", stdlib);

@@ -98,7 +98,24 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 a["summary"].pop("seconds"); b["summary"].pop("seconds")
 sys.exit(0 if a == b and len(a["python"]["paths"]) == 2 else 1)' "$TMP/page.run" "$TMP/page.read"
 	fi
+	# a venv made through a link to the interpreter in a directory of its
+	# own (a version manager's, as pyenv's): home names that directory,
+	# which holds no library; Python follows the link, and so must the read
+	real_py=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
+	mkdir -p "$TMP/lnk" && ln -sf "$real_py" "$TMP/lnk/python3"
+	if "$TMP/lnk/python3" -m venv --without-pip "$TMP/lv" 2>/dev/null; then
+		lpage() { env -u PYTHONPATH -u PYTHONHOME -C "$TMP" KIMG_DOCTOR_PYTHON=$1 timeout -k 2 60 "$PROBE" doctor --sm 9.0 --json \
+			--python "$TMP/lv/bin/python" >"$TMP/lpage.$1" 2>"$TMP/lpage.$1.err"; echo $?; }
+		lrun=$(lpage run) lread=$(lpage read)
+		check "venv whose home is a link's directory: read and run give the same exit status (rc $lread, $lrun) and the same page" python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+a["summary"].pop("seconds"); b["summary"].pop("seconds")
+sys.exit(0 if sys.argv[3] == sys.argv[4] and sys.argv[3] in ("0", "1") and a == b else 1)' "$TMP/lpage.run" "$TMP/lpage.read" "$lread" "$lrun"
+	else
+		missing "python3 -m venv through a link" "a venv whose home holds only a link" 1
+	fi
 else
-	missing "python3 -m venv" "the real interpreter's answer for a venv, to compare" 2
+	missing "python3 -m venv" "the real interpreter's answer for a venv, to compare" 3
 fi
 finish
