@@ -2,7 +2,8 @@
 /* The owning-package index (owners.h): the readers of the package
  * managers' records (Python RECORDs, conda-meta, dpkg's lists and status)
  * and the lookup that walks up a file's directories. The index they fill
- * is owners_index.c (owners_internal.h). */
+ * is owners_index.c (owners_internal.h); dpkg's lists are read by
+ * owners_dpkg.c. */
 #include "owners_internal.h"
 
 #include <dirent.h>
@@ -332,75 +333,6 @@ static void read_dir(struct kimg_owners *o, const char *dir)
 		read_conda_meta(o, dir);
 }
 
-struct status_ctx {
-	struct kimg_owners *o;
-	size_t first, end; /* dpkg rows */
-};
-
-static int status_version(void *ctx, const char *package, const char *version)
-{
-	struct status_ctx *c = ctx;
-	for (size_t i = c->first; i < c->end; i++)
-		if (strcmp(c->o->pkgs[i]->name, package) == 0 && !c->o->pkgs[i]->version[0])
-			copy_str(c->o->pkgs[i]->version, sizeof c->o->pkgs[i]->version, version);
-	return 0;
-}
-
-/* A dpkg file list (absolute paths, a line each) into the index. -1 when
- * it cannot be read. */
-static int index_dpkg_list(struct kimg_owners *o, uint32_t idx)
-{
-	struct kimg_file f;
-	if (kimg_file_open_small_read(o->pkgs[idx]->record, &f, RECORD_READ_BELOW, NULL) < 0)
-		return -1;
-	char line[PATH_CAP];
-	uint64_t pos = 0;
-	int rc;
-	while ((rc = kimg_list_next(f.bytes, &pos, line, sizeof line)) != 0)
-		if (rc == 1 && line[0] == '/')
-			kimg_owners_put(o, line, idx);
-	kimg_file_close(&f);
-	return 0;
-}
-
-static void read_dpkg(struct kimg_owners *o)
-{
-	o->dpkg_loaded = true;
-	if (!o->dpkg_dir)
-		return;
-	char dir[PATH_CAP];
-	if (join(dir, sizeof dir, o->dpkg_dir, "info") < 0)
-		return;
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	size_t first = o->n_pkgs;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		struct kimg_pkg p;
-		memset(&p, 0, sizeof p);
-		if (kimg_dpkg_list_package(de->d_name, p.name, sizeof p.name) < 0)
-			continue;
-		p.source = "dpkg";
-		snprintf(p.installer, sizeof p.installer, "dpkg");
-		char path[PATH_CAP];
-		if (join(path, sizeof path, dir, de->d_name) < 0)
-			continue;
-		copy_str(p.record, sizeof p.record, path);
-		int idx = kimg_owners_add_row(o, &p, "");
-		if (idx >= 0 && index_dpkg_list(o, (uint32_t)idx) < 0)
-			kimg_owners_drop_last_row(o);
-	}
-	closedir(d);
-	char status[PATH_CAP];
-	struct kimg_file f;
-	if (o->n_pkgs > first && join(status, sizeof status, o->dpkg_dir, "status") == 0 && kimg_file_open(status, &f, NULL) == 0) {
-		struct status_ctx c = { o, first, o->n_pkgs };
-		kimg_dpkg_status_each(f.bytes, status_version, &c);
-		kimg_file_close(&f);
-	}
-}
-
 /* The rarely asked paths of every record read so far, row by row in the
  * order first read (enum index_scope); then records are indexed whole. */
 static void index_rest(struct kimg_owners *o)
@@ -410,7 +342,7 @@ static void index_rest(struct kimg_owners *o)
 		const char *source = o->pkgs[i]->source;
 		char name[sizeof o->pkgs[i]->name], version[sizeof o->pkgs[i]->version];
 		if (strcmp(source, "dpkg") == 0)
-			(void)index_dpkg_list(o, (uint32_t)i);
+			(void)kimg_owners_index_dpkg_list(o, (uint32_t)i);
 		else if (strcmp(source, "conda-meta") == 0)
 			(void)index_conda(o, (uint32_t)i, name, sizeof name, version, sizeof version);
 		else
@@ -445,19 +377,6 @@ static const struct kimg_pkg *wheel_owner(struct kimg_owners *o, const char *pat
 	copy_str(o->wheel.record, sizeof o->wheel.record, whl);
 	o->wheel.source = "wheel";
 	return &o->wheel;
-}
-
-/* Debian's merged /usr: dpkg may list /lib/... for a file found as /usr/lib/... */
-static const struct kimg_pkg *dpkg_get(const struct kimg_owners *o, const char *norm)
-{
-	const struct kimg_pkg *p = kimg_owners_get(o, norm);
-	if (p || strncmp(norm, "/usr/", 5) != 0)
-		return p;
-	static const char *const merged[] = { "/usr/lib/", "/usr/bin/", "/usr/sbin/", "/usr/lib64/" };
-	for (size_t i = 0; i < sizeof merged / sizeof merged[0]; i++)
-		if (strncmp(norm, merged[i], strlen(merged[i])) == 0)
-			return kimg_owners_get(o, norm + 4);
-	return NULL;
 }
 
 void kimg_owners_prepare(struct kimg_owners *o, const char *dir)
@@ -499,7 +418,5 @@ const struct kimg_pkg *kimg_owners_lookup(struct kimg_owners *o, const char *pat
 		if (!dir[0])
 			break;
 	}
-	if (!o->dpkg_loaded)
-		read_dpkg(o);
-	return dpkg_get(o, norm);
+	return kimg_owners_dpkg_owner(o, norm);
 }

@@ -6,8 +6,9 @@
  * directory once: its *.dist-info / *.egg-info RECORDs (Python) and, when
  * it holds conda-meta/, that environment's records (conda). Files no
  * Python or conda record names are looked up in dpkg's file lists
- * (<dpkg dir>/info/<package>.list, read once, on the first such lookup; versions
- * from <dpkg dir>/status). Paths lookups seldom ask for (source files,
+ * (<dpkg dir>/info/<package>.list; versions from <dpkg dir>/status): the
+ * first few such lookups search the lists for the one path, later ones
+ * find it in an index of every list, read once, with the same answers. Paths lookups seldom ask for (source files,
  * documentation, headers, /etc) are indexed on the first lookup of one:
  * the answers are those of an index of every path. Paths are compared
  * after making them absolute and removing "." / ".." / "//" lexically:

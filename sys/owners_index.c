@@ -212,6 +212,18 @@ struct kimg_owners *kimg_owners_new(const char *dpkg_dir)
 	return o;
 }
 
+/* The index owns the lists a dpkg search kept (owners_dpkg.c). */
+void kimg_owners_dpkg_lists_free(struct kimg_owners *o)
+{
+	for (size_t i = 0; i < o->n_dpkg_lists; i++) {
+		free(o->dpkg_lists[i].file);
+		free(o->dpkg_lists[i].text);
+	}
+	free(o->dpkg_lists);
+	o->dpkg_lists = NULL;
+	o->n_dpkg_lists = 0;
+}
+
 void kimg_owners_free(struct kimg_owners *o)
 {
 	if (!o)
@@ -229,6 +241,7 @@ void kimg_owners_free(struct kimg_owners *o)
 	free(o->pkgs);
 	free(o->bases);
 	free(o->dpkg_dir);
+	kimg_owners_dpkg_lists_free(o);
 	for (size_t i = 0; i < o->n_problems; i++)
 		free(o->problems[i]);
 	free(o->problems);

@@ -51,6 +51,10 @@ struct kimg_owners {
 	size_t n_visited, cap_visited;
 	char *dpkg_dir;
 	bool dpkg_loaded;
+	unsigned dpkg_searches; /* lookups dpkg answered by a search (owners_dpkg.c) */
+	struct dpkg_list *dpkg_lists; /* the lists the first search read, in readdir order */
+	size_t n_dpkg_lists;
+	bool dpkg_lists_read;
 	struct kimg_pkg wheel; /* answer for wheel members (last one asked) */
 	char **problems;      /* records that could not be read: "PATH: why" */
 	size_t n_problems, cap_problems;
@@ -81,5 +85,24 @@ void kimg_owners_drop_last_row(struct kimg_owners *o);
 /* True when dir was read before; else remembers it (true also when it
  * cannot: a directory is not read again and again) and returns false. */
 bool kimg_owners_visited(struct kimg_owners *o, const char *dir);
+
+/* A dpkg list (the row's record) into the index; -1 when unreadable. */
+int kimg_owners_index_dpkg_list(struct kimg_owners *o, uint32_t idx);
+/* dpkg's owner of norm, a file no Python or conda record read names. */
+const struct kimg_pkg *kimg_owners_dpkg_owner(struct kimg_owners *o, const char *norm);
+
+/* A dpkg file list as the first search read it: its file name in
+ * <dpkg dir>/info and its text, kept for the next search and the index. */
+struct dpkg_list {
+	char *file;
+	uint8_t *text;
+	size_t size;
+};
+void kimg_owners_dpkg_lists_free(struct kimg_owners *o);
+
+/* The dpkg package whose file list names norm (else alt, when not NULL:
+ * merged /usr), found by reading the lists without indexing them; the
+ * answer is put in the table. NULL when no list names either. */
+const struct kimg_pkg *kimg_owners_dpkg_search(struct kimg_owners *o, const char *norm, const char *alt);
 
 #endif

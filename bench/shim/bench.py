@@ -3,11 +3,12 @@
 """Shim overhead, with and without libkimg.so, measured in this one run.
 
 Runs are interleaved (with, without, with, ...) so drift hits both sides. Both
-the median and the minimum of each side are reported: on a shared machine the
-spread between runs is larger than the effect measured, and the minimum (the
-run least disturbed by anything else) is the steadier estimate of a fixed cost.
+the median and the minimum of each side are printed, with the spread; each
+goal is judged on the ratio of the medians, as issue 27 states the goals (the
+minimum is one run, the least disturbed, and on a shared machine one lucky
+run of either side decides it; the median weighs every round).
 Each process is pinned to one CPU when taskset exists. Every run's exit
-status is checked; each goal is judged on the ratio of the minima and printed
+status is checked; each goal's verdict is printed
 PASS or FAIL (NOT MEASURED, with the reason, where PyTorch is missing). Exit
 status: 0 when no goal failed, 1 when one did, 2 when a run failed.
 Goals (environment overrides): KIMG_BENCH_GOAL_LAUNCH 1.01 (each launch loop),
@@ -74,9 +75,10 @@ def compare(label, cmd, unit, scale, goal, extra_env=None):
     print(f"{label:40s} median: without {b * scale:8.3f} {unit}, with {k * scale:8.3f} {unit}, ratio {k / b:.4f}; "
           f"min: without {bmin * scale:8.3f}, with {kmin * scale:8.3f}, ratio {kmin / bmin:.4f} (goal <= {goal}); "
           f"spread without {bmin * scale:.3f}-{max(base) * scale:.3f}, with {kmin * scale:.3f}-{max(kimg) * scale:.3f}")
-    ratio = kmin / bmin
+    ratio = k / b
     ok = ratio <= goal
-    print(f"{'PASS' if ok else 'FAIL'} {label}: min ratio = {ratio:.4f} (goal <= {goal:g})")
+    print(f"{'PASS' if ok else 'FAIL'} {label}: median ratio = {ratio:.4f} (goal <= {goal:g}; "
+          f"min ratio {kmin / bmin:.4f}, not judged)")
     VERDICTS.append(ok)
     return ratio
 

@@ -75,7 +75,11 @@ doctor
 expect_rc 2 "no pyvenv.cfg: not a venv, Python is asked"
 
 # the real python3: its venv read from the files equals its own answer
-if command -v python3 >/dev/null && python3 -c 'import venv' 2>/dev/null && python3 -m venv --without-pip "$TMP/rv" 2>/dev/null; then
+# (made by the interpreter's real file: python3 on PATH may be a link in
+# another directory, tests/lib.bash's $TMP/.python; a venv made through
+# such a link is the case below)
+py_file=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null)
+if [ -n "$py_file" ] && "$py_file" -c 'import venv' 2>/dev/null && "$py_file" -m venv --without-pip "$TMP/rv" 2>/dev/null; then
 	rsp=$(echo "$TMP"/rv/lib/python3.*/site-packages)
 	mkdir -p "$rsp/inner" "$TMP/rextra"
 	cp "$FX/sm80_exe" "$TMP/rextra/_E.so"

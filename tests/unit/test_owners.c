@@ -180,6 +180,54 @@ START_TEST(prepare_changes_no_answer)
 }
 END_TEST
 
+/* The first dpkg lookups search the lists, later ones index them
+ * (owners.c DPKG_SEARCHES): every answer is the list's package and
+ * version either way, a path that is only a prefix of a listed line
+ * (libz.so of libz.so.1) has no owner, and merged /usr finds /lib/...
+ * for /usr/lib/.... Seven lookups: more than the searches. */
+START_TEST(dpkg_answers_are_the_same_searched_or_indexed)
+{
+	write_env();
+	put("dpkg/info/libz1:amd64.list", "/.\n/usr\n/usr/lib/x86_64-linux-gnu/libz.so.1\n");
+	put("dpkg/info/libbar2.list", "/lib/x86_64-linux-gnu/libbar.so.2\r\n");
+	put("dpkg/info/libbaz3:amd64.list", "/usr/lib/x86_64-linux-gnu/libbaz.so.3\n");
+	put("dpkg/status", "Package: libfoo1\nStatus: install ok installed\nVersion: 1.2-3\n\n"
+			   "Package: libz1\nStatus: install ok installed\nVersion: 1:1.3\n\n"
+			   "Package: libbar2\nStatus: deinstall ok config-files\nVersion: 0.9\n\n"
+			   "Package: libbar2\nStatus: install ok installed\nVersion: 2.0\n\n");
+	static const struct {
+		const char *path, *name, *version;
+	} asked[] = {
+		{ "/usr/lib/x86_64-linux-gnu/libz.so", NULL, NULL },
+		{ "/usr/lib/x86_64-linux-gnu/libz.so.1", "libz1", "1:1.3" },
+		{ "/usr/lib/x86_64-linux-gnu/libbar.so.2", "libbar2", "2.0" },
+		{ "/usr/lib/x86_64-linux-gnu/libz.so.1", "libz1", "1:1.3" },
+		{ "/usr/lib/x86_64-linux-gnu/libbaz.so.3", "libbaz3", "" },
+		{ "/usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo1", "1.2-3" },
+		{ "/usr/lib/x86_64-linux-gnu/libbar.so.2", "libbar2", "2.0" },
+	};
+	for (int indexed = 1; indexed >= 0; indexed--) {
+		struct kimg_owners *o = new_owners();
+		/* first pass: eight lookups of a path no list names, then the lists are indexed */
+		for (int i = 0; indexed && i < 8; i++)
+			ck_assert_ptr_null(kimg_owners_lookup(o, "/usr/lib/x86_64-linux-gnu/nowhere.so"));
+		for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++) {
+			const struct kimg_pkg *p = kimg_owners_lookup(o, asked[i].path);
+			if (!asked[i].name) {
+				ck_assert_msg(!p, "%s: owned by %s", asked[i].path, p ? p->name : "");
+				continue;
+			}
+			ck_assert_msg(p != NULL, "%s: no owner", asked[i].path);
+			ck_assert_str_eq(p->name, asked[i].name);
+			ck_assert_str_eq(p->version, asked[i].version);
+			ck_assert_str_eq(p->source, "dpkg");
+		}
+		kimg_owners_free(o);
+	}
+	remove_env();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("owners");
@@ -188,6 +236,7 @@ int main(void)
 	tcase_add_test(tc, rarely_asked_paths_are_found_when_asked);
 	tcase_add_test(tc, dpkg_lists_read_before_the_first_source_lookup_are_read_again);
 	tcase_add_test(tc, first_owner_still_wins_for_a_path_read_the_second_time);
+	tcase_add_test(tc, dpkg_answers_are_the_same_searched_or_indexed);
 	tcase_add_test(tc, prepare_changes_no_answer);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
