@@ -308,7 +308,8 @@ void image_pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 	bool ok = rc >= 0 && !p->stop;
 	if (p->stop)
 		image_run_error(r, (int)i, "%s", p->why);
-	else if (rc == -KIMG_ENOCODEC)
+	else if (rc == -KIMG_ENOCODEC && strstr(err.what, "cannot read tar archives"))
+		/* a layer only libarchive reads (bzip2, xz, ...; sys/tar.h) */
 		image_run_error(r, (int)i, "%s (install libarchive: Debian libarchive13, or name it with KIMG_LIBARCHIVE)", err.what);
 	else if (rc < 0)
 		image_run_error(r, (int)i, "%s", err.what);

@@ -72,6 +72,13 @@ else
 	optional libarchive13 "the bzip2 layer through libarchive" 2
 fi
 
+# zlib itself missing: the gzip layer's error names zlib, and does not send
+# the user to libarchive (which would not help)
+KIMG_ZLIB=libnozlib.so.0 run "$PROBE" check --sm 9.0 "$TMP/mix"
+expect_rc 2 "a gzip layer without zlib: an error"
+expect_grep "... naming zlib's library" "$TMP/err" "cannot inflate a gzip stream: libnozlib.so.0"
+check "... and no hint to install libarchive" bash -c "! grep -q 'install libarchive' $TMP/err"
+
 # every case of images.sh, libarchive absent: the same verdicts (its oracles)
 KIMG_LIBARCHIVE=$NOLA timeout 400 bash "$ROOT/tests/probe/images.sh" >"$TMP/images.txt" 2>&1
 irc=$?
