@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "lazylib.h"
+#include "zlib_abi.h"
 
 static struct kimg_codecs codecs;
 static struct kimg_zstd_ctx_api zstd_ctx;
@@ -60,27 +61,7 @@ const struct kimg_zstd_ctx_api *kimg_codecs_zstd_ctx(void)
 
 /* ---- streaming: gzip through zlib, zstd through ZSTD_decompressStream ---- */
 
-/* zlib's ABI as far as the stream uses it (zlib.h of zlib 1.x), as in
- * sys/zip.c: z_stream field for field, no header needed. */
-#define Z_OK 0
-#define Z_STREAM_END 1
-#define Z_NO_FLUSH 0
-#define Z_BUF_ERROR (-5)
 #define Z_GZIP_WINDOW (15 + 16) /* a gzip wrapper, 32 KiB window */
-
-struct z_stream_abi {
-	const unsigned char *next_in;
-	unsigned avail_in;
-	unsigned long total_in;
-	unsigned char *next_out;
-	unsigned avail_out;
-	unsigned long total_out;
-	const char *msg;
-	void *state;
-	void *zalloc, *zfree, *opaque;
-	int data_type;
-	unsigned long adler, reserved;
-};
 
 static struct {
 	const char *(*version)(void);

@@ -12,28 +12,9 @@
 
 #include "lazylib.h"
 #include "zip_dir.h"
+#include "zlib_abi.h"
 
-/* zlib's ABI as far as kimg uses it (zlib.h of zlib 1.x; the soname has
- * been libz.so.1 since 1.1). No header needed: the struct is zlib's
- * z_stream, field for field. */
-#define Z_OK 0
-#define Z_STREAM_END 1
-#define Z_NO_FLUSH 0
 #define Z_RAW_DEFLATE (-15) /* windowBits for a zip member: raw deflate, 32 KiB window */
-
-struct z_stream_abi {
-	const unsigned char *next_in;
-	unsigned avail_in;
-	unsigned long total_in;
-	unsigned char *next_out;
-	unsigned avail_out;
-	unsigned long total_out;
-	const char *msg;
-	void *state;
-	void *zalloc, *zfree, *opaque;
-	int data_type;
-	unsigned long adler, reserved;
-};
 
 struct zlib_api {
 	const char *(*version)(void);
