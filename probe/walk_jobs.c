@@ -105,7 +105,10 @@ static void job_finish(struct probe_pool_job *base)
 		if (job->out_len) {
 			/* The job wrote its file objects at the top of a writer of
 			 * its own, as if first in "files": the comma between them
-			 * and the ones before is added here. */
+			 * and the ones before is added here, after what the main
+			 * writer holds. */
+			if (main_out->json)
+				kimg_json_flush(&main_out->j);
 			int d = main_out->j.depth;
 			if (main_out->json && !o->j.first[0]) {
 				if (!main_out->j.first[d])

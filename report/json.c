@@ -9,6 +9,51 @@ void kimg_json_init(struct kimg_json *j, FILE *out)
 	j->depth = 0;
 	j->first[0] = true;
 	j->after_key = false;
+	j->buf = NULL;
+	j->buf_len = j->buf_cap = 0;
+}
+
+void kimg_json_flush(struct kimg_json *j)
+{
+	if (j->buf_len && j->out)
+		fwrite(j->buf, 1, j->buf_len, j->out);
+	j->buf_len = 0;
+}
+
+void kimg_json_set_buffer(struct kimg_json *j, char *buf, size_t cap)
+{
+	kimg_json_flush(j);
+	j->buf = cap ? buf : NULL;
+	j->buf_cap = buf ? cap : 0;
+}
+
+/* Every byte of the output passes here: into the buffer, or to out. */
+static void emit(struct kimg_json *j, const void *p, size_t n)
+{
+	if (!j->buf) {
+		fwrite(p, 1, n, j->out);
+		return;
+	}
+	if (n > j->buf_cap - j->buf_len) {
+		kimg_json_flush(j);
+		if (n > j->buf_cap) {
+			fwrite(p, 1, n, j->out);
+			return;
+		}
+	}
+	memcpy(j->buf + j->buf_len, p, n);
+	j->buf_len += n;
+}
+
+static void emit_char(struct kimg_json *j, char c)
+{
+	if (!j->buf) {
+		fputc(c, j->out);
+		return;
+	}
+	if (j->buf_len == j->buf_cap)
+		kimg_json_flush(j);
+	j->buf[j->buf_len++] = c;
 }
 
 /* Comma before a value unless it is the first in its container or follows a key. */
@@ -19,14 +64,14 @@ static void value_prefix(struct kimg_json *j)
 		return;
 	}
 	if (!j->first[j->depth])
-		fputc(',', j->out);
+		emit_char(j, ',');
 	j->first[j->depth] = false;
 }
 
 static void open_level(struct kimg_json *j, char c)
 {
 	value_prefix(j);
-	fputc(c, j->out);
+	emit_char(j, c);
 	if (j->depth + 1 < KIMG_JSON_MAX_DEPTH)
 		j->depth++;
 	j->first[j->depth] = true;
@@ -37,7 +82,7 @@ static void close_level(struct kimg_json *j, char c)
 {
 	if (j->depth > 0)
 		j->depth--;
-	fputc(c, j->out);
+	emit_char(j, c);
 }
 
 void kimg_json_close_to(struct kimg_json *j, int depth)
@@ -104,10 +149,18 @@ static bool is_plain(unsigned char c)
 	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 }
 
-static void write_escaped(FILE *out, const char *str, size_t n)
+/* \u00XX of a byte, as the JSON of a control or stray byte. */
+static void emit_u00(struct kimg_json *j, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+	emit(j, u, sizeof u);
+}
+
+static void write_escaped(struct kimg_json *j, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	fputc('"', out);
+	emit_char(j, '"');
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		size_t len;
@@ -115,33 +168,33 @@ static void write_escaped(FILE *out, const char *str, size_t n)
 			size_t run = 1;
 			while (i + run < n && is_plain(s[i + run]))
 				run++;
-			fwrite(s + i, 1, run, out);
+			emit(j, s + i, run);
 			i += run;
 		} else if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc(c, out);
+			emit_char(j, '\\');
+			emit_char(j, (char)c);
 			i++;
 		} else if (c == '\n') {
-			fputs("\\n", out);
+			emit(j, "\\n", 2);
 			i++;
 		} else if (c == '\t') {
-			fputs("\\t", out);
+			emit(j, "\\t", 2);
 			i++;
 		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(out, "\\u%04x", c);
+			emit_u00(j, c);
 			i++;
 		} else if (c == 0xc0 && i + 1 < n && s[i + 1] == 0x80) {
-			fputs("\\u0000", out); /* a NUL inside a name (text_escape.h) */
+			emit_u00(j, 0); /* a NUL inside a name (text_escape.h) */
 			i += 2;
 		} else if ((len = kimg_utf8_seq_len(s + i, n - i)) != 0) {
-			fwrite(s + i, 1, len, out);
+			emit(j, s + i, len);
 			i += len;
 		} else {
-			fprintf(out, "\\u%04x", c); /* stray byte: keep it visible, keep JSON valid */
+			emit_u00(j, c); /* stray byte: keep it visible, keep JSON valid */
 			i++;
 		}
 	}
-	fputc('"', out);
+	emit_char(j, '"');
 }
 
 /* A token of plain text goes out in one fwrite with the comma before it:
@@ -162,32 +215,67 @@ static size_t prefix_into(struct kimg_json *j, char *buf)
 	return comma;
 }
 
+/* Whether none of the 8 bytes of x needs escaping (is_plain of each):
+ * no byte below 0x20, none at 0x7f or above, no '"', no '\\'. Each test
+ * is exact about whether such a byte exists, whatever the byte order. */
+static bool is_plain_word(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t quote = x ^ (ones * '"'), slash = x ^ (ones * '\\');
+	uint64_t below = (x - ones * 0x20) & ~x & highs;
+	uint64_t above = ((x + ones) | x) & highs; /* a byte > 0x7e */
+	uint64_t quotes = (quote - ones) & ~quote & highs, slashes = (slash - ones) & ~slash & highs;
+	return !(below | above | quotes | slashes);
+}
+
 /* s[0..n) quoted into buf at pos when it needs no escaping and fits:
- * the new length, or 0. */
+ * the new length, or 0. Checked and copied 8 bytes at a time: every key
+ * and string value of a document passes here. */
 static size_t quoted_into(char *buf, size_t pos, const char *s, size_t n)
 {
 	if (n > TOKEN_MAX - 4 - pos)
 		return 0;
-	for (size_t i = 0; i < n; i++)
+	char *d = buf + pos + 1;
+	size_t i = 0;
+	for (; n - i >= 8; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		if (!is_plain_word(x))
+			return 0;
+		memcpy(d + i, &x, 8);
+	}
+	for (; i < n; i++) {
 		if (!is_plain((unsigned char)s[i]))
 			return 0;
-	buf[pos++] = '"';
-	memcpy(buf + pos, s, n);
-	pos += n;
-	buf[pos++] = '"';
-	return pos;
+		d[i] = s[i];
+	}
+	buf[pos] = '"';
+	d[n] = '"';
+	return pos + n + 2;
 }
 
+/* Decimal digits of v into buf at pos, two at a time: the new length. */
 static size_t uint_into(char *buf, size_t pos, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char digits[20];
-	size_t n = 0;
-	do
-		digits[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n)
-		buf[pos++] = digits[--n];
-	return pos;
+	size_t n = sizeof digits;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		digits[--n] = pairs[2 * r + 1];
+		digits[--n] = pairs[2 * r];
+	}
+	if (v >= 10) {
+		digits[--n] = pairs[2 * v + 1];
+		digits[--n] = pairs[2 * v];
+	} else {
+		digits[--n] = (char)('0' + v);
+	}
+	memcpy(buf + pos, digits + n, sizeof digits - n);
+	return pos + sizeof digits - n;
 }
 
 void kimg_json_key(struct kimg_json *j, const char *key)
@@ -196,12 +284,12 @@ void kimg_json_key(struct kimg_json *j, const char *key)
 	size_t n = strlen(key), pre = prefix_into(j, buf), len = quoted_into(buf, pre, key, n);
 	if (len) {
 		buf[len++] = ':';
-		fwrite(buf, 1, len, j->out);
+		emit(j, buf, len);
 	} else {
 		if (pre)
-			fputc(',', j->out);
-		write_escaped(j->out, key, n);
-		fputc(':', j->out);
+			emit_char(j, ',');
+		write_escaped(j, key, n);
+		emit_char(j, ':');
 	}
 	j->after_key = true;
 }
@@ -211,12 +299,12 @@ void kimg_json_string_n(struct kimg_json *j, const char *s, size_t n)
 	char buf[TOKEN_MAX];
 	size_t pre = prefix_into(j, buf), len = quoted_into(buf, pre, s, n);
 	if (len) {
-		fwrite(buf, 1, len, j->out);
+		emit(j, buf, len);
 		return;
 	}
 	if (pre)
-		fputc(',', j->out);
-	write_escaped(j->out, s, n);
+		emit_char(j, ',');
+	write_escaped(j, s, n);
 }
 
 void kimg_json_string(struct kimg_json *j, const char *s)
@@ -235,14 +323,14 @@ void kimg_json_int(struct kimg_json *j, int64_t v)
 	if (v < 0)
 		buf[len++] = '-';
 	len = uint_into(buf, len, v < 0 ? -(uint64_t)v : (uint64_t)v);
-	fwrite(buf, 1, len, j->out);
+	emit(j, buf, len);
 }
 
 void kimg_json_uint(struct kimg_json *j, uint64_t v)
 {
 	char buf[TOKEN_MAX];
 	size_t len = uint_into(buf, prefix_into(j, buf), v);
-	fwrite(buf, 1, len, j->out);
+	emit(j, buf, len);
 }
 
 /* Fixed 3 decimals (milliseconds to the microsecond); JSON has no NaN or
@@ -253,8 +341,11 @@ void kimg_json_double(struct kimg_json *j, double v)
 		kimg_json_null(j);
 		return;
 	}
+	char num[320];
+	int n = snprintf(num, sizeof num, "%.3f", v);
 	value_prefix(j);
-	fprintf(j->out, "%.3f", v);
+	if (n > 0)
+		emit(j, num, (size_t)n < sizeof num ? (size_t)n : sizeof num - 1);
 }
 
 static void literal(struct kimg_json *j, const char *word, size_t n)
@@ -262,7 +353,7 @@ static void literal(struct kimg_json *j, const char *word, size_t n)
 	char buf[8];
 	size_t len = prefix_into(j, buf);
 	memcpy(buf + len, word, n);
-	fwrite(buf, 1, len + n, j->out);
+	emit(j, buf, len + n);
 }
 
 void kimg_json_bool(struct kimg_json *j, bool v)
@@ -288,7 +379,7 @@ void kimg_json_kv_string(struct kimg_json *j, const char *key, const char *s)
 			buf[len++] = ':';
 			size_t all = quoted_into(buf, len, s, strlen(s));
 			if (all) {
-				fwrite(buf, 1, all, j->out);
+				emit(j, buf, all);
 				return;
 			}
 		}
@@ -312,7 +403,7 @@ void kimg_json_kv_uint(struct kimg_json *j, const char *key, uint64_t v)
 	size_t len = quoted_into(buf, prefix_into(j, buf), key, strlen(key));
 	if (len && len + 21 <= TOKEN_MAX) {
 		buf[len++] = ':';
-		fwrite(buf, 1, uint_into(buf, len, v), j->out);
+		emit(j, buf, uint_into(buf, len, v));
 		return;
 	}
 	j->after_key = after_key; /* as it was: the long way */

@@ -20,9 +20,23 @@ struct kimg_json {
 	bool first[KIMG_JSON_MAX_DEPTH];
 	char closer[KIMG_JSON_MAX_DEPTH]; /* '}' or ']' of each open level */
 	bool after_key;
+	char *buf;                        /* kimg_json_set_buffer's, or NULL: each token written to out */
+	size_t buf_len, buf_cap;
 };
 
+/* Unbuffered: every token goes to `out` as it is made (a stream other
+ * code also writes to, or that other threads share under stdio's lock). */
 void kimg_json_init(struct kimg_json *j, FILE *out);
+/* Gather the output in buf[0..cap) and write it to `out` when full and at
+ * kimg_json_flush: a stdio call per buffer, not per token (a scan of
+ * cuBLASLt writes 1.2 MB in about 60,000 keys and values). The caller
+ * flushes before anything else writes to `out`, and before `out` is
+ * flushed or closed; buf must outlive the writer or its next flush.
+ * cap 0 or buf NULL: unbuffered again (after a flush). A copy of the
+ * struct shares buf: re-initialise the copy (kimg_json_init) first. */
+void kimg_json_set_buffer(struct kimg_json *j, char *buf, size_t cap);
+/* Write what the buffer holds to `out` (nothing when unbuffered). */
+void kimg_json_flush(struct kimg_json *j);
 void kimg_json_begin_object(struct kimg_json *j);
 void kimg_json_end_object(struct kimg_json *j);
 /* A top-level document (a probe --json output, a shim report): its object,

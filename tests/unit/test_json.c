@@ -211,6 +211,95 @@ START_TEST(tokens_as_written_by_hand)
 }
 END_TEST
 
+/* One byte b among 'a's, at each position of strings of 1 to 24 bytes:
+ * the 8-bytes-at-a-time check of plain text (quoted_into) must send
+ * every byte that needs an escape the long way, in whichever lane of a
+ * word it sits. The oracle is written out here: the escape of a lone byte. */
+START_TEST(every_byte_in_every_lane)
+{
+	for (unsigned b = 1; b < 256; b++) {
+		char esc[8];
+		if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\')
+			snprintf(esc, sizeof esc, "%c", b);
+		else if (b == '"' || b == '\\')
+			snprintf(esc, sizeof esc, "\\%c", b);
+		else if (b == '\n')
+			snprintf(esc, sizeof esc, "\\n");
+		else if (b == '\t')
+			snprintf(esc, sizeof esc, "\\t");
+		else
+			snprintf(esc, sizeof esc, "\\u%04x", b);
+		for (size_t n = 1; n <= 24; n++)
+			for (size_t at = 0; at < n; at++) {
+				char in[32], want[64];
+				memset(in, 'a', n);
+				in[at] = (char)b;
+				in[n] = '\0';
+				snprintf(want, sizeof want, "\"%.*s%s%.*s\"", (int)at, in, esc, (int)(n - at - 1), in + at + 1);
+				char *out = render_string(in, n, NULL);
+				ck_assert_msg(strcmp(out, want) == 0, "byte 0x%02x at %zu of %zu: %s, want %s", b, at, n, out, want);
+				free(out);
+			}
+	}
+}
+END_TEST
+
+/* A document written by a writer with a buffer (kimg_json_set_buffer), of
+ * any size down to one byte, is the document written token by token. */
+static void write_document(struct kimg_json *j)
+{
+	kimg_json_begin_document(j);
+	kimg_json_key(j, "n");
+	kimg_json_begin_array(j);
+	for (uint64_t v = 1, k = 0; k < 20; k++, v *= 10) {
+		kimg_json_uint(j, v - 1);
+		kimg_json_uint(j, v);
+		kimg_json_int(j, -(int64_t)v);
+	}
+	kimg_json_uint(j, UINT64_MAX);
+	kimg_json_end_array(j);
+	kimg_json_kv_string(j, "esc", "a\"b\\c\x01\xff\xc3\xa9 \xc0\x80");
+	kimg_json_kv_string(j, "long", "0123456789012345678901234567890123456789012345678901234567890123456789");
+	kimg_json_key(j, "d");
+	kimg_json_double(j, 1.5);
+	kimg_json_kv_bool(j, "t", true);
+	kimg_json_kv_uint(j, "u", 42);
+	kimg_json_key(j, "open");
+	kimg_json_begin_object(j);
+	kimg_json_key(j, "dangling");
+	kimg_json_close_to(j, 0);
+}
+
+START_TEST(buffered_writes_the_same_bytes)
+{
+	char *want = NULL, *got = NULL;
+	size_t want_len = 0, got_len = 0;
+	FILE *f = open_memstream(&want, &want_len);
+	ck_assert_ptr_nonnull(f);
+	struct kimg_json j;
+	kimg_json_init(&j, f);
+	write_document(&j);
+	fclose(f);
+	static const size_t caps[] = { 1, 2, 7, 8, 64, 1 << 16 };
+	for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+		char *buf = malloc(caps[c]);
+		ck_assert_ptr_nonnull(buf);
+		f = open_memstream(&got, &got_len);
+		ck_assert_ptr_nonnull(f);
+		kimg_json_init(&j, f);
+		kimg_json_set_buffer(&j, buf, caps[c]);
+		write_document(&j);
+		kimg_json_flush(&j);
+		fclose(f);
+		ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0, "buffer of %zu: %.*s", caps[c],
+			      (int)got_len, got);
+		free(got);
+		free(buf);
+	}
+	free(want);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -222,6 +311,8 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, close_to_leaves_valid_json);
 	tcase_add_test(tc, image_first_keys);
 	tcase_add_test(tc, tokens_as_written_by_hand);
+	tcase_add_test(tc, every_byte_in_every_lane);
+	tcase_add_test(tc, buffered_writes_the_same_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
