@@ -63,9 +63,10 @@ static void write_driver_log(struct kimg_json *j, const struct kimg_report *r)
 
 void kimg_report_json_image_begin(struct kimg_json *j, const struct kimg_image *img)
 {
-	char arch[32], isa[16];
+	char arch[32], isa[16] = "";
 	kimg_image_arch_name(img, arch, sizeof arch);
-	kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
+	if (img->kind == KIMG_IMAGE_PTX) /* the only kind that shows it */
+		kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
 	kimg_json_begin_object(j);
 	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
 	kimg_json_kv_string(j, "arch", arch);
