@@ -51,6 +51,55 @@ static bool elf_vaddr_to_offset(const struct kimg_elf *e, uint64_t vaddr, uint64
 	return false;
 }
 
+/* The loaded sections in index order, decoded once for a wrapper walk:
+ * each wrapper's address is resolved against them (2,782 wrappers in
+ * libcublasLt.so.13, each decoding every section header was a tenth of
+ * a scan's instructions). The first match in index order, as
+ * elf_vaddr_to_offset; past LOADED_MAX sections, elf_vaddr_to_offset
+ * itself. A bounded array: the core does not allocate. */
+#define LOADED_MAX 48u
+struct loaded_sections {
+	struct {
+		uint64_t sec, addr, size, offset;
+	} s[LOADED_MAX];
+	uint64_t n;
+	bool complete; /* every loaded section is in s */
+};
+
+static void loaded_init(const struct kimg_elf *e, struct loaded_sections *ls)
+{
+	ls->n = 0;
+	ls->complete = true;
+	for (uint64_t i = 1; i < e->shnum; i++) {
+		struct kimg_elf_shdr h = kimg_elf_shdr(e, i);
+		if (!(h.flags & KIMG_SHF_ALLOC) || h.type == KIMG_SHT_NOBITS)
+			continue;
+		if (ls->n == LOADED_MAX) {
+			ls->complete = false;
+			return;
+		}
+		ls->s[ls->n].sec = i;
+		ls->s[ls->n].addr = h.addr;
+		ls->s[ls->n].size = h.size;
+		ls->s[ls->n].offset = h.offset;
+		ls->n++;
+	}
+}
+
+static bool loaded_find(const struct kimg_elf *e, const struct loaded_sections *ls, uint64_t vaddr, uint64_t *sec,
+			uint64_t *off)
+{
+	if (!ls->complete)
+		return elf_vaddr_to_offset(e, vaddr, sec, off);
+	for (uint64_t k = 0; k < ls->n; k++)
+		if (vaddr >= ls->s[k].addr && vaddr - ls->s[k].addr < ls->s[k].size) {
+			*sec = ls->s[k].sec;
+			*off = ls->s[k].offset + (vaddr - ls->s[k].addr);
+			return true;
+		}
+	return false;
+}
+
 /* Container address of wrapper j of section h, or 0 for an empty slot. */
 static uint64_t wrapper_data(const struct kimg_elf *e, const struct kimg_elf_shdr *h, uint64_t j)
 {
@@ -142,6 +191,8 @@ static void walk_wrappers(struct kimg_walk *w, const struct kimg_elf *e, uint64_
 			  const struct kimg_elf_shdr *h, struct targets *seen)
 {
 	enum kimg_module_origin unused;
+	struct loaded_sections loaded;
+	loaded_init(e, &loaded);
 
 	for (uint64_t j = 0; j < h->size / WRAPPER_SIZE && !w->call->stop; j++) {
 		uint64_t at = h->offset + j * WRAPPER_SIZE, sec, off;
@@ -165,7 +216,7 @@ static void walk_wrappers(struct kimg_walk *w, const struct kimg_elf *e, uint64_
 		}
 		if (data == 0)
 			continue;
-		if (!elf_vaddr_to_offset(e, data, &sec, &off)) {
+		if (!loaded_find(e, &loaded, data, &sec, &off)) {
 			kimg_walk_fail(w, -KIMG_EFORMAT, at, ".nvFatBinSegment: address 0x%llx in no section",
 				       (unsigned long long)data);
 			continue;
