@@ -89,6 +89,15 @@ static struct doc_file *new_file(struct doctor *d)
 	return f;
 }
 
+/* The GPUs are known from here on: the asking thread joined, once. */
+static void doctor_await_gpus(struct doctor *d)
+{
+	if (d->gpus_pending) {
+		probe_thread_join(d->gpus_pending);
+		d->gpus_pending = NULL;
+	}
+}
+
 static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bool explicit_path)
 {
 	struct doctor *d = ctx;
@@ -116,6 +125,7 @@ static void doctor_input(void *ctx, const char *path, struct kimg_span bytes, bo
 	f->modules = pf.n_mods;
 	/* The file's modules judged together, as check judges them
 	 * (kimg_rules_judge_file: F0-F3 dispatch, R1/R2 for -rdc link inputs). */
+	doctor_await_gpus(d);
 	int nt = d->n_targets;
 	struct kimg_file_module *fm = pf.n_mods ? calloc(pf.n_mods, sizeof *fm) : NULL;
 	struct kimg_module_judgement *mj = pf.n_mods ? calloc(pf.n_mods, sizeof *mj) : NULL;
@@ -342,7 +352,13 @@ int probe_cmd_doctor(int argc, char **argv)
 		else
 			py_failed = true;
 	}
-	probe_thread_join(&q.thread);
+	/* With --sm the targets are parsed here, after the asking; else the
+	 * walk begins while the driver starts (cuInit: 0.3 s and more), and
+	 * the first file judged waits for it. */
+	if (sm_list || py_failed)
+		probe_thread_join(&q.thread);
+	else
+		d.gpus_pending = &q.thread;
 	if (sm_list) {
 		char *lists[1] = { (char *)sm_list };
 		if ((d.n_targets = probe_parse_targets(lists, 1, driver, &d.targets)) < 0)
@@ -362,6 +378,7 @@ int probe_cmd_doctor(int argc, char **argv)
 		probe_walk(py.paths, py.n_paths, &w);
 	else
 		probe_walk(args.paths, args.n_paths, &w);
+	doctor_await_gpus(&d);
 	add_system_libs(&d);
 	if (have_py)
 		probe_doctor_tools(&d, py.paths, py.n_paths);

@@ -151,6 +151,10 @@ struct doctor {
 	struct probe_extras extras;
 	struct probe_target *targets;
 	int n_targets;
+	/* The thread asking this machine's GPUs (cmd_doctor.c), until joined:
+	 * the walk lists and reads while the driver starts, and the first
+	 * file to be judged waits for it (doctor_await_gpus). */
+	struct probe_thread *gpus_pending;
 	struct doc_file *files;
 	size_t n_files, cap_files;
 	unsigned long errors_before;
