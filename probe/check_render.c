@@ -163,7 +163,7 @@ static void text_module(FILE *f, const struct check_run *r, size_t index, const 
 	module_archs(m, archs, sizeof archs);
 	struct probe_esc e;
 	fprintf(f, "  module %zu %s: %s\n", index + 1, probe_esc(&e, place), m->n_imgs ? archs : "empty container, nothing to check");
-	if (m->error[0])
+	if (m->error)
 		fprintf(f, "    error: %s\n", probe_esc(&e, m->error));
 	if (stub) {
 		fprintf(f, "    device-link stub (cubins without kernels): not checked\n");

@@ -146,7 +146,7 @@ static void text_module(struct scan_state *s, size_t index, const struct probe_m
 		text_image(s, &m->imgs[i], count);
 	}
 	free(shown);
-	if (m->error[0])
+	if (m->error)
 		fprintf(s->out.f, "    error: %s\n", probe_esc(&e, m->error));
 }
 

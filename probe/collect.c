@@ -4,6 +4,8 @@
  * one's images (fatbin entry headers; a raw cubin or PTX input is one). Only headers
  * are touched, so scanning a 456 MB library faults in a few pages per
  * container instead of reading the file. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,23 @@ static char *dup_or_null(const char *s)
 /* A module's images: room for 2 at first (cuBLASLt's 2,782 modules hold
  * 5,737, 2.06 each), then doubled. Room for 8 spread a large scan's heap
  * over 2.3 MB, and the page faults on it were a third of the scan's. */
+/* The module's problem: at most 159 bytes, as snprintf into 160 writes. */
+static const char module_no_memory[] = "out of memory";
+static void module_fail(struct probe_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void module_fail(struct probe_module *m, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (m->error != module_no_memory)
+		free(m->error);
+	m->error = strdup(msg);
+	if (!m->error)
+		m->error = (char *)module_no_memory;
+}
+
 static struct kimg_image *push_image(struct probe_module *m)
 {
 	if (m->n_imgs == m->cap_imgs) {
@@ -105,14 +124,14 @@ static int collect_images(struct probe_module *m, const struct kimg_module_ref *
 		return 0;
 	const char *what = err.what[0] ? err.what : kimg_strerror(err.code);
 	if (rc > 0)
-		snprintf(m->error, sizeof m->error, "out of memory");
+		module_fail(m, "out of memory");
 	else if (step == KIMG_MODULE_CONTAINER)
-		snprintf(m->error, sizeof m->error, "fatbin at 0x%llx: %s", (unsigned long long)(m->offset + err.offset), what);
+		module_fail(m, "fatbin at 0x%llx: %s", (unsigned long long)(m->offset + err.offset), what);
 	else if (step == KIMG_MODULE_ENTRY)
-		snprintf(m->error, sizeof m->error, "entry at 0x%llx: %s", (unsigned long long)(m->offset + err.offset),
+		module_fail(m, "entry at 0x%llx: %s", (unsigned long long)(m->offset + err.offset),
 			 err.what[0] ? err.what : kimg_strerror(rc));
 	else
-		snprintf(m->error, sizeof m->error, "%s: %s", step == KIMG_MODULE_CUBIN ? "cubin" : "PTX", what);
+		module_fail(m, "%s: %s", step == KIMG_MODULE_CUBIN ? "cubin" : "PTX", what);
 	return 1;
 }
 
@@ -154,7 +173,7 @@ static int on_module(void *ctx, const struct kimg_module_ref *ref)
 		c->problems += collect_images(m, ref);
 		break;
 	default:
-		snprintf(m->error, sizeof m->error, "module of kind %s not supported", kimg_input_kind_name(ref->kind));
+		module_fail(m, "module of kind %s not supported", kimg_input_kind_name(ref->kind));
 		c->problems++;
 		break;
 	}
@@ -313,6 +332,8 @@ static void mark_link_inputs(struct probe_file *pf)
 
 static void module_free(struct probe_module *m)
 {
+	if (m->error != module_no_memory)
+		free(m->error);
 	free(m->imgs);
 	free(m->section);
 	free(m->member);

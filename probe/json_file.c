@@ -45,5 +45,5 @@ void probe_json_module_begin(struct kimg_json *j, const struct probe_module *m)
 	kimg_json_kv_string(j, "origin", kimg_module_origin_name(m->origin));
 	kimg_json_kv_string(j, "section", m->section);
 	kimg_json_kv_string(j, "member", m->member);
-	kimg_json_kv_string(j, "error", m->error[0] ? m->error : NULL);
+	kimg_json_kv_string(j, "error", m->error);
 }

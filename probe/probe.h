@@ -36,7 +36,9 @@ struct probe_module {
 	struct kimg_image *imgs;         /* offsets made file-relative */
 	size_t n_imgs, cap_imgs;
 	bool link_input;                 /* __nv_relfatbin of a linked file (probe_collect) */
-	char error[160];                 /* "" or why the image walk stopped */
+	char *error;                     /* NULL, or why the image walk stopped (at most 159
+	                                    bytes; malloc'ed: a module of a large library
+	                                    is smaller without room for one) */
 };
 
 struct probe_file {

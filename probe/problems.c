@@ -39,7 +39,7 @@ unsigned long probe_report_problems(const struct probe_file *pf)
 		n++;
 	}
 	for (size_t i = 0; i < pf->n_mods; i++)
-		if (pf->mods[i].error[0]) {
+		if (pf->mods[i].error) {
 			char place[256], msg[512];
 			probe_format_module_place(&pf->mods[i], place, sizeof place);
 			snprintf(msg, sizeof msg, "module %s: %s", place, pf->mods[i].error);
