@@ -120,6 +120,12 @@ spec inst "{\"images\": [{\"layers\": [{\"entries\": [
 run "$PROBE" check --sm 9.0 --json "$TMP/inst"
 expect_json "INSTALLER: each package's own (pip for torchy, none for otherx)" \
 	"sorted((x['package']['name'], x['package'].get('installer')) for x in d['files'] if 'image' in x) == [('otherx', None), ('torchy', 'pip')]"
+spec conda "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"opt/conda/lib/libcondax.so\", \"$BAD\"],
+ [\"file\", \"opt/conda/conda-meta/condax-1.4-h0.json\", \"text:{\\\"name\\\": \\\"condax\\\", \\\"version\\\": \\\"1.4\\\", \\\"files\\\": [\\\"lib/libcondax.so\\\"]}\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/conda"
+expect_json "a conda-meta record of the image names the owner" \
+	"[(x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x] == [('/opt/conda/lib/libcondax.so', 'condax', '1.4')]"
+
 # ---- CUDA runtimes and cuda-compat libraries inside the image ----
 CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13.* 2>/dev/null | head -1)
 [ -n "$CUDART" ] || CUDART=$GOOD
@@ -239,6 +245,10 @@ spec badidx "{\"index_text\": \"{\\\"manifests\\\": [\", \"images\": [{\"layers\
 run "$PROBE" check --sm 9.0 "$TMP/badidx"
 expect_rc 2 "a malformed index"
 expect_grep "index error named" "$TMP/err" "$TMP/badidx: manifest is not valid JSON"
+spec badcfg "{\"config_text\": \"{\\\"config\\\": [\", \"images\": [{\"layers\": [{\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/badcfg"
+expect_rc 2 "a malformed config"
+expect_grep "config error named" "$TMP/err" "kimg-probe: $TMP/badcfg: config "
 spec badman "{\"manifest_text\": \"{\\\"config\\\": 1, \\\"layers\\\": 2}\", \"images\": [{\"layers\": []}]}"
 run "$PROBE" check --sm 9.0 "$TMP/badman"
 expect_rc 2 "a malformed manifest"
