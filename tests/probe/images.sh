@@ -107,6 +107,8 @@ spec own "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"usr/lib/libbad
 run "$PROBE" check --sm 9.0 --json "$TMP/own"
 expect_json "dpkg and dist-info records of the image name the owners" \
 	"sorted((x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x) == [('/usr/lib/libbad.so', 'libfoo', '1.2-3'), ('/usr/lib/python3/site-packages/torchx/_C.so', 'torchx', '2.1')]"
+run "$PROBE" check --sm 9.0 "$TMP/own"
+expect_grep "the page by package, as for a directory" "$TMP/out" "  libfoo                           1.2-3          dpkg           1       2  CANNOT RUN"
 
 # Each dist-info's INSTALLER names the installer of its own package only
 # (the .dist-info directory of the RECORD, PEP 376): torchy's says pip,
@@ -221,6 +223,14 @@ expect_rc 2 "a blob whose sha256 does not match"
 expect_grep "digest mismatch said" "$TMP/err" "layer 1 of 2 (sha256:"
 expect_grep "digest mismatch named" "$TMP/err" "digest mismatch"
 check "the damaged layer is not applied" bash -c "! grep -q libbad $TMP/out"
+expect_grep "the other layer is still checked" "$TMP/out" "$TMP/corrupt:/b/libgood.so"
+# a damaged gzip blob: its digest, not gzip's CRC-32 (not computed), finds it
+spec gzcorrupt "{\"images\": [{\"layers\": [{\"corrupt\": true, \"entries\": [[\"file\", \"a/libbad.so\", \"$BAD\"]]},
+ {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/gzcorrupt"
+expect_rc 2 "a gzip blob with a flipped byte"
+expect_grep "its layer named" "$TMP/err" "gzcorrupt: layer 1 of 2 (sha256:"
+check "... and not applied" bash -c "! grep -q libbad $TMP/out"
 spec names "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"../../etc/libbad.so\", \"$BAD\"], [\"file\", \"/abs/libbad.so\", \"$BAD\"],
  [\"symlink\", \"l1\", \"l2\"], [\"symlink\", \"l2\", \"l1\"], [\"file\", \"l1/libbad.so\", \"$BAD\"], [\"file\", \"ok/libgood.so\", \"$GOOD\"]]}]}]}"
 run "$PROBE" check --sm 9.0 "$TMP/names"
@@ -233,6 +243,7 @@ spec bomb "{\"images\": [{\"layers\": [{\"raw_header_size\": 8589934592}, {\"ent
 run "$PROBE" check --sm 9.0 "$TMP/bomb"
 expect_rc 2 "a layer bomb (an 8 GiB member in a small blob)"
 expect_grep "stopped before inflating" "$TMP/err" "a decompression bomb? Not read"
+expect_grep "the layer after the bomb is still checked" "$TMP/out" "$TMP/bomb:/b/libgood.so"
 spec diffids "{\"extra_diff_ids\": 1, \"images\": [{\"layers\": [{\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
 run "$PROBE" check --sm 9.0 "$TMP/diffids"
 expect_rc 2 "a config with more diff_ids than the manifest has layers"
