@@ -37,7 +37,15 @@ run "$PROBE" check --sm 9.0 "$TMP/oci"
 expect_rc 0 "umoci image whose second layer deletes the bad library (a whiteout)"
 check "the deleted library is not judged" bash -c "! grep -q libbad $TMP/out"
 expect_grep "the surviving library is judged, with its layer" "$TMP/out" "layer: 1 of 2"
+# the verdicts, per file and module, of the OCI directory: the oracle of its copies
+verdicts_of() { python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+print(repr([(x['image']['path'], x['image']['layer'], [m['verdicts'] for m in x['modules']]) for x in d['files'] if 'image' in x]))" "$1"; }
+run "$PROBE" check --sm 9.0,8.0 --json "$TMP/oci"
+verdicts_of "$TMP/out" >"$TMP/oci.verdicts"
 for f in d.tar o.tar; do
+	run "$PROBE" check --sm 9.0,8.0 --json "$TMP/$f"
+	check "skopeo $f: the verdicts of the OCI directory, module by module" test "$(verdicts_of "$TMP/out")" = "$(cat "$TMP/oci.verdicts")"
 	run "$PROBE" check --sm 9.0 --json "$TMP/$f"
 	expect_rc 0 "skopeo $f of the same image"
 	expect_json "$f: the same files as the OCI directory" \
