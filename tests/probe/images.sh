@@ -102,6 +102,15 @@ expect_grep "unknown, with what it depends on" "$TMP/out" "unknown: depends on b
 run "$PROBE" check --sm 9.0 "$TMP/req"
 expect_rc 0 "no driver known: shown, not judged"
 expect_grep "not judged" "$TMP/out" "not judged: no driver known"
+# a cluster's data (GPU Feature Discovery labels) gives each group its driver
+python3 -c 'import json, sys
+l = {"nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+     "nvidia.com/gpu.count": "8", "nvidia.com/cuda.driver.major": "550", "nvidia.com/cuda.driver.minor": "54", "nvidia.com/cuda.driver.rev": "15",
+     "nvidia.com/cuda.runtime.major": "12", "nvidia.com/cuda.runtime.minor": "4"}
+json.dump({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "gpu-h1", "labels": l}}]}, open(sys.argv[1], "w"))' "$TMP/k8s.json"
+run "$PROBE" check --sm "k8s:$TMP/k8s.json" "$TMP/req"
+expect_rc 1 "NVIDIA_REQUIRE_CUDA judged against a Kubernetes node's driver (550.54.15: CUDA 12.4)"
+expect_grep "the node's refusal said" "$TMP/out" "9.0 (driver CUDA 12.4): refused: the container will not start"
 run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/req"
 expect_rc 0 "a 13.0 driver satisfies it"
 expect_json "JSON verdict" "[r['verdicts'][0]['verdict'] for x in d['files'] if x['kind'] == 'container_image' for r in x['container_image']['requirements']] == ['satisfied']"
