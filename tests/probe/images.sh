@@ -8,7 +8,7 @@
 # library (build/fixtures/sm80_exe: sm_80 only; multi_exe: sm_90 too) runs
 # on sm_90.
 . "$(dirname "$0")/../lib.bash" probe
-for tool in umoci skopeo zstd; do
+for tool in umoci skopeo zstd strace; do
 	command -v $tool >/dev/null || { fail "$tool missing: scripts/setup-debian.sh installs it"; finish; exit; }
 done
 MK="python3 $ROOT/tests/probe/src/oci_image.py"
@@ -37,6 +37,12 @@ run "$PROBE" check --sm 9.0 "$TMP/oci"
 expect_rc 0 "umoci image whose second layer deletes the bad library (a whiteout)"
 check "the deleted library is not judged" bash -c "! grep -q libbad $TMP/out"
 expect_grep "the surviving library is judged, with its layer" "$TMP/out" "layer: 1 of 2"
+# nothing extracted: no file opened for writing, made, renamed or removed
+run strace -f -qq -o "$TMP/strace.log" -e trace=open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat \
+	"$PROBE" check --sm 9.0 "$TMP/oci"
+expect_rc 0 "the same check under strace"
+check "nothing written to disk ($(wc -l <"$TMP/strace.log") calls traced)" bash -c \
+	"grep -q openat $TMP/strace.log && ! grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\\(|mkdir|rename|link\\(|linkat|unlink' $TMP/strace.log"
 # the verdicts, per file and module, of the OCI directory: the oracle of its copies
 verdicts_of() { python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))
