@@ -86,6 +86,13 @@ expect_json "a file under a symlinked directory lands where the link points; the
 expect_json "the layer's history step is named" \
 	"[x['image']['created_by'] for x in d['files'] if x['path'].endswith('libgood.so')] == ['RUN ln']"
 
+spec lower "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"opt/lib/libbad.so.1\", \"$BAD\"]]},
+ {\"entries\": [[\"symlink\", \"usr/lib/libbad.so\", \"/opt/lib/libbad.so.1\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/lower"
+expect_rc 1 "a symlink to a library in a lower layer: the library is judged"
+expect_json "... once, by its own name and layer" \
+	"[(x['image']['path'], x['image']['layer']) for x in d['files'] if 'image' in x] == [('/opt/lib/libbad.so.1', 1)]"
+
 # ---- multi-platform index ----
 spec multi "{\"images\": [{\"platform\": \"linux/amd64\", \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$BAD\"]]}]},
  {\"platform\": \"linux/arm64\", \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$GOOD\"]]}]}]}"
@@ -121,6 +128,11 @@ expect_grep "the node's refusal said" "$TMP/out" "9.0 (driver CUDA 12.4): refuse
 run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/req"
 expect_rc 0 "a 13.0 driver satisfies it"
 expect_json "JSON verdict" "[r['verdicts'][0]['verdict'] for x in d['files'] if x['kind'] == 'container_image' for r in x['container_image']['requirements']] == ['satisfied']"
+
+spec legacy "{\"images\": [{\"env\": [\"CUDA_VERSION=13.0.1\"], \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --driver 12.4 "$TMP/legacy"
+expect_rc 1 "CUDA_VERSION alone: the toolkit's legacy cuda>=13.0, which a 12.4 driver fails"
+expect_grep "the legacy requirement named" "$TMP/out" "requirement (NVIDIA container toolkit): legacy image, cuda>=13.0"
 
 # ---- owners from the image's own records ----
 spec own "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"usr/lib/libbad.so\", \"$BAD\"],
