@@ -47,7 +47,8 @@ t2=$(date +%s.%N)
 # For the record, not a goal: the same decompression with zlib's inflate (what
 # libarchive uses; gzip(1) has its own, slower one) and libzstd, after the
 # check. kimg-probe inflates each layer that holds a file to judge twice
-# (pass one: headers, pass two: the surviving files; image_int.h says why).
+# (pass one: headers, pass two: the surviving files; probe/image.c says why
+# not once), without gzip's CRC-32 (the blob's SHA-256 is checked instead).
 t3=$(date +%s.%N)
 python3 -c 'import sys, zlib
 for p in sys.argv[1:]:

@@ -304,7 +304,7 @@ void image_pass1_layer(struct run *r, unsigned i, unsigned char *chunk)
 	p->limit = b.size * PROBE_IMAGE_LAYER_RATIO_MAX;
 	if (p->limit < PROBE_IMAGE_LAYER_FLOOR)
 		p->limit = PROBE_IMAGE_LAYER_FLOOR;
-	int rc = kimg_tar_stream_walk(image_layer_read, &ls, pass1_entry, p, &err);
+	int rc = kimg_tar_stream_walk_digested(image_layer_read, &ls, pass1_entry, p, &err);
 	bool ok = rc >= 0 && !p->stop;
 	if (p->stop)
 		image_run_error(r, (int)i, "%s", p->why);

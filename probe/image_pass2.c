@@ -208,7 +208,9 @@ void image_pass2_layer(struct run *r, unsigned i, unsigned char *chunk)
 	}
 	struct layer_source ls = { b.fd, b.off, b.size, 0, chunk, NULL, NULL, 0 };
 	struct pass2 p = { r, i, last, malloc(IMAGE_CHUNK) };
-	int rc = p.scratch ? kimg_tar_stream_walk(image_layer_read, &ls, pass2_entry, &p, &err)
+	/* digested: pass one checked this blob (and pass two stops at its
+	 * last file, before any trailer) */
+	int rc = p.scratch ? kimg_tar_stream_walk_digested(image_layer_read, &ls, pass2_entry, &p, &err)
 			   : kimg_error_set(&err, -ENOMEM, 0, "out of memory");
 	if (rc < 0)
 		image_run_error(r, (int)i, "second read: %s", err.what);

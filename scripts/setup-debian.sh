@@ -32,10 +32,11 @@ export DEBIAN_FRONTEND=noninteractive
 #   umoci skopeo                      tests/probe/images.sh: container images made by real tools
 #   bzip2                             tests/unit/test_tar_stream.c: a bzip2 layer (libarchive's)
 #   time                              /usr/bin/time -v: peak RSS in images.sh and bench/image_bench.sh
+#   strace                            tests/probe/images.sh: an image check writes nothing to disk
 #   libssl3                           libcrypto.so.3: SHA-256 of image blobs, dlopen()ed (sys/digest.c)
 pkgs="build-essential pkg-config check libsubunit-dev libzstd1 liblz4-1 libarchive13 libunwind8 \
 clang libclang-rt-dev python3 python3-dev python3-venv python3-pytest binutils file zip groff-base man-db bsdextrautils zlib1g zstd \
-python3-yaml python3-jsonschema umoci skopeo time libssl3 git bzip2"
+python3-yaml python3-jsonschema umoci skopeo time strace libssl3 git bzip2"
 # --aarch64 (CI uses it), for make test-aarch64: the cross compiler,
 # qemu-user, and the aarch64 run-time libraries kimg opens, through Debian
 # multiarch (it adds arm64 as a foreign architecture, hence opt-in).

@@ -69,6 +69,7 @@ static struct {
 	int (*inflate)(struct z_stream_abi *, int);
 	int (*reset)(struct z_stream_abi *);
 	int (*end)(struct z_stream_abi *);
+	int (*validate)(struct z_stream_abi *, int); /* zlib 1.2.9 on */
 } zapi;
 static const struct kimg_lazy_fn zlib_fns[] = {
 	KIMG_LAZY_FN("zlibVersion", zapi.version),
@@ -76,6 +77,7 @@ static const struct kimg_lazy_fn zlib_fns[] = {
 	KIMG_LAZY_FN("inflate", zapi.inflate),
 	KIMG_LAZY_FN("inflateReset", zapi.reset),
 	KIMG_LAZY_FN("inflateEnd", zapi.end),
+	KIMG_LAZY_FN_OPTIONAL("inflateValidate", zapi.validate),
 };
 static struct kimg_lazylib zlib = {
 	.sonames = { "libz.so.1" }, .flags = RTLD_NOW, .fns = zlib_fns, .n_fns = sizeof zlib_fns / sizeof zlib_fns[0],
@@ -97,7 +99,8 @@ void kimg_codecs_set_zlib(const char *soname)
 	kimg_lazylib_set_soname(&zlib, soname);
 }
 
-int kimg_codec_stream_open(struct kimg_codec_stream *cs, enum kimg_codec_stream_kind kind, struct kimg_error *err)
+int kimg_codec_stream_open(struct kimg_codec_stream *cs, enum kimg_codec_stream_kind kind, bool check,
+			   struct kimg_error *err)
 {
 	*cs = (struct kimg_codec_stream){ kind, NULL, false };
 	if (kind == KIMG_CODEC_GZIP) {
@@ -110,6 +113,9 @@ int kimg_codec_stream_open(struct kimg_codec_stream *cs, enum kimg_codec_stream_
 			free(z);
 			return kimg_error_set(err, -ENOMEM, 0, "zlib: inflateInit2 failed");
 		}
+		/* inflateReset keeps the setting for later members */
+		if (!check && zapi.validate)
+			zapi.validate(z, 0);
 		cs->state = z;
 		return 0;
 	}

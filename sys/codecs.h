@@ -45,8 +45,11 @@ struct kimg_codec_stream {
 	bool at_end;                 /* the last member or frame ended; no output pending */
 };
 /* 0, or -KIMG_ENOCODEC (the library or a function is missing; err says
- * which) or -ENOMEM. */
-int kimg_codec_stream_open(struct kimg_codec_stream *cs, enum kimg_codec_stream_kind kind, struct kimg_error *err);
+ * which) or -ENOMEM. check false: gzip's CRC-32 is not computed (zlib
+ * 1.2.9 on; older zlib still checks), for a caller that checks a digest
+ * of the compressed bytes (sys/tar.h). */
+int kimg_codec_stream_open(struct kimg_codec_stream *cs, enum kimg_codec_stream_kind kind, bool check,
+			   struct kimg_error *err);
 /* Decode from *in (*in_len bytes; both advanced past what was used) into
  * out (cap bytes). Returns the bytes made (0 when more input is needed, or
  * at the end: cs->at_end), or -KIMG_EFORMAT with err set for a damaged

@@ -443,8 +443,8 @@ static int walk_native(struct kimg_tar_stream *s, kimg_tar_entry_fn fn, void *ct
 	return (int)ordinal;
 }
 
-int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
-			 struct kimg_error *err)
+static int stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx, bool check,
+		       struct kimg_error *err)
 {
 	struct kimg_tar_stream *s = calloc(1, sizeof *s);
 	if (!s)
@@ -459,7 +459,8 @@ int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_f
 		goto out;
 	}
 	if (s->codec != CODEC_PLAIN) {
-		if ((rc = kimg_codec_stream_open(&s->cs, s->codec == CODEC_GZIP ? KIMG_CODEC_GZIP : KIMG_CODEC_ZSTD, err)) < 0)
+		if ((rc = kimg_codec_stream_open(&s->cs, s->codec == CODEC_GZIP ? KIMG_CODEC_GZIP : KIMG_CODEC_ZSTD, check,
+						  err)) < 0)
 			goto out;
 		if (!(s->win = malloc(STREAM_WINDOW))) {
 			rc = kimg_error_set(err, -ENOMEM, 0, "out of memory");
@@ -472,4 +473,16 @@ out:
 	free(s->win);
 	free(s);
 	return rc;
+}
+
+int kimg_tar_stream_walk(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
+			 struct kimg_error *err)
+{
+	return stream_walk(src, src_ctx, fn, ctx, true, err);
+}
+
+int kimg_tar_stream_walk_digested(kimg_tar_source_fn src, void *src_ctx, kimg_tar_entry_fn fn, void *ctx,
+				  struct kimg_error *err)
+{
+	return stream_walk(src, src_ctx, fn, ctx, false, err);
 }

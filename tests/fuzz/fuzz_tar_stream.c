@@ -73,7 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct src s = { data + 1, size - 1, 0, chunks[data[0] % 6], NULL };
 	struct seen o = { (unsigned)(data[0] >> 3) * 37, 0, 0 };
 	struct kimg_error err;
-	int rc = kimg_tar_stream_walk(source, &s, entry, &o, &err);
+	/* the top bit: the walk of a digest-checked blob (no CRC-32) */
+	int rc = data[0] & 0x80 ? kimg_tar_stream_walk_digested(source, &s, entry, &o, &err)
+				: kimg_tar_stream_walk(source, &s, entry, &o, &err);
 	free(s.copy);
 	if (rc < 0 && !err.what[0])
 		__builtin_trap(); /* every error says why */

@@ -8,7 +8,7 @@
 # library (build/fixtures/sm80_exe: sm_80 only; multi_exe: sm_90 too) runs
 # on sm_90.
 . "$(dirname "$0")/../lib.bash" probe
-for tool in umoci skopeo zstd; do
+for tool in umoci skopeo zstd strace; do
 	command -v $tool >/dev/null || { fail "$tool missing: scripts/setup-debian.sh installs it"; finish; exit; }
 done
 MK="python3 $ROOT/tests/probe/src/oci_image.py"
@@ -37,7 +37,22 @@ run "$PROBE" check --sm 9.0 "$TMP/oci"
 expect_rc 0 "umoci image whose second layer deletes the bad library (a whiteout)"
 check "the deleted library is not judged" bash -c "! grep -q libbad $TMP/out"
 expect_grep "the surviving library is judged, with its layer" "$TMP/out" "layer: 1 of 2"
+# nothing extracted: no file opened for writing, made, renamed or removed
+# (LeakSanitizer cannot run under ptrace: off for this run of an ASan build)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 run strace -f -qq -o "$TMP/strace.log" -e trace=open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat \
+	"$PROBE" check --sm 9.0 "$TMP/oci"
+expect_rc 0 "the same check under strace"
+check "nothing written to disk ($(wc -l <"$TMP/strace.log") calls traced)" bash -c \
+	"grep -q openat $TMP/strace.log && ! grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\\(|mkdir|rename|link\\(|linkat|unlink' $TMP/strace.log"
+# the verdicts, per file and module, of the OCI directory: the oracle of its copies
+verdicts_of() { python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+print(repr([(x['image']['path'], x['image']['layer'], [m['verdicts'] for m in x['modules']]) for x in d['files'] if 'image' in x]))" "$1"; }
+run "$PROBE" check --sm 9.0,8.0 --json "$TMP/oci"
+verdicts_of "$TMP/out" >"$TMP/oci.verdicts"
 for f in d.tar o.tar; do
+	run "$PROBE" check --sm 9.0,8.0 --json "$TMP/$f"
+	check "skopeo $f: the verdicts of the OCI directory, module by module" test "$(verdicts_of "$TMP/out")" = "$(cat "$TMP/oci.verdicts")"
 	run "$PROBE" check --sm 9.0 --json "$TMP/$f"
 	expect_rc 0 "skopeo $f of the same image"
 	expect_json "$f: the same files as the OCI directory" \
@@ -71,6 +86,13 @@ expect_json "a file under a symlinked directory lands where the link points; the
 expect_json "the layer's history step is named" \
 	"[x['image']['created_by'] for x in d['files'] if x['path'].endswith('libgood.so')] == ['RUN ln']"
 
+spec lower "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"opt/lib/libbad.so.1\", \"$BAD\"]]},
+ {\"entries\": [[\"symlink\", \"usr/lib/libbad.so\", \"/opt/lib/libbad.so.1\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/lower"
+expect_rc 1 "a symlink to a library in a lower layer: the library is judged"
+expect_json "... once, by its own name and layer" \
+	"[(x['image']['path'], x['image']['layer']) for x in d['files'] if 'image' in x] == [('/opt/lib/libbad.so.1', 1)]"
+
 # ---- multi-platform index ----
 spec multi "{\"images\": [{\"platform\": \"linux/amd64\", \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$BAD\"]]}]},
  {\"platform\": \"linux/arm64\", \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$GOOD\"]]}]}]}"
@@ -94,9 +116,23 @@ expect_grep "unknown, with what it depends on" "$TMP/out" "unknown: depends on b
 run "$PROBE" check --sm 9.0 "$TMP/req"
 expect_rc 0 "no driver known: shown, not judged"
 expect_grep "not judged" "$TMP/out" "not judged: no driver known"
+# a cluster's data (GPU Feature Discovery labels) gives each group its driver
+python3 -c 'import json, sys
+l = {"nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+     "nvidia.com/gpu.count": "8", "nvidia.com/cuda.driver.major": "550", "nvidia.com/cuda.driver.minor": "54", "nvidia.com/cuda.driver.rev": "15",
+     "nvidia.com/cuda.runtime.major": "12", "nvidia.com/cuda.runtime.minor": "4"}
+json.dump({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "gpu-h1", "labels": l}}]}, open(sys.argv[1], "w"))' "$TMP/k8s.json"
+run "$PROBE" check --sm "k8s:$TMP/k8s.json" "$TMP/req"
+expect_rc 1 "NVIDIA_REQUIRE_CUDA judged against a Kubernetes node's driver (550.54.15: CUDA 12.4)"
+expect_grep "the node's refusal said" "$TMP/out" "9.0 (driver CUDA 12.4): refused: the container will not start"
 run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/req"
 expect_rc 0 "a 13.0 driver satisfies it"
 expect_json "JSON verdict" "[r['verdicts'][0]['verdict'] for x in d['files'] if x['kind'] == 'container_image' for r in x['container_image']['requirements']] == ['satisfied']"
+
+spec legacy "{\"images\": [{\"env\": [\"CUDA_VERSION=13.0.1\"], \"layers\": [{\"entries\": [[\"file\", \"lib/libx.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --driver 12.4 "$TMP/legacy"
+expect_rc 1 "CUDA_VERSION alone: the toolkit's legacy cuda>=13.0, which a 12.4 driver fails"
+expect_grep "the legacy requirement named" "$TMP/out" "requirement (NVIDIA container toolkit): legacy image, cuda>=13.0"
 
 # ---- owners from the image's own records ----
 spec own "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"usr/lib/libbad.so\", \"$BAD\"],
@@ -107,6 +143,8 @@ spec own "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"usr/lib/libbad
 run "$PROBE" check --sm 9.0 --json "$TMP/own"
 expect_json "dpkg and dist-info records of the image name the owners" \
 	"sorted((x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x) == [('/usr/lib/libbad.so', 'libfoo', '1.2-3'), ('/usr/lib/python3/site-packages/torchx/_C.so', 'torchx', '2.1')]"
+run "$PROBE" check --sm 9.0 "$TMP/own"
+expect_grep "the page by package, as for a directory" "$TMP/out" "  libfoo                           1.2-3          dpkg           1       2  CANNOT RUN"
 
 # Each dist-info's INSTALLER names the installer of its own package only
 # (the .dist-info directory of the RECORD, PEP 376): torchy's says pip,
@@ -120,6 +158,12 @@ spec inst "{\"images\": [{\"layers\": [{\"entries\": [
 run "$PROBE" check --sm 9.0 --json "$TMP/inst"
 expect_json "INSTALLER: each package's own (pip for torchy, none for otherx)" \
 	"sorted((x['package']['name'], x['package'].get('installer')) for x in d['files'] if 'image' in x) == [('otherx', None), ('torchy', 'pip')]"
+spec conda "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"opt/conda/lib/libcondax.so\", \"$BAD\"],
+ [\"file\", \"opt/conda/conda-meta/condax-1.4-h0.json\", \"text:{\\\"name\\\": \\\"condax\\\", \\\"version\\\": \\\"1.4\\\", \\\"files\\\": [\\\"lib/libcondax.so\\\"]}\"]]}]}]}"
+run "$PROBE" check --sm 9.0 --json "$TMP/conda"
+expect_json "a conda-meta record of the image names the owner" \
+	"[(x['image']['path'], x['package']['name'], x['package']['version']) for x in d['files'] if 'image' in x] == [('/opt/conda/lib/libcondax.so', 'condax', '1.4')]"
+
 # ---- CUDA runtimes and cuda-compat libraries inside the image ----
 CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13.* 2>/dev/null | head -1)
 [ -n "$CUDART" ] || CUDART=$GOOD
@@ -215,6 +259,14 @@ expect_rc 2 "a blob whose sha256 does not match"
 expect_grep "digest mismatch said" "$TMP/err" "layer 1 of 2 (sha256:"
 expect_grep "digest mismatch named" "$TMP/err" "digest mismatch"
 check "the damaged layer is not applied" bash -c "! grep -q libbad $TMP/out"
+expect_grep "the other layer is still checked" "$TMP/out" "$TMP/corrupt:/b/libgood.so"
+# a damaged gzip blob: its digest, not gzip's CRC-32 (not computed), finds it
+spec gzcorrupt "{\"images\": [{\"layers\": [{\"corrupt\": true, \"entries\": [[\"file\", \"a/libbad.so\", \"$BAD\"]]},
+ {\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/gzcorrupt"
+expect_rc 2 "a gzip blob with a flipped byte"
+expect_grep "its layer named" "$TMP/err" "gzcorrupt: layer 1 of 2 (sha256:"
+check "... and not applied" bash -c "! grep -q libbad $TMP/out"
 spec names "{\"images\": [{\"layers\": [{\"entries\": [[\"file\", \"../../etc/libbad.so\", \"$BAD\"], [\"file\", \"/abs/libbad.so\", \"$BAD\"],
  [\"symlink\", \"l1\", \"l2\"], [\"symlink\", \"l2\", \"l1\"], [\"file\", \"l1/libbad.so\", \"$BAD\"], [\"file\", \"ok/libgood.so\", \"$GOOD\"]]}]}]}"
 run "$PROBE" check --sm 9.0 "$TMP/names"
@@ -227,6 +279,7 @@ spec bomb "{\"images\": [{\"layers\": [{\"raw_header_size\": 8589934592}, {\"ent
 run "$PROBE" check --sm 9.0 "$TMP/bomb"
 expect_rc 2 "a layer bomb (an 8 GiB member in a small blob)"
 expect_grep "stopped before inflating" "$TMP/err" "a decompression bomb? Not read"
+expect_grep "the layer after the bomb is still checked" "$TMP/out" "$TMP/bomb:/b/libgood.so"
 spec diffids "{\"extra_diff_ids\": 1, \"images\": [{\"layers\": [{\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
 run "$PROBE" check --sm 9.0 "$TMP/diffids"
 expect_rc 2 "a config with more diff_ids than the manifest has layers"
@@ -239,6 +292,10 @@ spec badidx "{\"index_text\": \"{\\\"manifests\\\": [\", \"images\": [{\"layers\
 run "$PROBE" check --sm 9.0 "$TMP/badidx"
 expect_rc 2 "a malformed index"
 expect_grep "index error named" "$TMP/err" "$TMP/badidx: manifest is not valid JSON"
+spec badcfg "{\"config_text\": \"{\\\"config\\\": [\", \"images\": [{\"layers\": [{\"entries\": [[\"file\", \"b/libgood.so\", \"$GOOD\"]]}]}]}"
+run "$PROBE" check --sm 9.0 "$TMP/badcfg"
+expect_rc 2 "a malformed config"
+expect_grep "config error named" "$TMP/err" "kimg-probe: $TMP/badcfg: config "
 spec badman "{\"manifest_text\": \"{\\\"config\\\": 1, \\\"layers\\\": 2}\", \"images\": [{\"layers\": []}]}"
 run "$PROBE" check --sm 9.0 "$TMP/badman"
 expect_rc 2 "a malformed manifest"

@@ -415,6 +415,17 @@ START_TEST(compressed_damage)
 	ck_assert_int_eq(walk(&j, 4096, o, &err), -KIMG_EFORMAT);
 	ck_assert_msg(strstr(err.what, "zstd") != NULL, "%s", err.what);
 	ck_assert_uint_eq(o->entries, 0);
+	/* a wrong CRC-32 in the gzip trailer: an error, unless the caller
+	 * checks the blob's digest (kimg_tar_stream_walk_digested) */
+	gz.p[gz.n - 8] ^= 0x55;
+	memset(o, 0, sizeof *o);
+	ck_assert_int_eq(walk(&gz, 4096, o, &err), -KIMG_EFORMAT);
+	ck_assert_msg(strstr(err.what, "gzip") != NULL, "%s", err.what);
+	struct chunks c = { gz.p, gz.n, 0, 4096, 0 };
+	memset(o, 0, sizeof *o);
+	ck_assert_int_eq(kimg_tar_stream_walk_digested(chunk_src, &c, record, o, &err), 64);
+	ck_assert_uint_eq(o->entries, 64);
+	gz.p[gz.n - 8] ^= 0x55;
 	/* a flipped byte in the middle of a gzip stream */
 	gz.p[gz.n / 2] ^= 0x55;
 	memset(o, 0, sizeof *o);

@@ -91,7 +91,7 @@ def main():
         config = {"architecture": arch, "os": os_, "config": {"Env": img.get("env", [])},
                   "rootfs": {"type": "layers", "diff_ids": diff_ids},
                   "history": [{"created_by": c} for c in img.get("history", [])]}
-        cb = json.dumps(config).encode()
+        cb = spec.get("config_text", "").encode() or json.dumps(config).encode()
         blobs[sha(cb)] = cb
         man = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
                "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": "sha256:" + sha(cb), "size": len(cb)},
