@@ -5,7 +5,8 @@
  * all strings on the Node's metadata.labels: nvidia.com/gpu.compute.major
  * and .minor (the compute capability), nvidia.com/cuda.runtime.major and
  * .minor (the driver's CUDA version), nvidia.com/cuda.driver.major, .minor
- * and .rev (the driver release), nvidia.com/gpu.product (with "-MIG-<profile>"
+ * and .rev (the driver release; its CUDA version from the driver table
+ * when the cuda.runtime labels are missing), nvidia.com/gpu.product (with "-MIG-<profile>"
  * under the MIG single strategy), nvidia.com/gpu.count (MIG devices under
  * single), nvidia.com/mig.strategy. A mixed-GPU node is described by one
  * set of labels: the split cannot be told (docs/deploy.md). */
@@ -118,6 +119,10 @@ static void read_labels(const struct kimg_jval *labels, struct kimg_cluster_node
 		kimg_cluster_copy(b, sizeof b, dmin->str, dmin->len);
 		kimg_cluster_copy(c, sizeof c, kimg_jval_string(drev) ? drev->str : "", kimg_jval_string(drev) ? drev->len : 0);
 		snprintf(g->release, sizeof g->release, "%.9s.%.9s%s%.9s", a, b, c[0] ? "." : "", c);
+		/* no cuda.runtime.* labels: the CUDA version this release
+		 * reports, from the driver table (as for DCGM's release) */
+		if (!g->driver_version)
+			g->driver_version = kimg_driver_release_cuda_version(g->release);
 	}
 	const char *strategy = kimg_jval_string(label(labels, "nvidia.com/mig.strategy"));
 	if (!g->mig[0] && strategy && strcmp(strategy, "mixed") == 0) {

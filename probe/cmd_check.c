@@ -203,7 +203,7 @@ static void check_input(void *ctx, const char *path, struct kimg_span bytes, boo
 
 /* probe_walker.on_image: the image's facts, its NVIDIA_REQUIRE_* judged
  * against every target (a refusal fails the check: the container would
- * not start). */
+ * not start, so "Where it may run" counts it against that target). */
 static void check_image(void *ctx, const struct probe_image_info *img)
 {
 	struct check_state *s = ctx;
@@ -211,6 +211,15 @@ static void check_image(void *ctx, const struct probe_image_info *img)
 	if (!check_run_targets(&s->run))
 		return;
 	s->totals.images++;
+	bool grouped = false;
+	for (int k = 0; k < r->n_targets && !grouped; k++)
+		grouped = r->targets[k].group != NULL;
+	struct probe_place_row *rows = grouped ? calloc((size_t)r->n_targets, sizeof *rows) : NULL;
+	if (rows) {
+		probe_image_place(img, r->targets, r->n_targets, rows);
+		add_place(&s->place, rows, r->n_targets);
+		free(rows);
+	}
 	if (s->out.json)
 		s->totals.image_refusals += probe_image_json_facts(&s->out.j, img, r->targets, r->n_targets);
 	else

@@ -136,6 +136,12 @@ unsigned long probe_image_text_facts(FILE *out, const struct probe_image_info *i
 				     int n_targets);
 unsigned long probe_image_json_facts(struct kimg_json *j, const struct probe_image_info *img,
 				     const struct probe_target *t, int n_targets);
+/* For "Where it may run" (cluster_groups.h): each target on which the
+ * toolkit would refuse one of the image's requirements counts a failure
+ * in rows (n_targets of them), its fix the requirement. */
+struct probe_place_row;
+void probe_image_place(const struct probe_image_info *img, const struct probe_target *t, int n_targets,
+		       struct probe_place_row *rows);
 
 /* ---- owners (image_owners.c) ---- */
 

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "arch.h"
+#include "cluster_groups.h"
 #include "cuda_compat.h"
 #include "image.h"
 #include "nvidia_require.h"
@@ -88,6 +89,31 @@ static const char *tri_name(enum kimg_tri t, bool no_driver)
 }
 
 #define REQ_MAX 16
+
+void probe_image_place(const struct probe_image_info *img, const struct probe_target *t, int n_targets,
+		       struct probe_place_row *rows)
+{
+	const char *names[REQ_MAX], *exprs[REQ_MAX];
+	char legacy[32];
+	unsigned n = probe_image_requirements(img, names, exprs, legacy, REQ_MAX);
+	for (unsigned r = 0; r < n; r++)
+		for (int k = 0; k < n_targets; k++) {
+			struct kimg_require_facts f;
+			struct kimg_require_verdict v;
+			struct kimg_error err = { 0, 0, "" };
+			facts_of(&t[k], &f);
+			int rc = kimg_require_judge(exprs[r], &f, &v, &err);
+			if (rc == 0 && v.satisfied != KIMG_TRI_NO)
+				continue;
+			/* the container never starts there: nothing in it runs */
+			if (rows[k].fails++ == 0 && !rows[k].fix[0])
+				snprintf(rows[k].fix, sizeof rows[k].fix,
+					 "a driver that the image's requirement accepts, %s%s (the NVIDIA container toolkit refuses "
+					 "to start it there: %s%s)",
+					 exprs[r] == legacy ? "legacy image, " : "", exprs[r] == legacy ? legacy : names[r],
+					 rc < 0 ? "the expression is invalid" : v.decided_by, rc < 0 ? "" : " is false");
+		}
+}
 
 unsigned long probe_image_text_facts(FILE *out, const struct probe_image_info *img, const struct probe_target *t,
 				     int n_targets)

@@ -125,6 +125,28 @@ json.dump({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metad
 run "$PROBE" check --sm "k8s:$TMP/k8s.json" "$TMP/req"
 expect_rc 1 "NVIDIA_REQUIRE_CUDA judged against a Kubernetes node's driver (550.54.15: CUDA 12.4)"
 expect_grep "the node's refusal said" "$TMP/out" "9.0 (driver CUDA 12.4): refused: the container will not start"
+# Where it may run: a node whose driver the image's requirement refuses
+# does not run it, whatever its modules say (the container never starts);
+# gpu-old has only the driver release labels (550.54.15: CUDA 12.4)
+python3 -c 'import json, sys
+def node(name, labels):
+    l = {"nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+         "nvidia.com/gpu.count": "8"}
+    l.update(labels)
+    return {"kind": "Node", "metadata": {"name": name, "labels": l}}
+json.dump({"apiVersion": "v1", "kind": "List", "items": [
+    node("gpu-old", {"nvidia.com/cuda.driver.major": "550", "nvidia.com/cuda.driver.minor": "54", "nvidia.com/cuda.driver.rev": "15"}),
+    node("gpu-new", {"nvidia.com/cuda.driver.major": "580", "nvidia.com/cuda.driver.minor": "65", "nvidia.com/cuda.driver.rev": "06",
+                     "nvidia.com/cuda.runtime.major": "13", "nvidia.com/cuda.runtime.minor": "0"})]}, open(sys.argv[1], "w"))' "$TMP/k8s2.json"
+run "$PROBE" check --sm "k8s:$TMP/k8s2.json" "$TMP/req"
+expect_rc 1 "a refused node fails the check"
+expect_grep "the driver release alone gives the node its CUDA" "$TMP/out" "9.0 (driver CUDA 12.4): refused: the container will not start"
+expect_grep "the refused node does not run it" "$TMP/out" "does not run  9.0 (gpu-old: 8 × H100, driver CUDA 12.4)"
+expect_grep "its fix is the requirement" "$TMP/out" "fix: a driver that the image's requirement accepts, NVIDIA_REQUIRE_CUDA=cuda>=13.0"
+expect_grep "the satisfied node runs it" "$TMP/out" "runs          9.0 (gpu-new: 8 × H100, driver CUDA 13.0)"
+expect_grep "the affinity asks for the newer driver" "$TMP/out" "{key: nvidia.com/cuda.runtime.major, operator: Gt, values: [\"12\"]}"
+run "$PROBE" check --json --sm "k8s:$TMP/k8s2.json" "$TMP/req"
+expect_json "JSON placement: gpu-old refused, gpu-new runs" "sorted((g['node_names'][0], g['runs']) for p in d['placement'] for g in p['groups']) == [('gpu-new', True), ('gpu-old', False)] and d['placement'][0]['any_runs']"
 run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/req"
 expect_rc 0 "a 13.0 driver satisfies it"
 expect_json "JSON verdict" "[r['verdicts'][0]['verdict'] for x in d['files'] if x['kind'] == 'container_image' for r in x['container_image']['requirements']] == ['satisfied']"

@@ -117,6 +117,34 @@ START_TEST(k8s_mig_single_and_mixed)
 }
 END_TEST
 
+/* No cuda.runtime labels, only the driver release: its CUDA version from
+ * NVIDIA's table (CUDA Toolkit release notes, Table 3: 12.4 GA needs
+ * >= 550.54.14, 13.0 GA >= 580.65.06); a release older than every row
+ * stays unknown, and runtime labels, when present, win. */
+START_TEST(k8s_driver_release_only)
+{
+	ck_assert_int_eq(k8s("{\"items\":[{\"metadata\":{\"name\":\"a\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.compute.minor\":\"0\",\"nvidia.com/cuda.driver.major\":\"550\","
+			     "\"nvidia.com/cuda.driver.minor\":\"54\",\"nvidia.com/cuda.driver.rev\":\"15\"}}},"
+			     "{\"metadata\":{\"name\":\"b\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.compute.minor\":\"0\",\"nvidia.com/cuda.driver.major\":\"580\","
+			     "\"nvidia.com/cuda.driver.minor\":\"65\",\"nvidia.com/cuda.driver.rev\":\"06\"}}},"
+			     "{\"metadata\":{\"name\":\"c\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.compute.minor\":\"0\",\"nvidia.com/cuda.driver.major\":\"300\","
+			     "\"nvidia.com/cuda.driver.minor\":\"1\"}}},"
+			     "{\"metadata\":{\"name\":\"d\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.compute.minor\":\"0\",\"nvidia.com/cuda.driver.major\":\"580\","
+			     "\"nvidia.com/cuda.driver.minor\":\"65\",\"nvidia.com/cuda.runtime.major\":\"12\","
+			     "\"nvidia.com/cuda.runtime.minor\":\"8\"}}}],\"kind\":\"List\"}"),
+			 4);
+	ck_assert_str_eq(got[0].gpus[0].release, "550.54.15");
+	ck_assert_int_eq(got[0].gpus[0].driver_version, 12040);
+	ck_assert_int_eq(got[1].gpus[0].driver_version, 13000);
+	ck_assert_int_eq(got[2].gpus[0].driver_version, 0);
+	ck_assert_int_eq(got[3].gpus[0].driver_version, 12080);
+}
+END_TEST
+
 START_TEST(k8s_odd_label_values)
 {
 	/* read, but the node has no GPU facts, and says why */
@@ -374,6 +402,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(k, k8s_list_with_gfd_labels);
 	tcase_add_test(k, k8s_nodelist_without_item_kinds_and_one_node);
 	tcase_add_test(k, k8s_mig_single_and_mixed);
+	tcase_add_test(k, k8s_driver_release_only);
 	tcase_add_test(k, k8s_odd_label_values);
 	tcase_add_test(k, k8s_malformed_documents);
 	tcase_add_test(k, k8s_node_larger_than_the_arena);
