@@ -3,7 +3,8 @@
  * malloc, calloc or realloc in the process (counted from 1, all threads)
  * returns NULL with errno ENOMEM, once; every other call is glibc's. With
  * FAIL_ALLOC_COUNT set to a path, the number of calls made is written
- * there at exit, so the script knows how many there are to fail. glibc
+ * there at exit, so the script knows how many there are to fail (the
+ * calls after the program's exit handlers are neither failed nor counted). glibc
  * lets a program replace malloc (its manual, "Replacing malloc"), and its
  * own calls (stdio, opendir) then go through these too: a failure there
  * is one the probe must survive as well. */
@@ -24,6 +25,7 @@ extern void *__libc_realloc(void *p, size_t size);
 
 static atomic_long calls;
 static long fail_at = -2; /* -2: not read yet; -1: none */
+static atomic_int exiting; /* the program's exit handlers have run */
 
 static int fail_now(void)
 {
@@ -31,6 +33,8 @@ static int fail_now(void)
 		const char *s = getenv("FAIL_ALLOC_AT"); /* getenv allocates nothing */
 		fail_at = s ? strtol(s, NULL, 10) : -1;
 	}
+	if (atomic_load(&exiting))
+		return 0;
 	long n = atomic_fetch_add(&calls, 1) + 1;
 	if (n == fail_at) {
 		errno = ENOMEM;
@@ -60,8 +64,12 @@ void *realloc(void *p, size_t size)
 	return fail_now() ? NULL : __libc_realloc(p, size);
 }
 
-__attribute__((destructor)) static void write_count(void)
+/* Registered first, so run last of the exit handlers: what runs after it
+ * (the objects' destructors, gcov's dump in the coverage build) is not
+ * the program's and is neither failed nor counted. */
+static void at_exit(void)
 {
+	atomic_store(&exiting, 1);
 	const char *path = getenv("FAIL_ALLOC_COUNT");
 	if (!path)
 		return;
@@ -73,4 +81,9 @@ __attribute__((destructor)) static void write_count(void)
 		}
 		close(fd);
 	}
+}
+
+__attribute__((constructor)) static void watch_exit(void)
+{
+	atexit(at_exit);
 }
