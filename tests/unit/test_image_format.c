@@ -107,6 +107,23 @@ START_TEST(digest_strings)
 	ck_assert_int_eq(kimg_digest_parse(NULL, hex, &e), -KIMG_EFORMAT);
 	ck_assert_str_eq(e.what, "no digest");
 	ck_assert_uint_eq(e.offset, 0);
+	/* each refusal at offset 0 of the string; an algorithm quoted to 20 bytes */
+	e.offset = 9;
+	ck_assert_int_eq(kimg_digest_parse("sha256" D64, hex, &e), -KIMG_EFORMAT);
+	ck_assert_uint_eq(e.offset, 0);
+	e.offset = 9;
+	ck_assert_int_eq(kimg_digest_parse("md5:00", hex, &e), -KIMG_ENOTSUP);
+	ck_assert_uint_eq(e.offset, 0);
+	ck_assert_str_eq(e.what, "digest algorithm 'md5' is not supported (sha256 only)");
+	ck_assert_int_eq(kimg_digest_parse("abcdefghijklmnopqrst:00", hex, &e), -KIMG_ENOTSUP);
+	ck_assert_str_eq(e.what, "digest algorithm 'abcdefghijklmnopqrst' is not supported (sha256 only)");
+	ck_assert_int_eq(kimg_digest_parse("abcdefghijklmnopqrstu:00", hex, &e), -KIMG_ENOTSUP);
+	ck_assert_str_eq(e.what, "digest algorithm 'abcdefghijklmnopqrst' is not supported (sha256 only)");
+	ck_assert_int_eq(kimg_digest_parse("abcdefghijklmnopqrs:00", hex, &e), -KIMG_ENOTSUP);
+	ck_assert_str_eq(e.what, "digest algorithm 'abcdefghijklmnopqrs' is not supported (sha256 only)");
+	e.offset = 9;
+	ck_assert_int_eq(kimg_digest_parse("sha256:abc", hex, &e), -KIMG_EFORMAT);
+	ck_assert_uint_eq(e.offset, 0);
 	ck_assert_int_eq(kimg_digest_parse("sha256:" D64 "0", hex, NULL), -KIMG_EFORMAT);
 	ck_assert_int_eq(kimg_digest_parse("sha256:0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", hex, NULL),
 			 -KIMG_EFORMAT);
@@ -309,6 +326,65 @@ START_TEST(document_size_limit)
 }
 END_TEST
 
+struct seen {
+	unsigned images, env, history, diff_ids;
+	char tag[32];
+	int layers[4];
+};
+static struct seen seen;
+static int count_image(void *ctx, unsigned i, const char *c, const char *t, const char *const *l, unsigned n)
+{
+	(void)ctx; (void)c; (void)l; (void)n;
+	ck_assert_uint_eq(i, seen.images++);
+	if (i == 0)
+		snprintf(seen.tag, sizeof seen.tag, "%s", t ? t : "(none)");
+	return 0;
+}
+static int count_env(void *ctx, const char *e) { (void)ctx; (void)e; seen.env++; return 0; }
+static int count_history(void *ctx, int layer, const char *cb)
+{
+	(void)ctx; (void)cb;
+	if (seen.history < 4)
+		seen.layers[seen.history] = layer;
+	seen.history++;
+	return 0;
+}
+static int count_diff(void *ctx, unsigned i, const char *d) { (void)ctx; (void)d; ck_assert_uint_eq(i, seen.diff_ids++); return 0; }
+
+/* A callback returning 0 goes on to the next item; the first RepoTags
+ * entry is the tag; history steps number their layers, an empty_layer
+ * step is -1; a control byte that is not NUL is a string's own. A good
+ * document leaves the error untouched. */
+START_TEST(visitors_see_every_item)
+{
+	memset(&seen, 0, sizeof seen);
+	ck_assert_int_eq(docker("[{\"Config\":\"c.json\",\"RepoTags\":[\"a:1\",\"b:2\"],\"Layers\":[]},"
+				"{\"Config\":\"d.json\",\"Layers\":[\"x\"]}]", count_image), 2);
+	ck_assert_uint_eq(seen.images, 2);
+	ck_assert_str_eq(seen.tag, "a:1");
+	ck_assert_str_eq(err.what, "");
+	ck_assert_int_eq(err.code, 0);
+	struct kimg_image_config c;
+	struct kimg_image_config_visitor v = { NULL, count_env, count_history, count_diff };
+	ck_assert_int_eq(config("{\"config\":{\"Env\":[\"A=1\",\"B=\\u0001\"]},\"history\":[{\"created_by\":\"FROM\","
+				"\"empty_layer\":true},{\"created_by\":\"RUN a\"},{\"created_by\":\"RUN b\"}],"
+				"\"rootfs\":{\"diff_ids\":[\"sha256:" D64 "\",\"sha256:" D64 "\"]}}", &v, &c), 0);
+	ck_assert_str_eq(err.what, "");
+	ck_assert_uint_eq(seen.env, 2);
+	ck_assert_uint_eq(c.n_env, 2);
+	ck_assert_uint_eq(seen.history, 3);
+	ck_assert_int_eq(seen.layers[0], -1);
+	ck_assert_int_eq(seen.layers[1], 0);
+	ck_assert_int_eq(seen.layers[2], 1);
+	ck_assert_uint_eq(seen.diff_ids, 2);
+	struct kimg_oci_doc_visitor ov = { NULL, NULL, NULL, NULL };
+	ck_assert_int_eq(oci("{\"manifests\":[{\"digest\":\"sha256:" D64 "\",\"mediaType\":\"x\\u0001\"}]}", &ov),
+			 KIMG_OCI_INDEX);
+	ck_assert_str_eq(err.what, "");
+	ck_assert_int_eq(docker("[{\"Config\":\"c.json\",\"Layers\":[\"a\\u0001b\"]}]", NULL), 1);
+}
+END_TEST
+
 START_TEST(hostile_docker_manifest)
 {
 	EXPECT(docker("[", NULL), -KIMG_ETRUNC, "manifest.json is not valid JSON: ");
@@ -351,6 +427,14 @@ START_TEST(hostile_image_config)
 	ck_assert_uint_eq(err.offset, 0);
 	EXPECT(config("{\"architecture\":\"012345678901234567890123456789012\"}", NULL, &c), -KIMG_EFORMAT,
 	       "not a short string");
+	/* 31 bytes fit each field, the copy no longer than the field */
+	ck_assert_int_eq(config("{\"os\":\"0123456789012345678901234567890\",\"architecture\":\"abc\","
+				"\"variant\":\"0123456789012345678901234567890\"}", NULL, &c), 0);
+	ck_assert_str_eq(c.os, "0123456789012345678901234567890");
+	ck_assert_str_eq(c.arch, "abc");
+	ck_assert_str_eq(c.variant, "0123456789012345678901234567890");
+	ck_assert_uint_eq(c.n_env, 0);
+	ck_assert_uint_eq(c.n_history, 0);
 	EXPECT(config("{\"config\":{\"Env\":{}}}", NULL, &c), -KIMG_EFORMAT, "image config: config.Env is not an array");
 	EXPECT(config("{\"config\":{\"Env\":[\"A=1\",2]}}", NULL, &c), -KIMG_EFORMAT,
 	       "image config: an Env entry is not a string");
@@ -398,6 +482,9 @@ START_TEST(platform_strings)
 	ck_assert_int_eq(kimg_platform_parse("linux/arm64/v8/x", os, arch, var), -KIMG_EFORMAT);
 	/* 31 bytes fit, 32 do not, in each part */
 	ck_assert_int_eq(kimg_platform_parse("0123456789012345678901234567890/a", os, arch, var), 0);
+	ck_assert_str_eq(os, "0123456789012345678901234567890");
+	ck_assert_int_eq(kimg_platform_parse("l/0123456789012345678901234567890", os, arch, var), 0);
+	ck_assert_str_eq(arch, "0123456789012345678901234567890");
 	ck_assert_int_eq(kimg_platform_parse("01234567890123456789012345678901/a", os, arch, var), -KIMG_EFORMAT);
 	ck_assert_int_eq(kimg_platform_parse("l/01234567890123456789012345678901", os, arch, var), -KIMG_EFORMAT);
 	ck_assert_int_eq(kimg_platform_parse("l/a/01234567890123456789012345678901", os, arch, var), -KIMG_EFORMAT);
@@ -431,6 +518,7 @@ int main(void)
 	tcase_add_test(tc, hostile_docker_manifest);
 	tcase_add_test(tc, hostile_image_config);
 	tcase_add_test(tc, platform_strings);
+	tcase_add_test(tc, visitors_see_every_item);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
