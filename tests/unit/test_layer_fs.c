@@ -220,11 +220,31 @@ START_TEST(long_link_targets_are_kept)
 	ck_assert_int_eq(add(fs, 0, 0, "big", KIMG_FS_SYMLINK, target), 0);
 	ck_assert_int_eq(add(fs, 0, 1, "y/f.so", KIMG_FS_FILE, NULL), 0);
 	ck_assert_int_eq(add(fs, 0, 2, "small", KIMG_FS_SYMLINK, "/y"), 0);
+	/* a target that with the rest of the name passes twice the path limit */
+	static char far[9001];
+	memset(far, 'f', sizeof far - 1);
+	ck_assert_int_eq(add(fs, 0, 4, "far", KIMG_FS_SYMLINK, far), 0);
+	ck_assert_int_eq(add(fs, 0, 5, "far/x.so", KIMG_FS_FILE, NULL), -KIMG_ELIMIT);
 	ck_assert_int_eq(add(fs, 0, 3, "small/g.so", KIMG_FS_FILE, NULL), 0);
 	ck_assert_int_eq(kimg_layer_fs_finish(fs), 0);
 	ck_assert_int_eq(kimg_layer_fs_lookup(fs, "big", NULL), KIMG_FS_SYMLINK);
 	ck_assert_str_eq(kimg_layer_fs_judged_as(fs, 0, 3), "/y/g.so");
 	ck_assert_int_eq(kimg_layer_fs_lookup(fs, "small/f.so", NULL), KIMG_FS_FILE);
+	kimg_layer_fs_free(fs);
+}
+END_TEST
+
+/* A hard link to the very first path added (the table's first node). */
+START_TEST(a_hard_link_to_the_first_path)
+{
+	struct kimg_layer_fs *fs = fs_of(2);
+	ck_assert_int_eq(add(fs, 0, 0, "lib.so", KIMG_FS_FILE, NULL), 0);
+	ck_assert_int_eq(add(fs, 1, 0, "link.so", KIMG_FS_HARDLINK, "lib.so"), 0);
+	ck_assert_int_eq(add(fs, 1, 1, ".wh.lib.so", KIMG_FS_FILE, NULL), 0);
+	ck_assert_int_eq(kimg_layer_fs_finish(fs), 0);
+	/* the bytes are layer 0's entry 0, judged under the link's name */
+	ck_assert_str_eq(kimg_layer_fs_judged_as(fs, 0, 0), "/link.so");
+	ck_assert_int_eq(kimg_layer_fs_lookup(fs, "link.so", NULL), KIMG_FS_HARDLINK);
 	kimg_layer_fs_free(fs);
 }
 END_TEST
@@ -240,6 +260,7 @@ int main(void)
 	tcase_add_test(tc, many_paths_are_each_found_again);
 	tcase_add_test(tc, refusals_say_why);
 	tcase_add_test(tc, long_link_targets_are_kept);
+	tcase_add_test(tc, a_hard_link_to_the_first_path);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
