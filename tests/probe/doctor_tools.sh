@@ -104,6 +104,15 @@ expect_json "FlashInfer's stale op: remove its directory" \
 	"d['jit_caches'][3]['stale'][0]['remove'] == '$TMP/fi/.cache/flashinfer/0.2.8/120a/cached_ops/moe'"
 expect_json "CUDA_CACHE_DISABLE=1: the driver's cache marked disabled, and the switch named" \
 	"d['jit_caches'][4]['disabled'] is True and 'CUDA_CACHE_DISABLE' in [s['name'] for s in d['cuda_environment']]"
+# more stale files than a cache shows (8): all counted, 8 shown, the rest said
+mkdir -p "$TMP/many"
+for i in 0 1 2 3 4 5 6 7 8 9; do cp "$FX/sm80.cubin" "$TMP/many/k$i.cubin"; done
+doc env CUPY_CACHE_DIR="$TMP/many" "$PROBE" doctor --json --sm 9.0 "$SITE"
+expect_json "ten stale cubins in CuPy's cache: ten counted, the first eight shown" \
+	"[(c['stale_count'], len(c['stale'])) for c in d['jit_caches'] if c['name'] == 'cupy'] == [(10, 8)]"
+doc env CUPY_CACHE_DIR="$TMP/many" "$PROBE" doctor --sm 9.0 "$SITE"
+expect_grep "text: the two not shown are said" "$TMP/out" "    ... and 2 more stale"
+rm -rf "$TMP/many"
 # XDG_CACHE_HOME moves the caches that live under ~/.cache (PyTorch's
 # extensions: $XDG_CACHE_HOME/torch_extensions), not the others
 mkdir -p "$TMP/xdg/torch_extensions/py311_cu128/op"
