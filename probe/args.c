@@ -4,6 +4,7 @@
  * --help, and the wording of their usage errors. Each subcommand handles
  * its own options (--kernels, --sm, --driver) around these. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,11 @@ int probe_args_init(struct probe_args *a, const char *cmd, int argc, struct prob
 	out->f = stdout;
 	/* Every argument could be a PATH: argc entries always suffice. */
 	a->paths = calloc(argc > 0 ? (size_t)argc : 1, sizeof *a->paths);
-	return a->paths ? 0 : -1;
+	if (!a->paths) {
+		fprintf(stderr, "kimg-probe: %s: out of memory\n", cmd);
+		return -1;
+	}
+	return 0;
 }
 
 void probe_args_free(struct probe_args *a)

@@ -336,7 +336,11 @@ int probe_cmd_check(int argc, char **argv)
 	int driver = 0, status = PROBE_EXIT_ERROR;
 	struct check_prewarm *prewarm = NULL;
 	memset(&s, 0, sizeof s);
-	if (!sm_lists || probe_args_init(&args, "check", argc, &s.out) < 0) {
+	if (!sm_lists) {
+		fprintf(stderr, "kimg-probe: check: out of memory\n");
+		return PROBE_EXIT_ERROR;
+	}
+	if (probe_args_init(&args, "check", argc, &s.out) < 0) {
 		free(sm_lists);
 		return PROBE_EXIT_ERROR;
 	}

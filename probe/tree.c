@@ -117,14 +117,17 @@ static int compare_entries(const void *a, const void *b)
 /* What an entry is, as lstat would say, then through a symlink as stat
  * would: symlinked directories are not followed (no loops, no escaping
  * the tree), symlinked files are. Returns the item to keep, or false. */
-static bool entry_item(struct tree *t, int dfd, const struct node *nd, const struct entry *e, struct item *it)
+static bool entry_item(struct tree *t, int dfd, const struct node *nd, const struct entry *e, struct item *it,
+		       bool *short_of_memory)
 {
 	const struct probe_tree_visitor *v = t->v;
 	unsigned char type = e->type;
 	struct stat st;
 	memset(it, 0, sizeof *it);
-	if ((it->path = join(nd->path, e->name)) == NULL)
+	if ((it->path = join(nd->path, e->name)) == NULL) {
+		*short_of_memory = true;
 		return false;
+	}
 	if (type != DT_REG && type != DT_DIR) {
 		/* DT_LNK, DT_UNKNOWN (file systems that do not fill d_type), others. */
 		if (type != DT_LNK && type != DT_UNKNOWN)
@@ -248,6 +251,9 @@ static void list_node(struct tree *t, struct node *nd)
 {
 	struct entry *ents = NULL;
 	size_t n = 0, cap = 0;
+	/* an entry left out for want of memory: said as the directory's
+	 * problem, never a listing that looks whole */
+	bool short_of_memory = false;
 	if (t->v->stop && t->v->stop(t->v->ctx))
 		goto done;
 	if (nd->depth > PROBE_WALK_MAX_DEPTH) {
@@ -270,23 +276,31 @@ static void list_node(struct tree *t, struct node *nd)
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 32;
 			struct entry *p = realloc(ents, nc * sizeof *p);
-			if (!p)
+			if (!p) {
+				short_of_memory = true;
 				break;
+			}
 			ents = p;
 			cap = nc;
 		}
 		if ((ents[n].name = strdup(de->d_name)) != NULL)
 			ents[n++].type = de->d_type;
+		else
+			short_of_memory = true;
+		errno = 0; /* a failed strdup's ENOMEM is no readdir error */
 	}
 	if (errno)
 		nd->problem = errno_text(errno);
 	/* Sorted, so output is the same on every file system. */
 	if (n)
 		qsort(ents, n, sizeof *ents, compare_entries);
-	if (n && (nd->items = malloc(n * sizeof *nd->items)) != NULL)
-		for (size_t i = 0; i < n; i++)
-			if (entry_item(t, dfd, nd, &ents[i], &nd->items[nd->n_items]))
-				nd->n_items++;
+	if (n && (nd->items = malloc(n * sizeof *nd->items)) == NULL)
+		short_of_memory = true;
+	for (size_t i = 0; nd->items && i < n; i++)
+		if (entry_item(t, dfd, nd, &ents[i], &nd->items[nd->n_items], &short_of_memory))
+			nd->n_items++;
+	if (short_of_memory && !nd->problem)
+		nd->problem = errno_text(ENOMEM);
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].name);
 	free(ents);

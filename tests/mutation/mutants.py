@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Generated mutants over the product sources (make mutants, make mutants-map).
 
-    mutants.py map   [--build build-cov]   coverage map -> tests/mutation/coverage.txt
+    mutants.py map   [--build build-cov] [--only TEST...]
+                                           coverage map -> tests/mutation/coverage.txt
+                                           (--only: those tests mapped again, the rest kept)
     mutants.py run                         sample, plant and judge mutants
     mutants.py list  FILE...               print the mutants of FILE (no build)
 
@@ -311,6 +313,10 @@ def file_digest(path, root=ROOT):
 
 def cmd_map(args):
     build = args[args.index("--build") + 1] if "--build" in args else "build-cov"
+    # --only TEST...: map these tests again and keep the rest of the map as
+    # it is (a test added or changed, the product files unchanged since the
+    # map: a file changed since reads as changed, as before)
+    only = args[args.index("--only") + 1:] if "--only" in args else None
     fixtures = os.environ.get("KIMG_FIXTURES", os.path.join(ROOT, "build", "fixtures"))
     sources = set(product_sources())
     tests = all_tests(build)
@@ -320,7 +326,28 @@ def cmd_map(args):
     # the content the coverage build was made from: a file edited while the
     # map runs then reads as changed (file-level), not as mapped by line
     digests = {f: file_digest(f) for f in sources}
-    for name in tests:
+    unmapped = set()  # --only: files the old map lacks stay out (whole suite)
+    if only is not None:
+        unknown = [t for t in only if t not in tests]
+        if unknown or not only:
+            die("--only: not tests of %s: %s" % (build, " ".join(unknown) or "(none named)"))
+        old = Map()
+        if old.covers is None:
+            die("--only needs a map to update (make mutants-map)")
+        for t in tests:
+            if t not in only:
+                rc = old.rcs.get(t, "0")
+                durations[t] = (old.durations.get(t, 60.0), int(rc) if rc.lstrip("-").isdigit() else rc)
+        unmapped = sources - set(old.digest)
+        for f in sources:
+            if f in old.digest:
+                digests[f] = old.digest[f]
+                executable[f] = unranges(old.executable[f])
+            for t in old.covers.get(f, []):
+                if t not in only and t in durations:
+                    covers.setdefault(f, []).append(t)
+                    hits[(f, t)] = unranges(old.hits.get((f, t), ""))
+    for name in (only if only is not None else tests):
         for base, _, files in os.walk(os.path.join(ROOT, build)):
             for f in files:
                 if f.endswith(".gcda"):
@@ -346,9 +373,9 @@ def cmd_map(args):
                   "#   all of PATH's tests)\n")
         for t in order:
             out.write("test %s %.1f %s\n" % (t, durations[t][0], durations[t][1]))
-        for f in sorted(sources):
+        for f in sorted(sources - unmapped):
             out.write("file %s%s\n" % (f, "".join(" " + t for t in order if t in covers.get(f, []))))
-        for f in sorted(sources):
+        for f in sorted(sources - unmapped):
             out.write("lines %s %s %s\n" % (f, digests[f], ranges(executable.get(f, ()))))
             for t in order:
                 if (f, t) in hits:
@@ -369,6 +396,7 @@ class Map:
 
     def __init__(self):
         self.durations, self.covers, self.digest, self.executable, self.hits = {}, None, {}, {}, {}
+        self.rcs = {}
         if not os.path.exists(MAP):
             return
         self.covers = {}
@@ -379,6 +407,7 @@ class Map:
                     continue
                 if w[0] == "test":
                     self.durations[w[1]] = float(w[2])
+                    self.rcs[w[1]] = w[3] if len(w) > 3 else "0"
                 elif w[0] == "file":
                     self.covers[w[1]] = w[2:]
                 elif w[0] == "lines" and len(w) == 4:

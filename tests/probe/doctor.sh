@@ -193,6 +193,12 @@ expect_json "the report is one group, the three documents an inventory of two GP
 	'd["reports"] == 1 and d["skipped_lines"] == 0 and d["inventory"]["documents"] == 3
 	 and [(g["name"], g["sm"], g["driver_cuda_version"], g["gpus"], g["hosts"]) for g in d["inventory"]["gpus"]]
 	 == [("NVIDIA H200", "9.0", "13.0", 2, 2), ("NVIDIA A100-SXM4-80GB", "8.0", "12.2", 1, 1)]'
+# a document of a host with no GPU is a document all the same
+head -n 1 "$TMP/nogpu.jsonl" >>"$TMP/mixed.jsonl"
+run "$PROBE" summarize --json "$TMP/mixed.jsonl"
+expect_json "a host's document listing no GPU counts among the documents, adds no row" \
+	'd["inventory"]["documents"] == 4 and len(d["inventory"]["gpus"]) == 2'
+sed -i '$d' "$TMP/mixed.jsonl"
 run "$PROBE" summarize "$TMP/mixed.jsonl"
 expect_grep "text: the inventory table" "$TMP/out" "GPU inventory: 3 device documents"
 expect_eq "text: the table's header and rows (the JSON's values, in columns)" \

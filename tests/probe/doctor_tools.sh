@@ -104,6 +104,22 @@ expect_json "FlashInfer's stale op: remove its directory" \
 	"d['jit_caches'][3]['stale'][0]['remove'] == '$TMP/fi/.cache/flashinfer/0.2.8/120a/cached_ops/moe'"
 expect_json "CUDA_CACHE_DISABLE=1: the driver's cache marked disabled, and the switch named" \
 	"d['jit_caches'][4]['disabled'] is True and 'CUDA_CACHE_DISABLE' in [s['name'] for s in d['cuda_environment']]"
+# more stale files than a cache shows (8): all counted, 8 shown, the rest said
+mkdir -p "$TMP/many"
+for i in 0 1 2 3 4 5 6 7 8 9; do cp "$FX/sm80.cubin" "$TMP/many/k$i.cubin"; done
+doc env CUPY_CACHE_DIR="$TMP/many" "$PROBE" doctor --json --sm 9.0 "$SITE"
+expect_json "ten stale cubins in CuPy's cache: ten counted, the first eight shown" \
+	"[(c['stale_count'], len(c['stale'])) for c in d['jit_caches'] if c['name'] == 'cupy'] == [(10, 8)]"
+doc env CUPY_CACHE_DIR="$TMP/many" "$PROBE" doctor --sm 9.0 "$SITE"
+expect_grep "text: the two not shown are said" "$TMP/out" "    ... and 2 more stale"
+rm -rf "$TMP/many"
+# XDG_CACHE_HOME moves the caches that live under ~/.cache (PyTorch's
+# extensions: $XDG_CACHE_HOME/torch_extensions), not the others
+mkdir -p "$TMP/xdg/torch_extensions/py311_cu128/op"
+cp "$FX/libtwo.so" "$TMP/xdg/torch_extensions/py311_cu128/op/op.so"
+doc env XDG_CACHE_HOME="$TMP/xdg" "$PROBE" doctor --json --sm 9.0 "$SITE"
+expect_json "XDG_CACHE_HOME: torch_extensions read under it (not from a variable of its own), CuPy's cache still under HOME" \
+	"[(c['name'], c['dir'], c['from_env'], c['exists'], c['files_checked']) for c in d['jit_caches'] if c['name'] in ('torch_extensions', 'cupy')] == [('cupy', '$H/.cupy/kernel_cache', False, False, 0), ('torch_extensions', '$TMP/xdg/torch_extensions', False, True, 1)]"
 doc env CUDA_CACHE_PATH="$TMP/nv" "$PROBE" doctor --json --sm 9.0 "$SITE"
 expect_json "on 9.0 the driver cache's compute_100 PTX is stale [P3] (error 218)" \
 	"[(s['rule'], s['expected_error']) for s in d['jit_caches'][4]['stale']] == [('P3', 218)]"

@@ -99,6 +99,9 @@ check "rejected: one report saying so, with the JIT's error and time" \
 		and R[0]["fallback"]["result"].startswith("JIT rejected the rewritten PTX: 218 CUDA_ERROR_INVALID_PTX")
 		and R[0]["fallback"]["rewritten"]["target"] == {"from": "sm_100", "to": "sm_90"}
 		and R[0]["fallback"]["jit_ms"] >= 0'
+fb rejectex -- "$DRV" dlsym loadex "$TMP/reject100.ptx" axpy
+check "rejected (cuModuleLoadDataEx): the program gets the original 218 from that entry point too" \
+	eval 'has rejectex "cuModuleLoadDataEx: 218" && report rejectex "len(R) == 1 and R[0][\"call\"] == \"cuModuleLoadDataEx\" and R[0][\"fallback\"][\"applied\"] is False"'
 fb rejlazy FAKE_CUDA_LAZY=1 -- "$DRV" dlsym lazy "$TMP/reject100.ptx" axpy
 check "rejected (lazy JIT at first kernel): caught at load, original library handed out" \
 	eval 'has rejlazy "cuLibraryLoadData: 0" && has rejlazy "cuKernelGetFunction: 218"'

@@ -148,7 +148,9 @@ SHIM_STACK_LIBS = $(BUILD)/plain/libkimgdiag.a $(BUILD)/plain/libkimgcore.a
 else
 SHIM_STACK_LIBS = $(DIAG_LIB) $(CORE_LIB)
 endif
-SHIM_STACK_CFLAGS = $(PLAIN_CPPFLAGS) $(SHIM_DIAG_CPPFLAGS) $(SHIM_TEST_CFLAGS)
+# --coverage when the libraries linked carry it (make mutants-map's build):
+# gcov's runtime is then needed at the link
+SHIM_STACK_CFLAGS = $(PLAIN_CPPFLAGS) $(SHIM_DIAG_CPPFLAGS) $(SHIM_TEST_CFLAGS) $(filter --coverage,$(CFLAGS))
 SHIM_STACK_IN = tests/unit/hook_standin.c $(SHIM_STACK_LIBS) -ldl -lpthread
 $(SHIM_STACK_DIR)/stack_probe: tests/shim/stack_probe.c tests/unit/hook_standin.c $(SHIM_STACK_LIBS)
 	@mkdir -p $(dir $@)

@@ -684,6 +684,98 @@ START_TEST(thin_archive_short_and_bsd_names)
 }
 END_TEST
 
+/* ar.h's header as text: name, then the size field as given (ten bytes,
+ * decimal, space padded), then the two-byte terminator as given. */
+static size_t thin_raw(char *at, const char *name, const char *size, const char *fmag)
+{
+	char h[64];
+	snprintf(h, sizeof h, "%-16s%-12s%-6s%-6s%-8s%-10s%.2s", name, "0", "0", "0", "644", size, fmag);
+	memcpy(at, h, 60);
+	return 60;
+}
+
+static int stop_at_second(void *ctx, const char *path, uint64_t size)
+{
+	int *n = ctx;
+	(void)path;
+	(void)size;
+	return ++*n == 2 ? 42 : 0;
+}
+
+/* Hostile thin archives, each refused where its fault is (ar.h: the size
+ * is decimal, the header ends with "`\n"; GNU "/N" names index the "//"
+ * table, whose entries end with "/\n"), and the callback's stop returned
+ * as it is. */
+START_TEST(thin_archive_hostile_headers)
+{
+	static char b[8 + 8 * 60 + 64];
+	struct thin_list l = { 0 };
+	struct kimg_error e = { 0, 0, "" };
+	size_t n = 8;
+	memcpy(b, "!<thin>\n", 8);
+	n += thin_raw(b + n, "ok/", "5", "`\n");
+	size_t bad_at = n;
+	n += thin_raw(b + n, "x/", "12a", "`\n");
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	ck_assert_str_eq(e.what, "thin archive: bad member header");
+	ck_assert_uint_eq(e.offset, bad_at);
+	thin_raw(b + bad_at, "x/", "", "`\n"); /* no digits */
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	thin_raw(b + bad_at, "x/", "3", "'\n"); /* terminator wrong in its first byte */
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	thin_raw(b + bad_at, "x/", "3", "` "); /* and in its second */
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	thin_raw(b + bad_at, "x/", "3", "`\n");
+	memset(&l, 0, sizeof l);
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), 2);
+	ck_assert_uint_eq(l.size[1], 3);
+	/* one byte of padding at the end is no member; two bytes are a cut header */
+	b[n] = '\n';
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n + 1), thin_cb, &l, &e), 2);
+	b[n + 1] = '\n';
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n + 2), thin_cb, &l, &e), -KIMG_ETRUNC);
+	ck_assert_str_eq(e.what, "thin archive: member header truncated");
+	ck_assert_uint_eq(e.offset, n);
+	b[n] = 'x';
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n + 1), thin_cb, &l, &e), -KIMG_ETRUNC);
+	/* the callback's stop */
+	int seen = 0;
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), stop_at_second, &seen, &e), 42);
+	ck_assert_int_eq(seen, 2);
+	/* no callback: counted all the same */
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), NULL, NULL, &e), 2);
+
+	/* GNU long names: an odd-sized "//" table (padded to even), then
+	 * "/0" and "/12" into it; "/40" is past it */
+	n = 8;
+	static const char names[] = "dir/long.o/\nsub/other.o/\n";
+	n += thin_raw(b + n, "//", "25", "`\n");
+	memcpy(b + n, names, 25);
+	n += 25;
+	b[n++] = '\n';
+	n += thin_raw(b + n, "/0", "10", "`\n");
+	n += thin_raw(b + n, "/12", "11", "`\n");
+	memset(&l, 0, sizeof l);
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), 2);
+	ck_assert_str_eq(l.name[0], "dir/long.o");
+	ck_assert_uint_eq(l.size[0], 10);
+	ck_assert_str_eq(l.name[1], "sub/other.o");
+	ck_assert_uint_eq(l.size[1], 11);
+	bad_at = n;
+	n += thin_raw(b + n, "/25", "1", "`\n");
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	ck_assert_str_eq(e.what, "thin archive: bad member name");
+	ck_assert_uint_eq(e.offset, bad_at);
+	thin_raw(b + bad_at, "/24", "1", "`\n"); /* the table's last byte: a name of nothing */
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n), thin_cb, &l, &e), -KIMG_EFORMAT);
+	/* a table longer than what is left */
+	n = 8;
+	n += thin_raw(b + n, "//", "99", "`\n");
+	ck_assert_int_eq(kimg_thin_archive_for_each_member(kimg_span_make(b, n + 10), thin_cb, &l, &e), -KIMG_ETRUNC);
+	ck_assert_str_eq(e.what, "thin archive: table of 99 bytes passes the end");
+}
+END_TEST
+
 START_TEST(unknown_walk_flags_are_einval_and_walk_nothing)
 {
 	struct kimg_span f = fixture_load("multi.fatbin");
@@ -886,6 +978,7 @@ int main(void)
 	tcase_add_test(tc, known_zero_ranges_are_jumped_not_read);
 	tcase_add_test(tc, thin_archive_members_are_listed_not_walked);
 	tcase_add_test(tc, thin_archive_short_and_bsd_names);
+	tcase_add_test(tc, thin_archive_hostile_headers);
 	tcase_add_test(tc, unknown_walk_flags_are_einval_and_walk_nothing);
 	tcase_add_test(tc, raw_inputs_errors_have_exact_codes);
 	suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
  * = OR, comma = AND, numeric parts, trailing ".0" ignored), the real
  * requirement of NVIDIA's CUDA 13.0 images, and kimg's third answer for
  * facts a target does not have (no driver, no brand). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_compat.h"
@@ -105,6 +106,116 @@ START_TEST(compat_libraries_against_drivers)
 }
 END_TEST
 
+/* Every operator on every pair of a set of versions, against an order
+ * computed here independently: the numbers as a list, the shorter padded
+ * with zeros (dsl_compare_version: numeric parts, trailing zeros ignored). */
+static int order_of(const char *a, const char *b)
+{
+	unsigned long x[8] = { 0 }, y[8] = { 0 };
+	int nx = 0, ny = 0;
+	for (const char *p = a; *p && nx < 8; nx++) {
+		x[nx] = strtoul(p, (char **)&p, 10);
+		p += *p == '.';
+	}
+	for (const char *p = b; *p && ny < 8; ny++) {
+		y[ny] = strtoul(p, (char **)&p, 10);
+		p += *p == '.';
+	}
+	for (int i = 0; i < 8; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+START_TEST(every_operator_on_every_pair)
+{
+	static const char *const v[] = { "0", "1", "1.0", "1.0.0", "1.2", "1.10", "1.2.1", "2", "10", "10.0.1",
+					 "535.104.05", "535.104.5", "535.99", "12.4", "12.4.0", "12.10" };
+	static const char *const ops[] = { "=", "!=", "<", "<=", ">", ">=" };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
+			int o = order_of(v[i], v[j]);
+			int want[6] = { o == 0, o != 0, o < 0, o <= 0, o > 0, o >= 0 };
+			for (int k = 0; k < 6; k++)
+				ck_assert_msg(kimg_require_compare_version(v[i], ops[k], v[j]) == want[k], "%s %s %s: want %d",
+					      v[i], ops[k], v[j], want[k]);
+		}
+	/* not a version on either side, or an empty one */
+	ck_assert_int_eq(kimg_require_compare_version("", "=", "1"), -1);
+	ck_assert_int_eq(kimg_require_compare_version("1", "=", ""), -1);
+	ck_assert_int_eq(kimg_require_compare_version("1", "<", "1-2"), -1);
+	ck_assert_int_eq(kimg_require_compare_version(".1", "=", "1"), -1);
+	ck_assert_int_eq(kimg_require_compare_version("1", "==", "1"), -1);
+	ck_assert_int_eq(kimg_require_compare_version("1", "", "1"), -1);
+}
+END_TEST
+
+/* The release notes' table, both ways, at its two ends and off it. */
+START_TEST(driver_branch_table_ends)
+{
+	ck_assert_int_eq(kimg_require_driver_branch(11000), 450);
+	ck_assert_int_eq(kimg_require_driver_branch(13000), 580);
+	ck_assert_int_eq(kimg_require_driver_branch(10020), 0);
+	ck_assert_int_eq(kimg_require_branch_cuda(450), 11000);
+	ck_assert_int_eq(kimg_require_branch_cuda(580), 13000);
+	ck_assert_int_eq(kimg_require_branch_cuda(440), 0);
+	ck_assert_int_eq(kimg_require_branch_cuda(0), 0);
+}
+END_TEST
+
+/* A driver known by its branch only (from the CUDA version): a bound of
+ * whole branches is decided, one inside the branch is not; each fact a
+ * target lacks leaves its constraint unknown. */
+START_TEST(facts_known_in_part)
+{
+	char why[128];
+	ck_assert_int_eq(judge("driver>=550", 12040, "", "", "", NULL), KIMG_TRI_YES);
+	ck_assert_int_eq(judge("driver<551", 12040, "", "", "", NULL), KIMG_TRI_YES);
+	ck_assert_int_eq(judge("driver>=551", 12040, "", "", "", NULL), KIMG_TRI_NO);
+	ck_assert_int_eq(judge("driver<550", 12040, "", "", "", NULL), KIMG_TRI_NO);
+	ck_assert_int_eq(judge("driver>=550.54", 12040, "", "", "", why), KIMG_TRI_UNKNOWN);
+	ck_assert_str_eq(why, "driver>=550.54");
+	ck_assert_int_eq(judge("driver>=550", 12045, "", "", "", NULL), KIMG_TRI_UNKNOWN); /* no branch known */
+	ck_assert_int_eq(judge("driver>=550", 0, "550.54.14", "", "", NULL), KIMG_TRI_YES);
+	ck_assert_int_eq(judge("driver>550.54.14", 0, "550.54.14", "", "", why), KIMG_TRI_NO);
+	ck_assert_str_eq(why, "driver>550.54.14");
+	ck_assert_int_eq(judge("arch>=8.0", 12040, "", "", "", why), KIMG_TRI_UNKNOWN);
+	ck_assert_str_eq(why, "arch>=8.0");
+	ck_assert_int_eq(judge("arch<8.0", 12040, "", "9.0", "", NULL), KIMG_TRI_NO);
+	ck_assert_int_eq(judge("brand=tesla", 12040, "", "", "", NULL), KIMG_TRI_UNKNOWN);
+	ck_assert_int_eq(judge("brand=Tesla", 12040, "", "", "tesla", NULL), KIMG_TRI_YES);
+	ck_assert_int_eq(judge("brand!=tesla", 12040, "", "", "tesla", NULL), KIMG_TRI_NO);
+	ck_assert_int_eq(judge("brand!=tesla", 12040, "", "", "nvidia", NULL), KIMG_TRI_YES);
+	ck_assert_int_eq(judge("cuda>=12.0", 0, "", "", "", NULL), KIMG_TRI_UNKNOWN);
+	ck_assert_int_eq(judge("cuda>=12.4", 12040, "", "", "", NULL), KIMG_TRI_YES);
+	ck_assert_int_eq(judge("cuda>12.4", 12040, "", "", "", NULL), KIMG_TRI_NO);
+	ck_assert_int_eq(judge("CUDA=12.10", 12100, "", "", "", NULL), KIMG_TRI_YES);
+	/* unknown before false in one alternative: the false one decides */
+	ck_assert_int_eq(judge("arch>=8.0,cuda>=13.0", 12040, "", "", "", why), KIMG_TRI_NO);
+	ck_assert_str_eq(why, "cuda>=13.0");
+	/* a constraint of 128 bytes or more is invalid */
+	char longc[140];
+	memset(longc, '1', sizeof longc - 1);
+	memcpy(longc, "cuda>=", 6);
+	longc[sizeof longc - 1] = '\0';
+	struct kimg_require_facts f = { 12040, "", "", "" };
+	struct kimg_require_verdict v;
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_require_judge(longc, &f, &v, &err), -KIMG_EFORMAT);
+	longc[128] = '\0';
+	ck_assert_int_eq(kimg_require_judge(longc, &f, &v, &err), -KIMG_EFORMAT);
+	longc[127] = '\0'; /* 127 bytes: read, a version too large for CUDA 12.4 */
+	ck_assert_int_eq(kimg_require_judge(longc, &f, &v, &err), 0);
+	ck_assert_int_eq(v.satisfied, KIMG_TRI_NO);
+	ck_assert_int_eq(kimg_require_judge("cuda>=", &f, &v, &err), -KIMG_EFORMAT);
+	ck_assert_int_eq(kimg_require_judge(">=12", &f, &v, &err), -KIMG_EFORMAT);
+	ck_assert_int_eq(kimg_require_judge("cuda>=12,cuda>=x", &f, &v, &err), -KIMG_EFORMAT);
+	ck_assert_str_eq(err.what, "invalid constraint 'cuda>=x'");
+	ck_assert_uint_eq(err.offset, 9);
+	ck_assert_str_eq(v.decided_by, "cuda>=x");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nvidia_require");
@@ -113,6 +224,9 @@ int main(void)
 	tcase_add_test(tc, the_cuda_13_image_requirement);
 	tcase_add_test(tc, and_or_arch_and_invalid_expressions);
 	tcase_add_test(tc, compat_libraries_against_drivers);
+	tcase_add_test(tc, every_operator_on_every_pair);
+	tcase_add_test(tc, driver_branch_table_ends);
+	tcase_add_test(tc, facts_known_in_part);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -7,6 +7,7 @@
  * plain, gzip and zstd layers must not need it. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,6 +356,80 @@ START_TEST(hostile_tars_give_eformat_after_the_good_entries)
 }
 END_TEST
 
+/* A source that gives its bytes in chunks, then fails with -EIO once
+ * fail_at bytes have been handed out (as a layer file cut by a read error). */
+struct failing {
+	struct chunks c;
+	size_t fail_at;
+	bool once; /* fail one call only, then give the rest: the walk must not read on */
+	bool failed;
+};
+
+static int64_t failing_src(void *ctx, const void **buf)
+{
+	struct failing *f = ctx;
+	if (f->c.pos >= f->fail_at && !(f->once && f->failed)) {
+		f->failed = true;
+		return -EIO;
+	}
+	if (f->failed)
+		f->fail_at = f->c.n;
+	size_t left = f->fail_at - f->c.pos;
+	size_t k = f->c.n - f->c.pos < f->c.chunk ? f->c.n - f->c.pos : f->c.chunk;
+	if (k > left)
+		k = left;
+	*buf = f->c.p + f->c.pos;
+	f->c.pos += k;
+	return (int64_t)k;
+}
+
+static int stop_at_third(void *ctx, uint32_t ordinal, const struct kimg_tar_entry *e, struct kimg_tar_stream *s)
+{
+	(void)ctx; (void)e; (void)s;
+	return ordinal == 2 ? 77 : 0;
+}
+
+/* The source's own error ends the walk with its code and says where the
+ * layer could not be read, in a header, in an entry's data being read or
+ * skipped, in each form (plain, gzip, zstd), in chunks of a block or less;
+ * the entries before it are delivered, and nothing is read after it even
+ * when the source would give more. A callback's stop is returned as it is. */
+START_TEST(a_failing_source_ends_the_walk_with_its_error)
+{
+	kimg_tar_set_library("libkimg-test-absent.so.13");
+	struct tb t = reference_tar();
+	struct tb gz = compress(&t, "gzip -c -n"), zs = compress(&t, "zstd -q -c");
+	const struct tb *forms[] = { &t, &gz, &zs };
+	for (size_t f = 0; f < 3; f++) {
+		/* a cut at every 997th byte of the form's first half (past it, the
+		 * end-of-archive blocks may be all that is left), the entries
+		 * read whole and skipped */
+		for (size_t at = 0; at < forms[f]->n / 2; at += 997) {
+			for (int k = 0; k < 4; k++) {
+				uint64_t rl = k & 1 ? 1 << 17 : 0;
+				struct seen *o = calloc(1, sizeof *o);
+				o->read_len = rl;
+				struct failing src = { { forms[f]->p, forms[f]->n, 0, k & 2 ? 100 : 512, 0 }, at, k >= 2, false };
+				struct kimg_error err = { 0, 0, "" };
+				int rc = kimg_tar_stream_walk(failing_src, &src, record, o, &err);
+				ck_assert_msg(rc == -EIO, "form %zu cut at %zu: %d (%s)", f, at, rc, err.what);
+				ck_assert_int_eq(err.code, -EIO);
+				ck_assert_msg(strstr(err.what, kimg_strerror(-EIO)) != NULL, "form %zu cut at %zu: '%s'", f, at,
+					      err.what);
+				ck_assert_uint_le(o->entries, 10);
+				free(o);
+			}
+		}
+	}
+	struct chunks c = { t.p, t.n, 0, 4096, 0 };
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_tar_stream_walk(chunk_src, &c, stop_at_third, NULL, &err), 77);
+	free(t.p);
+	free(gz.p);
+	free(zs.p);
+}
+END_TEST
+
 START_TEST(huge_declared_sizes_cost_nothing)
 {
 	kimg_tar_set_library("libkimg-test-absent.so.13");
@@ -533,6 +608,7 @@ int main(void)
 	tcase_add_test(tc, plain_gzip_zstd_same_entries_any_chunking);
 	tcase_add_test(tc, hostile_tars_give_eformat_after_the_good_entries);
 	tcase_add_test(tc, huge_declared_sizes_cost_nothing);
+	tcase_add_test(tc, a_failing_source_ends_the_walk_with_its_error);
 	tcase_add_test(tc, compressed_damage);
 	tcase_add_test(tc, ten_thousand_tiny_entries);
 	tcase_add_test(tc, other_formats_need_libarchive_and_say_so);
