@@ -21,22 +21,28 @@
  * this size: nvrtc keeps its banner in .rodata (a few MB). */
 #define RELEASE_SCAN_MAX (64u << 20)
 
+/* banner_in_host_data: where CUDA 13.0's libraries keep the release banner
+ * (/usr/local/cuda/lib64, 2026-12-07): in .rodata for libnvrtc (13.0),
+ * libnvJitLink (13.0) and libcupti (13.1); in .nv_fatbin only (the PTX and
+ * cubins nvcc built) for cuBLAS, cuBLASLt, cuFFTW, cuSOLVER(Mg), cuSPARSE
+ * and cuRAND, whose .rodata is up to 46 MB (cuBLASLt) with no banner: not
+ * searched. */
 static const struct kimg_cuda_lib_kind kinds[] = {
-	{ "libcudart", "cudart", "CUDA runtime", true },
-	{ "libnvrtc", "nvrtc", "NVRTC (runtime compiler)", false },
-	{ "libnvrtc-builtins", "nvrtc-builtins", "NVRTC built-ins", false },
-	{ "libnvJitLink", "nvjitlink", "nvJitLink (JIT linker)", false },
-	{ "libcublas", "cublas", "cuBLAS", false },
-	{ "libcublasLt", "cublaslt", "cuBLASLt", false },
-	{ "libnvblas", "nvblas", "NVBLAS", false },
-	{ "libcupti", "cupti", "CUPTI", false },
-	{ "libcufft", "cufft", "cuFFT", false },
-	{ "libcufftw", "cufftw", "cuFFTW", false },
-	{ "libcusolver", "cusolver", "cuSOLVER", false },
-	{ "libcusolverMg", "cusolvermg", "cuSOLVERMg", false },
-	{ "libcusparse", "cusparse", "cuSPARSE", false },
-	{ "libcurand", "curand", "cuRAND", false },
-	{ "libnpp", "npp", "NPP", false },
+	{ "libcudart", "cudart", "CUDA runtime", true, true },
+	{ "libnvrtc", "nvrtc", "NVRTC (runtime compiler)", false, true },
+	{ "libnvrtc-builtins", "nvrtc-builtins", "NVRTC built-ins", false, true },
+	{ "libnvJitLink", "nvjitlink", "nvJitLink (JIT linker)", false, true },
+	{ "libcublas", "cublas", "cuBLAS", false, false },
+	{ "libcublasLt", "cublaslt", "cuBLASLt", false, false },
+	{ "libnvblas", "nvblas", "NVBLAS", false, false },
+	{ "libcupti", "cupti", "CUPTI", false, true },
+	{ "libcufft", "cufft", "cuFFT", false, false },
+	{ "libcufftw", "cufftw", "cuFFTW", false, false },
+	{ "libcusolver", "cusolver", "cuSOLVER", false, false },
+	{ "libcusolverMg", "cusolvermg", "cuSOLVERMg", false, false },
+	{ "libcusparse", "cusparse", "cuSPARSE", false, false },
+	{ "libcurand", "curand", "cuRAND", false, false },
+	{ "libnpp", "npp", "NPP", false, false },
 };
 
 /* soname major -> CUDA major; libraries not listed here map 1:1 when
@@ -206,6 +212,8 @@ static void read_elf(struct kimg_span bytes, struct kimg_cuda_lib *lib)
 	if (!kimg_elf_has_magic(bytes) || kimg_elf_open(bytes, &e, NULL) != 0)
 		return;
 	int vd_major = -1, vd_minor = -1, rel_major = -1, rel_minor = -1;
+	/* the banner is read only where it can decide: no minor from the file name yet */
+	bool want_release = lib->kind->banner_in_host_data && lib->cuda_minor < 0;
 	for (uint64_t i = 0; i < e.shnum; i++) {
 		struct kimg_elf_shdr h = kimg_elf_shdr(&e, i);
 		if (!kimg_elf_has_data(&e, &h))
@@ -214,7 +222,7 @@ static void read_elf(struct kimg_span bytes, struct kimg_cuda_lib *lib)
 			read_soname(&e, &h, lib->soname, sizeof lib->soname);
 		else if (h.type == KIMG_SHT_GNU_VERDEF)
 			read_verdef(&e, &h, lib->kind->stem, &vd_major, &vd_minor);
-		else if (rel_major < 0 && h.type == KIMG_SHT_PROGBITS && h.size <= RELEASE_SCAN_MAX &&
+		else if (want_release && rel_major < 0 && h.type == KIMG_SHT_PROGBITS && h.size <= RELEASE_SCAN_MAX &&
 			 strcmp(kimg_elf_section_name(&e, &h), ".rodata") == 0)
 			read_release(kimg_elf_section_bytes(&e, &h), &rel_major, &rel_minor);
 	}

@@ -18,6 +18,9 @@ struct kimg_cuda_lib_kind {
 	const char *id;           /* stable JSON name: "cudart" */
 	const char *what;         /* "CUDA runtime" */
 	bool runtime;             /* the library whose version the driver must support (cudart) */
+	bool banner_in_host_data; /* its .rodata may hold the toolkit's "Cuda compilation tools,
+	                             release X.Y" banner (the runtime, the compilers, CUPTI); the math
+	                             libraries carry it in their device code (.nv_fatbin) only */
 };
 
 struct kimg_cuda_lib {

@@ -215,9 +215,11 @@ static void sum_failures(const struct check_run *r, struct check_file *cf)
 	cf->place = place;
 }
 
-/* A CUDA library this large is identified (its version: a scan of .rodata,
- * 12 ms for cuBLASLt's 46 MB on the H200) on a helper while this thread
- * walks its modules (20 ms): the largest library is the last file to end. */
+/* A CUDA library this large whose version needs a scan of its .rodata for
+ * the release banner (NVRTC's 13 MB, nvJitLink's 9 MB; see
+ * kimg_cuda_lib_kind.banner_in_host_data) is identified on a helper while
+ * this thread walks its modules. The math libraries (cuBLASLt) are not
+ * scanned: identified here, no helper. */
 #define IDENTIFY_BESIDE_MIN ((uint64_t)32 << 20)
 
 struct lib_identity {
@@ -246,7 +248,8 @@ static void collect(const struct check_run *r, const char *path, struct kimg_spa
 	const char *base = strrchr(path, '/');
 	cf->pf = (struct probe_file){ .path = path, .walk_flags = r->walk_flags, .bytes = bytes };
 	bool beside = bytes.size >= IDENTIFY_BESIDE_MIN && probe_jobs(r->jobs) > 1 &&
-		      kimg_cuda_lib_identify(base ? base + 1 : path, kimg_span_make(NULL, 0), &li.lib);
+		      kimg_cuda_lib_identify(base ? base + 1 : path, kimg_span_make(NULL, 0), &li.lib) &&
+		      li.lib.kind->banner_in_host_data && li.lib.cuda_minor < 0;
 	if (beside) {
 		probe_input_beside(collect_file, &cf->pf, identify_lib, &li);
 	} else {

@@ -130,31 +130,32 @@ if need "$SHRINK_ON_MAP" "make BUILD=$BUILD test-programs"; then
 fi
 
 # ---- a large CUDA library: identified on a helper beside its module walk ----
-# From 32 MiB up, a CUDA library's version is read on a second thread while
-# the worker walks its modules. multi_exe named libcublasLt.so.13 and
+# From 32 MiB up, a CUDA library whose .rodata is searched for the release
+# banner (NVRTC, nvJitLink) has its version read on a second thread while
+# the worker walks its modules. multi_exe named libnvrtc.so.13 and
 # padded with zeros past its ELF contents (nothing the reader looks at
 # moves) is such a library; its modules are those of multi_exe itself.
 mkdir -p "$TMP/biglib"
-cp "$FX/multi_exe" "$TMP/biglib/libcublasLt.so.13"
-truncate -s 40M "$TMP/biglib/libcublasLt.so.13"
+cp "$FX/multi_exe" "$TMP/biglib/libnvrtc.so.13"
+truncate -s 40M "$TMP/biglib/libnvrtc.so.13"
 same_runs "large CUDA library: check" check --sm 9.0,12.0 --driver 12.4 "$TMP/biglib"
 same_runs "large CUDA library: check --json" check --json --sm 9.0 --driver 12.4 "$TMP/biglib"
 "$PROBE" check --json --sm 9.0 -j 1 "$FX/multi_exe" >"$TMP/small.json" 2>/dev/null
 run "$PROBE" check --json --sm 9.0 --driver 12.4 -j 4 "$TMP/biglib"
-expect_json "large CUDA library: named cuBLASLt 13.x, with multi_exe's modules" \
+expect_json "large CUDA library: named NVRTC 13.x, with multi_exe's modules" \
 	'(lambda f, small: (f["cuda_library"]["library"], f["cuda_library"]["cuda_version"], len(f["modules"])) ==
-	  ("cublaslt", "13.x", len(small["files"][0]["modules"])) and len(f["modules"]) > 0)(d["files"][0],
+	  ("nvrtc", "13.x", len(small["files"][0]["modules"])) and len(f["modules"]) > 0)(d["files"][0],
 	  __import__("json").load(open("'"$TMP/small.json"'")))'
 if [ -f "$SHRINK_ON_MAP" ]; then
 	for j in 1 4; do
-		cp "$FX/multi_exe" "$TMP/biglib/libcublasLt.so.13"
-		truncate -s 40M "$TMP/biglib/libcublasLt.so.13"
-		SHRINK_PATH="$TMP/biglib/libcublasLt.so.13" SHRINK_TO=4096 LD_PRELOAD="$SHRINK_ON_MAP" \
+		cp "$FX/multi_exe" "$TMP/biglib/libnvrtc.so.13"
+		truncate -s 40M "$TMP/biglib/libnvrtc.so.13"
+		SHRINK_PATH="$TMP/biglib/libnvrtc.so.13" SHRINK_TO=4096 LD_PRELOAD="$SHRINK_ON_MAP" \
 			"$PROBE" check --json --sm 9.0 -j $j "$TMP/biglib" "$tree/d00" >"$TMP/shrink/b$j" 2>"$TMP/shrink/f$j"
 		echo "exit $?" >>"$TMP/shrink/b$j"
 	done
 	if cmp -s "$TMP/shrink/b1" "$TMP/shrink/b4" && cmp -s "$TMP/shrink/f1" "$TMP/shrink/f4" &&
-		grep -qF "kimg-probe: $TMP/biglib/libcublasLt.so.13: file changed while it was read" "$TMP/shrink/f4"; then
+		grep -qF "kimg-probe: $TMP/biglib/libnvrtc.so.13: file changed while it was read" "$TMP/shrink/f4"; then
 		ok "large CUDA library cut while both threads read it: its error alone, output as -j 1"
 	else
 		fail "cut large library under -j 4 differs from -j 1 or lacks its error: $(tail -c 300 "$TMP/shrink/f4")"
@@ -251,9 +252,9 @@ expect_rc 0 "scan -j3 accepted"
 # pthread_create refused from the first call, or after 1 or 3 granted,
 # -j 4 still prints -j 1's output. The log shows the refusals happened.
 NO_THREADS=$BUILD/tests/no_threads.so
-mkdir -p "$TMP/nothreads-lib" # a helper beside the module walk (probe_input_beside), as above
-cp "$FX/multi_exe" "$TMP/nothreads-lib/libcublasLt.so.13"
-truncate -s 40M "$TMP/nothreads-lib/libcublasLt.so.13"
+mkdir -p "$TMP/nothreads-lib" # a helper beside the module walk (probe_input_beside), as above: NVRTC, whose .rodata is searched for the release banner
+cp "$FX/multi_exe" "$TMP/nothreads-lib/libnvrtc.so.13"
+truncate -s 40M "$TMP/nothreads-lib/libnvrtc.so.13"
 if [ -n "${KIMG_QEMU_USER:-}" ]; then
 	# tests/aarch64/run.sh: the probe runs under qemu-user there, and the
 	# host's no_threads.so cannot be preloaded into an aarch64 program.
@@ -295,7 +296,7 @@ elif [ -f "$NO_THREADS" ]; then
 	# of one large CUDA library: the package index and the helper beside
 	# its module walk, no worker.
 	for case in "scan --json -j 4 $FX/multi_exe:0" "scan -j 4 $TMP/nothreads-lib:0" \
-		"check --sm 9.0 -j 4 $TMP/nothreads-lib/libcublasLt.so.13:2"; do
+		"check --sm 9.0 -j 4 $TMP/nothreads-lib/libnvrtc.so.13:2"; do
 		rm -f "$TMP/refused"
 		# shellcheck disable=SC2086
 		NO_THREADS_GRANT=0 NO_THREADS_LOG=$TMP/refused LD_PRELOAD=$NO_THREADS "$PROBE" ${case%:*} >/dev/null 2>&1

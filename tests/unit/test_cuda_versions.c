@@ -181,6 +181,75 @@ START_TEST(lib_soname_from_elf)
 }
 END_TEST
 
+/* Where the release banner is read: a hand-built ELF whose .rodata holds
+ * the banner of CUDA 13.0's libnvrtc.so.13 ("Cuda compilation tools,
+ * release 13.0, V13.0.88", at 3,991,472 bytes into its .rodata). Named as
+ * that nvrtc, it gives 13.0 as the real one does; named as cuBLASLt, whose
+ * banners are in .nv_fatbin only (78 of "13.0"), the .rodata is not read and
+ * the answer is the real libcublasLt.so.13's: 13.x from the soname. A minor
+ * in the file name is never overridden by the banner. */
+#define RO_AT 64u
+#define RO_SIZE 64u
+#define RO_NAMES_AT (RO_AT + RO_SIZE)
+#define RO_SHOFF 256u
+static const char ro_names[] = "\0.shstrtab\0.rodata"; /* 19 bytes with the final NUL */
+
+static struct kimg_span rodata_elf(uint8_t *b, const char *banner)
+{
+	memset(b, 0, RO_SHOFF + 3 * 64);
+	memcpy(b, "\177ELF", 4);
+	b[4] = 2; /* ELFCLASS64 */
+	b[5] = 1; /* ELFDATA2LSB */
+	b[6] = 1;
+	put_le16(b + 16, 3);  /* ET_DYN */
+	put_le16(b + 18, 62); /* x86-64 */
+	put_le32(b + 20, 1);
+	put_le64(b + 40, RO_SHOFF);
+	put_le16(b + 52, 64);
+	put_le16(b + 58, 64);
+	put_le16(b + 60, 3);
+	put_le16(b + 62, 1);
+	memcpy(b + RO_AT + 8, banner, strlen(banner));
+	memcpy(b + RO_NAMES_AT, ro_names, sizeof ro_names);
+	uint8_t *sh = b + RO_SHOFF + 64;
+	put_le32(sh + 0, 1); /* ".shstrtab" */
+	put_le32(sh + 4, 3); /* SHT_STRTAB */
+	put_le64(sh + 24, RO_NAMES_AT);
+	put_le64(sh + 32, sizeof ro_names);
+	sh += 64;
+	put_le32(sh + 0, 11); /* ".rodata" */
+	put_le32(sh + 4, 1);  /* SHT_PROGBITS */
+	put_le64(sh + 8, 2);  /* SHF_ALLOC */
+	put_le64(sh + 24, RO_AT);
+	put_le64(sh + 32, RO_SIZE);
+	return kimg_span_make(b, RO_SHOFF + 3 * 64);
+}
+
+START_TEST(lib_release_banner)
+{
+	static uint8_t b[RO_SHOFF + 3 * 64];
+	struct kimg_span in = rodata_elf(b, "Cuda compilation tools, release 13.0, V13.0.88");
+	struct kimg_cuda_lib lib;
+	ck_assert(kimg_cuda_lib_identify("libnvrtc.so.13", in, &lib));
+	ck_assert_int_eq(lib.cuda_major, 13);
+	ck_assert_int_eq(lib.cuda_minor, 0);
+	ck_assert_str_eq(lib.source, "embedded release string");
+	ck_assert(kimg_cuda_lib_identify("libnvJitLink.so.13", in, &lib));
+	ck_assert_str_eq(lib.source, "embedded release string");
+	ck_assert(kimg_cuda_lib_identify("libcublasLt.so.13", in, &lib));
+	ck_assert_int_eq(lib.cuda_major, 13);
+	ck_assert_int_eq(lib.cuda_minor, -1);
+	ck_assert_str_eq(lib.source, "soname");
+	ck_assert(kimg_cuda_lib_identify("libcurand.so.10", in, &lib)); /* spans majors: stays unknown */
+	ck_assert_int_eq(lib.cuda_major, -1);
+	ck_assert_ptr_null(lib.source);
+	in = rodata_elf(b, "Cuda compilation tools, release 13.1, V13.1.80");
+	ck_assert(kimg_cuda_lib_identify("libnvrtc-builtins.so.13.0", in, &lib));
+	ck_assert_int_eq(lib.cuda_minor, 0);
+	ck_assert_str_eq(lib.source, "file name");
+}
+END_TEST
+
 /* kimg_cuda_version_parse: "X.Y" as --driver and the device documents
  * write it, against cuDriverGetVersion()'s numbering written out by hand
  * (1000 x major + 10 x minor). */
@@ -215,6 +284,7 @@ static Suite *versions_suite(void)
 	tcase_add_loop_test(tc, lib_rows, 0, (int)(sizeof libs / sizeof libs[0]));
 	tcase_add_test(tc, lib_from_package);
 	tcase_add_test(tc, lib_soname_from_elf);
+	tcase_add_test(tc, lib_release_banner);
 	suite_add_tcase(s, tc);
 	return s;
 }
