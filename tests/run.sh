@@ -13,11 +13,13 @@
 # tests/run.sh [-j N]: N tests side by side (KIMG_TEST_JOBS, default 1).
 # The tests are independent (each has its own scratch folder, tests/lib.bash's
 # TMP, and only reads the build). With N > 1 each test's output is kept and
-# printed in one block, "== NAME (S s)" then its lines, in the same order as
+# printed in one block, "== NAME (S s, CPU S s)" then its lines, in the same order as
 # with -j 1 whatever order they end in; the longest ones start first (their
 # times of the last run, kept in $BUILD/tests/run-times), so that no long
 # test is left to run alone at the end. With -j 1 the output streams as the
-# tests run.
+# tests run. run-times has one line a test, "WALL_MS CPU_MS NAME": CPU_MS is
+# the user + system time of the test and every process it waited for (the
+# steadier figure on a loaded machine); a full run with -j N writes it.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -61,26 +63,36 @@ for s in tests/probe/*.sh tests/shim/*.sh tests/api/*.sh tests/scripts/*.sh; do
 	add "$s" "$(limit_of "$s")" "$s"
 done
 
-# run_test I: test I under its limit; its status and milliseconds in
-# $OUTDIR/I.rc, the pid of its timeout(1) in $OUTDIR/I.pid while it runs
+# children_cpu_ms: the user + system milliseconds of this shell's waited-for
+# children so far (the second line of bash's `times`, "0m1.234s 0m0.056s")
+children_cpu_ms() {
+	local line u s
+	line=$(times | sed -n 2p)
+	read -r u s <<<"$line"
+	to_ms() { local m=${1%%m*} r=${1#*m}; r=${r%s}; echo $((10#$m * 60000 + 10#${r%.*} * 1000 + 10#${r#*.})); }
+	echo $(($(to_ms "$u") + $(to_ms "$s")))
+}
+
+# run_test I: test I under its limit; its status, wall and CPU milliseconds
+# in $OUTDIR/I.rc, the pid of its timeout(1) in $OUTDIR/I.pid while it runs
 run_test() {
-	local i=$1 rc=0 t0 cmd=("${files[$1]}")
+	local i=$1 rc=0 t0 c0 cmd=("${files[$1]}")
 	[[ ${files[i]} != *.sh ]] || cmd=(bash "${files[i]}")
-	t0=$(date +%s%N)
+	t0=$(date +%s%N) c0=$(children_cpu_ms)
 	timeout -k 10 "${limits[i]}" "${cmd[@]}" </dev/null &
 	echo $! >"$OUTDIR/$i.pid"
 	wait $! || rc=$?
 	rm -f "$OUTDIR/$i.pid"
-	echo "$rc $((($(date +%s%N) - t0) / 1000000))" >"$OUTDIR/$i.rc.tmp"
+	echo "$rc $((($(date +%s%N) - t0) / 1000000)) $(($(children_cpu_ms) - c0))" >"$OUTDIR/$i.rc.tmp"
 	mv "$OUTDIR/$i.rc.tmp" "$OUTDIR/$i.rc"
 }
 
-passed=0 failed=0 failures=() times=()
+passed=0 failed=0 failures=() times=() cpus=()
 # settle I: counts test I's status; a timeout names the test and its limit
 settle() {
-	local i=$1 name=${names[$1]} rc ms
-	read -r rc ms <"$OUTDIR/$i.rc"
-	times[i]=$ms
+	local i=$1 name=${names[$1]} rc ms cpu
+	read -r rc ms cpu <"$OUTDIR/$i.rc"
+	times[i]=$ms cpus[i]=${cpu:-0}
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "TIMEOUT $name after ${limits[i]}s"
 		name="$name(timeout)"
@@ -113,7 +125,10 @@ else
 	TIMES_FILE=$BUILD/tests/run-times
 	declare -A last=()
 	if [ -f "$TIMES_FILE" ]; then
-		while read -r ms name; do last[$name]=$ms; done <"$TIMES_FILE"
+		while read -r ms cpu name; do
+			case $cpu in *[!0-9]*) name=$cpu ;; esac # an older "WALL_MS NAME" line
+			last[$name]=$ms
+		done <"$TIMES_FILE"
 	fi
 	order=()
 	while read -r _ i; do order+=("$i"); done < <(
@@ -122,8 +137,8 @@ else
 	# show_done: prints the blocks of the tests that ended, in list order
 	show_done() {
 		while [ "$shown" -lt "$n" ] && [ -f "$OUTDIR/$shown.rc" ]; do
-			read -r _ ms <"$OUTDIR/$shown.rc"
-			echo "== ${names[shown]} ($(secs "$ms") s)"
+			read -r _ ms cpu <"$OUTDIR/$shown.rc"
+			echo "== ${names[shown]} ($(secs "$ms") s, CPU $(secs "${cpu:-0}") s)"
 			cat "$OUTDIR/$shown.out"
 			settle "$shown"
 			shown=$((shown + 1))
@@ -140,12 +155,12 @@ else
 		if [ "$(jobs -rp | wc -l)" -gt 0 ]; then wait -n; else
 			wait
 			# nothing runs and the next has no status: its runner died
-			[ -f "$OUTDIR/$shown.rc" ] || { echo "tests/run.sh: ${names[shown]} ended without a status" >>"$OUTDIR/$shown.out"; echo "1 0" >"$OUTDIR/$shown.rc"; }
+			[ -f "$OUTDIR/$shown.rc" ] || { echo "tests/run.sh: ${names[shown]} ended without a status" >>"$OUTDIR/$shown.out"; echo "1 0 0" >"$OUTDIR/$shown.rc"; }
 		fi
 		show_done
 	done
 	if [ -z "${KIMG_TESTS:-}" ] && mkdir -p "$(dirname "$TIMES_FILE")" 2>/dev/null; then
-		for ((i = 0; i < n; i++)); do echo "${times[i]} ${names[i]}"; done >"$TIMES_FILE"
+		for ((i = 0; i < n; i++)); do echo "${times[i]} ${cpus[i]} ${names[i]}"; done >"$TIMES_FILE"
 	fi
 fi
 if [ ${#failures[@]} -gt 0 ]; then echo "failed: ${failures[*]}"; fi
