@@ -63,27 +63,35 @@ for s in tests/probe/*.sh tests/shim/*.sh tests/api/*.sh tests/scripts/*.sh; do
 	add "$s" "$(limit_of "$s")" "$s"
 done
 
-# children_cpu_ms: the user + system milliseconds of this shell's waited-for
-# children so far (the second line of bash's `times`, "0m1.234s 0m0.056s")
-children_cpu_ms() {
-	local line u s
-	line=$(times | sed -n 2p)
-	read -r u s <<<"$line"
-	to_ms() { local m=${1%%m*} r=${1#*m}; r=${r%s}; echo $((10#$m * 60000 + 10#${r%.*} * 1000 + 10#${r#*.})); }
-	echo $(($(to_ms "$u") + $(to_ms "$s")))
+# children_cpu VAR: VAR = the user + system milliseconds of this shell's
+# waited-for children so far, from the second line of bash's `times`
+# ("0m1.234s 0m0.056s"), run in this shell (a subshell has children of its own)
+children_cpu() {
+	local -a t
+	local f ms=0 m r
+	times >"$OUTDIR/times.$BASHPID"
+	read -r -d '' -a t <"$OUTDIR/times.$BASHPID"
+	rm -f "$OUTDIR/times.$BASHPID"
+	for f in "${t[2]}" "${t[3]}"; do
+		m=${f%%m*} r=${f#*m} r=${r%s}
+		ms=$((ms + 10#$m * 60000 + 10#${r%.*} * 1000 + 10#${r#*.}))
+	done
+	printf -v "$1" %d "$ms"
 }
 
 # run_test I: test I under its limit; its status, wall and CPU milliseconds
 # in $OUTDIR/I.rc, the pid of its timeout(1) in $OUTDIR/I.pid while it runs
 run_test() {
-	local i=$1 rc=0 t0 c0 cmd=("${files[$1]}")
+	local i=$1 rc=0 t0 c0 c1 cmd=("${files[$1]}")
 	[[ ${files[i]} != *.sh ]] || cmd=(bash "${files[i]}")
-	t0=$(date +%s%N) c0=$(children_cpu_ms)
+	t0=$(date +%s%N)
+	children_cpu c0
 	timeout -k 10 "${limits[i]}" "${cmd[@]}" </dev/null &
 	echo $! >"$OUTDIR/$i.pid"
 	wait $! || rc=$?
 	rm -f "$OUTDIR/$i.pid"
-	echo "$rc $((($(date +%s%N) - t0) / 1000000)) $(($(children_cpu_ms) - c0))" >"$OUTDIR/$i.rc.tmp"
+	children_cpu c1
+	echo "$rc $((($(date +%s%N) - t0) / 1000000)) $((c1 - c0))" >"$OUTDIR/$i.rc.tmp"
 	mv "$OUTDIR/$i.rc.tmp" "$OUTDIR/$i.rc"
 }
 
