@@ -50,9 +50,13 @@ trap 'chmod -R u+rwx "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 # python3 on PATH is a version manager's shim (pyenv's is a shell script
 # that costs about 60 ms of CPU a call, and a script calls python3 dozens of
 # times), a link to the interpreter the shim picks now goes first on PATH.
-PY_REAL=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if [ -n "$PY_REAL" ] && [ -x "$PY_REAL" ] && [ "$PY_REAL" != "$(command -v python3)" ]; then
-	mkdir -p "$TMP/.python" && ln -s "$PY_REAL" "$TMP/.python/python3" && PATH=$TMP/.python:$PATH
+# tests/run.sh does this once for all its tests and names the python3 it
+# put first in KIMG_PYTHON3: then no python3 is started here.
+if [ -z "${KIMG_PYTHON3:-}" ] || [ "$(command -v python3)" != "$KIMG_PYTHON3" ]; then
+	PY_REAL=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	if [ -n "$PY_REAL" ] && [ -x "$PY_REAL" ] && [ "$PY_REAL" != "$(command -v python3)" ]; then
+		mkdir -p "$TMP/.python" && ln -s "$PY_REAL" "$TMP/.python/python3" && PATH=$TMP/.python:$PATH
+	fi
 fi
 
 # ---- checks and their lines ----

@@ -111,6 +111,15 @@ secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
 OUTDIR=$(mktemp -d "${TMPDIR:-/tmp}/kimg-run.XXXXXX")
 trap 'rm -rf "$OUTDIR"' EXIT
+# python3 as the interpreter itself, found once for every test (as
+# tests/lib.bash would in each: a version manager's shim in front of it
+# costs about 0.1 s of CPU a call); KIMG_PYTHON3 tells lib.bash it is done.
+PY_REAL=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -n "$PY_REAL" ] && [ -x "$PY_REAL" ] && [ "$PY_REAL" != "$(command -v python3)" ]; then
+	mkdir -p "$OUTDIR/python" && ln -s "$PY_REAL" "$OUTDIR/python/python3" && PATH=$OUTDIR/python:$PATH
+fi
+KIMG_PYTHON3=$(command -v python3)
+export PATH KIMG_PYTHON3
 # Interrupted: each running test's timeout(1) (in a process group of its
 # own, which a terminal's ^C does not reach) passes the signal to its test.
 stop_tests() {
