@@ -58,6 +58,10 @@ if [ -z "${KIMG_PYTHON3:-}" ] || [ "$(command -v python3)" != "$KIMG_PYTHON3" ];
 		mkdir -p "$TMP/.python" && ln -s "$PY_REAL" "$TMP/.python/python3" && PATH=$TMP/.python:$PATH
 	fi
 fi
+# The checks below that need only the standard library (json) run python3 -S:
+# no site module, so no .pth file of site-packages runs at each start (on
+# this project's development machine one imports certifi: 50 ms of CPU of
+# the 60 a start costs, and the probe and shim scripts start some 500).
 
 # ---- checks and their lines ----
 ok() { T_PASS=$((T_PASS + 1)); printf 'ok - %s\n' "$1"; }
@@ -215,7 +219,7 @@ expect_rc() {
 # and must be true; on failure its value is printed.
 expect_json() {
 	local what=$1 expr=$2 res
-	if res=$(python3 - "$TMP/out" "$expr" 2>&1 <<'PY'
+	if res=$(python3 -S - "$TMP/out" "$expr" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 expr = sys.argv[2]
@@ -287,7 +291,7 @@ report() {
 		echo "   kimg did not load in run $1: $(grep -m1 "cannot be preloaded" "$TMP/$1.err")"
 		return 1
 	fi
-	python3 - "$TMP/$1.jsonl" "$2" <<'PY'
+	python3 -S - "$TMP/$1.jsonl" "$2" <<'PY'
 import json, os, sys
 path, expr = sys.argv[1], sys.argv[2]
 R = []
