@@ -188,6 +188,20 @@ finish() {
 	exit $?
 }
 
+# fresh_venv DIR: a new venv with pip at DIR (its pip run as DIR/bin/python
+# -m pip); output in $TMP/venv.log, status 1 when none could be made. A copy
+# of the one make builds once ($BUILD/tests/venv, Makefile TEST_VENV):
+# python3 -m venv installing pip takes some 4 s of CPU. Its bin/pip* would
+# run the original's python (their #! line), so the copy has none.
+fresh_venv() {
+	if [ -f "$BUILD_DIR/tests/venv/pyvenv.cfg" ] && cp -a "$BUILD_DIR/tests/venv" "$1" 2>"$TMP/venv.log" &&
+		rm -f "$1"/bin/pip* && [ -x "$1/bin/python" ]; then
+		return 0
+	fi
+	rm -rf "$1"
+	python3 -m venv "$1" >"$TMP/venv.log" 2>&1
+}
+
 # ---- the stand-ins (tests/fake_cuda/fake.mk) ----
 # fake_standin FILE: the path of a stand-in make built under $BUILD (ends
 # the script with a failure when it is missing: a test never builds one).
