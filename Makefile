@@ -35,6 +35,16 @@
 # ARCH=aarch64: the cross build (packaging/arch.mk sets CC, BUILD, SHIM_MAP).
 include packaging/arch.mk
 
+# A build or make test without -j runs one job per core: the fixtures (nvcc),
+# the three builds of the sources (plain, TSan, fuzz) and the tests are
+# independent, and one at a time a cold make test took twice as long. A -j
+# on the command line wins; goals outside this list (clean, install, a
+# mutation run...) keep make's one job, as their order may matter.
+PARALLEL_GOALS := all test unit fixtures shim-tests test-programs fuzz-build wheel deb asan asan-test
+ifeq ($(filter-out $(PARALLEL_GOALS),$(or $(MAKECMDGOALS),all)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 CC ?= gcc
 PREFIX ?= /usr/local
 DESTDIR ?=
