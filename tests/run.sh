@@ -139,13 +139,18 @@ if [ "$JOBS" -eq 1 ]; then
 else
 	# launch order: longest first by the last run's times (unknown ones as
 	# listed, before the known: a new test may be a long one)
+	# A fresh build has no times yet: then those of tests/run-times.default
+	# (a warm make test's run-times, committed), or the long tests would start
+	# last in a cold make test and run alone at its end.
 	TIMES_FILE=$BUILD/tests/run-times
 	declare -A last=()
-	if [ -f "$TIMES_FILE" ]; then
+	times_in=$TIMES_FILE
+	[ -f "$times_in" ] || times_in=tests/run-times.default
+	if [ -f "$times_in" ]; then
 		while read -r ms cpu name; do
 			case $cpu in *[!0-9]*) name=$cpu ;; esac # an older "WALL_MS NAME" line
 			last[$name]=$ms
-		done <"$TIMES_FILE"
+		done <"$times_in"
 	fi
 	order=()
 	while read -r _ i; do order+=("$i"); done < <(
