@@ -35,6 +35,16 @@
 # ARCH=aarch64: the cross build (packaging/arch.mk sets CC, BUILD, SHIM_MAP).
 include packaging/arch.mk
 
+# A build or make test without -j runs one job per core: the fixtures (nvcc),
+# the three builds of the sources (plain, TSan, fuzz) and the tests are
+# independent, and one at a time a cold make test took twice as long. A -j
+# on the command line wins; goals outside this list (clean, install, a
+# mutation run...) keep make's one job, as their order may matter.
+PARALLEL_GOALS := all test unit fixtures shim-tests test-programs fuzz-build wheel deb asan asan-test
+ifeq ($(filter-out $(PARALLEL_GOALS),$(or $(MAKECMDGOALS),all)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 CC ?= gcc
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -249,10 +259,16 @@ EMPTY_SO := $(BUILD)/tests/empty.so
 $(EMPTY_SO):
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC -x c /dev/null -o $@
+# tests/scripts/wheel.sh and tests/api/python.sh install the wheel into a
+# venv of their own, each a copy of this one (tests/lib.bash fresh_venv):
+# python3 -m venv installing pip takes some 4 s of CPU, once here.
+TEST_VENV := $(BUILD)/tests/venv/pyvenv.cfg
+$(TEST_VENV):
+	rm -rf $(dir $@) && python3 -m venv $(dir $@)
 # What the scripts run besides the product, the stand-ins and the shim
 # test programs: each built here, never by a test (tests/README.md).
 .PHONY: test-programs
-test-programs: $(PROBE_AHEAD8) $(API_ASK) $(NO_THREADS) $(PROBE_TEST_PRELOADS) $(API_PY_EXT) $(EMPTY_SO)
+test-programs: $(PROBE_AHEAD8) $(API_ASK) $(NO_THREADS) $(PROBE_TEST_PRELOADS) $(API_PY_EXT) $(EMPTY_SO) $(TEST_VENV)
 test mutation mutants: test-programs
 
 # The stand-in driver, runtime and NVML, built once for every test.

@@ -50,10 +50,18 @@ trap 'chmod -R u+rwx "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 # python3 on PATH is a version manager's shim (pyenv's is a shell script
 # that costs about 60 ms of CPU a call, and a script calls python3 dozens of
 # times), a link to the interpreter the shim picks now goes first on PATH.
-PY_REAL=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if [ -n "$PY_REAL" ] && [ -x "$PY_REAL" ] && [ "$PY_REAL" != "$(command -v python3)" ]; then
-	mkdir -p "$TMP/.python" && ln -s "$PY_REAL" "$TMP/.python/python3" && PATH=$TMP/.python:$PATH
+# tests/run.sh does this once for all its tests and names the python3 it
+# put first in KIMG_PYTHON3: then no python3 is started here.
+if [ -z "${KIMG_PYTHON3:-}" ] || [ "$(command -v python3)" != "$KIMG_PYTHON3" ]; then
+	PY_REAL=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	if [ -n "$PY_REAL" ] && [ -x "$PY_REAL" ] && [ "$PY_REAL" != "$(command -v python3)" ]; then
+		mkdir -p "$TMP/.python" && ln -s "$PY_REAL" "$TMP/.python/python3" && PATH=$TMP/.python:$PATH
+	fi
 fi
+# The checks below that need only the standard library (json) run python3 -S:
+# no site module, so no .pth file of site-packages runs at each start (on
+# this project's development machine one imports certifi: 50 ms of CPU of
+# the 60 a start costs, and the probe and shim scripts start some 500).
 
 # ---- checks and their lines ----
 ok() { T_PASS=$((T_PASS + 1)); printf 'ok - %s\n' "$1"; }
@@ -117,12 +125,15 @@ json_collect() {
 	cp "$2" "$JSON_DOCS/$n" || { fail "json_collect: cannot keep $2 for the schema check"; return 0; }
 	printf '%s\t%s\t%s\n' "$1" "$JSON_DOCS/$n" "$(printf '%s' "${3:-$2}" | tr '\t\n' '  ' | head -c 300)" >>"$JSON_DOCS/list"
 }
-# json_valid SCHEMA FILE WHAT: one check, now
+# The schemas' own check against the metaschema, done once for the same
+# bytes (tests/schema_check.py)
+export KIMG_SCHEMA_CACHE=${KIMG_SCHEMA_CACHE-$BUILD_DIR/tests/schema-cache}
+# json_valid SCHEMA FILE WHAT: one check, now (status 3: jsonschema missing)
 json_valid() {
-	local res
-	if ! python3 -c 'import jsonschema' 2>/dev/null; then
-		missing python3-jsonschema "validating $3 against docs/schema/$1.schema.json"
-	elif res=$(python3 "$ROOT/tests/schema_check.py" "$1" "$2" 2>&1); then ok "$3: valid against docs/schema/$1.schema.json"
+	local res rc=0
+	res=$(python3 "$ROOT/tests/schema_check.py" "$1" "$2" 2>&1) || rc=$?
+	if [ $rc -eq 3 ]; then missing python3-jsonschema "validating $3 against docs/schema/$1.schema.json"
+	elif [ $rc -eq 0 ]; then ok "$3: valid against docs/schema/$1.schema.json"
 	else fail "$3: not valid against docs/schema/$1.schema.json" "$res"; fi
 }
 # json_collect_probe CMD...: when CMD runs kimg-probe COMMAND --json, its
@@ -145,13 +156,13 @@ json_collect_probe() {
 }
 # The collected documents, validated (from finish).
 json_finish() {
-	local res line
+	local res line rc=0
 	[ -s "$JSON_DOCS/list" ] || return 0
-	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	res=$(python3 "$ROOT/tests/schema_check.py" --manifest "$JSON_DOCS/list" 2>&1) || rc=$?
+	if [ $rc -eq 3 ]; then
 		missing python3-jsonschema "the JSON documents of this script against docs/schema/"
 		return 0
 	fi
-	res=$(python3 "$ROOT/tests/schema_check.py" --manifest "$JSON_DOCS/list" 2>&1)
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*) T_PASS=$((T_PASS + 1)); printf '%s\n' "$line" ;;
@@ -175,6 +186,20 @@ finish() {
 	if [ "$T_PASS" -eq 0 ]; then echo "FAIL - no check ran"; exit 1; fi
 	[ "$T_FAIL" -eq 0 ]
 	exit $?
+}
+
+# fresh_venv DIR: a new venv with pip at DIR (its pip run as DIR/bin/python
+# -m pip); output in $TMP/venv.log, status 1 when none could be made. A copy
+# of the one make builds once ($BUILD/tests/venv, Makefile TEST_VENV):
+# python3 -m venv installing pip takes some 4 s of CPU. Its bin/pip* would
+# run the original's python (their #! line), so the copy has none.
+fresh_venv() {
+	if [ -f "$BUILD_DIR/tests/venv/pyvenv.cfg" ] && cp -a "$BUILD_DIR/tests/venv" "$1" 2>"$TMP/venv.log" &&
+		rm -f "$1"/bin/pip* && [ -x "$1/bin/python" ]; then
+		return 0
+	fi
+	rm -rf "$1"
+	python3 -m venv "$1" >"$TMP/venv.log" 2>&1
 }
 
 # ---- the stand-ins (tests/fake_cuda/fake.mk) ----
@@ -208,7 +233,7 @@ expect_rc() {
 # and must be true; on failure its value is printed.
 expect_json() {
 	local what=$1 expr=$2 res
-	if res=$(python3 - "$TMP/out" "$expr" 2>&1 <<'PY'
+	if res=$(python3 -S - "$TMP/out" "$expr" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 expr = sys.argv[2]
@@ -280,7 +305,7 @@ report() {
 		echo "   kimg did not load in run $1: $(grep -m1 "cannot be preloaded" "$TMP/$1.err")"
 		return 1
 	fi
-	python3 - "$TMP/$1.jsonl" "$2" <<'PY'
+	python3 -S - "$TMP/$1.jsonl" "$2" <<'PY'
 import json, os, sys
 path, expr = sys.argv[1], sys.argv[2]
 R = []

@@ -158,7 +158,7 @@ for f in sm80.cubin sm90a.cubin sm100f.cubin sm120.cubin compute80.ptx compute90
 	for drv in "" 12.4; do
 		"$ASK" --json "$FX/$f" "$targets" $drv >"$TMP/api.json" 2>&1
 		"$PROBE" check --json --all --sm "$targets" ${drv:+--driver $drv} "$FX/$f" >"$TMP/probe.json" 2>/dev/null
-		res=$(python3 - "$TMP/api.json" "$TMP/probe.json" "$fields" <<'PY' 2>&1
+		res=$(python3 -S - "$TMP/api.json" "$TMP/probe.json" "$fields" <<'PY' 2>&1 # -S: json only, 50 starts
 import json, sys
 a = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
 fields = eval(sys.argv[3])

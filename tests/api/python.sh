@@ -152,10 +152,10 @@ with zipfile.ZipFile(os.path.join(sys.argv[2], "kimgtest_ext-1.0-py3-none-linux_
         z.writestr(n, b)
 PY
 V=$TMP/venv
-if ! $PY -m venv "$V" >"$TMP/venv.log" 2>&1; then
+if ! fresh_venv "$V"; then
 	fail "python3 -m venv works (python3-venv)" "$(tail -3 "$TMP/venv.log")"; finish
 fi
-out=$("$V/bin/pip" install -q --no-index --disable-pip-version-check "$WHEEL" "$TMP/whl/kimgtest_ext-1.0-py3-none-linux_x86_64.whl" 2>&1)
+out=$("$V/bin/python" -m pip install -q --no-index --disable-pip-version-check "$WHEEL" "$TMP/whl/kimgtest_ext-1.0-py3-none-linux_x86_64.whl" 2>&1)
 expect_eq "pip install --no-index of kimg's wheel and the extension's wheel into a fresh venv" "" "$out"
 vpy() { (cd "$TMP" && env -u KIMG_API_LIB -u KIMG_PROBE -u PYTHONPATH "$@"); }
 got=$(vpy "$V/bin/python" -c '

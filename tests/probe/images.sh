@@ -6,7 +6,11 @@
 # exact layer contents and the hostile cases. The oracle is the image as it
 # was built: which library each layer adds or deletes, and whether that
 # library (build/fixtures/sm80_exe: sm_80 only; multi_exe: sm_90 too) runs
-# on sm_90.
+# on sm_90. Every probe run is made twice, the second time with libarchive
+# not loadable (KIMG_LIBARCHIVE naming a library that does not exist): its
+# stdout, stderr and exit status must be the first run's, so no case here
+# depends on libarchive (sys/tar_stream.c reads plain, gzip and zstd layers;
+# tests/probe/images_native.sh has the cases that need it).
 . "$(dirname "$0")/../lib.bash" probe
 for tool in umoci skopeo zstd strace; do
 	command -v $tool >/dev/null || { fail "$tool missing: scripts/setup-debian.sh installs it"; finish; exit; }
@@ -16,7 +20,23 @@ BAD=$FX/sm80_exe GOOD=$FX/multi_exe
 # a bound per run: a hang fails its case, not the script's own limit;
 # qemu-user (make test-aarch64) runs the probe some ten times slower
 run_limit=60; [ -n "${KIMG_QEMU_USER:-}" ] && run_limit=600
-run() { run_capture timeout "$run_limit" "$@"; }
+NOLA=libkimg-test-absent.so.13 nola_runs=0 nola_diff=()
+run() {
+	run_capture timeout "$run_limit" "$@"
+	local rc1=$rc
+	KIMG_LIBARCHIVE=$NOLA timeout "$run_limit" "$@" >"$TMP/out.nola" 2>"$TMP/err.nola"
+	local rc2=$? what="${*: -1} (${*:1:$#-1})"
+	nola_runs=$((nola_runs + 1))
+	# /usr/bin/time's last line (the peak RSS) is the one line that may differ
+	if [ "$1" = /usr/bin/time ]; then
+		cmp -s <(sed '$d' "$TMP/err") <(sed '$d' "$TMP/err.nola") || nola_diff+=("stderr of $what")
+	else
+		cmp -s "$TMP/err" "$TMP/err.nola" || nola_diff+=("stderr of $what")
+	fi
+	cmp -s "$TMP/out" "$TMP/out.nola" || nola_diff+=("stdout of $what")
+	[ "$rc1" -eq "$rc2" ] || nola_diff+=("exit status of $what: $rc2, with libarchive $rc1")
+	rc=$rc1
+}
 spec() { printf '%s' "$2" >"$TMP/$1.json"; rm -rf "$TMP/$1"; $MK "$TMP/$1" "$TMP/$1.json" || fail "oci_image.py $1"; }
 
 # ---- made by the real tools: umoci layers, skopeo conversions ----
@@ -322,4 +342,11 @@ spec badman "{\"manifest_text\": \"{\\\"config\\\": 1, \\\"layers\\\": 2}\", \"i
 run "$PROBE" check --sm 9.0 "$TMP/badman"
 expect_rc 2 "a malformed manifest"
 expect_grep "manifest error named" "$TMP/err" "manifest sha256:"
+
+# every run above, again without libarchive
+if [ ${#nola_diff[@]} -eq 0 ]; then
+	ok "each of the $nola_runs probe runs again without libarchive (KIMG_LIBARCHIVE=$NOLA): the same stdout, stderr and exit status"
+else
+	fail "without libarchive, runs differ from those with it: ${#nola_diff[@]} of $nola_runs" "${nola_diff[@]:0:10}"
+fi
 finish

@@ -14,12 +14,11 @@ SHRINK_ON_MAP=$BUILD_DIR/tests/shrink_on_map.so SHRINK_ON_THREAD=$BUILD_DIR/test
 # ---- a tree of many copies, with problems in it ----
 tree=$TMP/tree
 mkdir -p "$tree"
-small=$(find "$(cd "$FX" && pwd -P)" -maxdepth 1 -type f -size -400k | sort)
+mapfile -t small < <(find "$(cd "$FX" && pwd -P)" -maxdepth 1 -type f -size -400k | sort)
 for i in $(seq -w 0 39); do
 	mkdir -p "$tree/d$i/sub"
-	for f in $small; do
-		if [ $((10#$i % 4)) -eq 0 ]; then cp "$f" "$tree/d$i/"; else ln -s "$f" "$tree/d$i/$(basename "$f")"; fi
-	done
+	# every small fixture, copied (one folder in four) or linked by its name
+	if [ $((10#$i % 4)) -eq 0 ]; then cp -t "$tree/d$i" "${small[@]}"; else ln -s -t "$tree/d$i" "${small[@]}"; fi
 	cp "$FX/multi_exe" "$tree/d$i/sub/exe$i"
 	printf 'not device code %s\n' "$i" >"$tree/d$i/sub/notes.txt"
 done

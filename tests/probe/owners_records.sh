@@ -16,7 +16,8 @@ env_with() {
 import json, sys
 n = int(sys.argv[2])
 files = ["%x" % i for i in range(n)] + ["lib/libbar.so"]
-json.dump({"name": "bar", "version": "4.5", "build": "h123_0", "files": files}, open(sys.argv[1], "w"), separators=(",", ":"))
+# dumps, not dump: the same text by the C encoder (dump to a file encodes in Python)
+open(sys.argv[1], "w").write(json.dumps({"name": "bar", "version": "4.5", "build": "h123_0", "files": files}, separators=(",", ":")))
 PY
 }
 owner_is_bar() {

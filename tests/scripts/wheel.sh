@@ -71,12 +71,12 @@ expect_eq "ELF files checked: kimg-probe, libkimg.so and libkimgapi.so" 3 "$n_el
 expect_eq "kimg/kimg-run is $BUILD/kimg-run (scripts/kimg-run, the version written in)" "" "$(cmp "$TMP/x/kimg/kimg-run" "$BUILD_DIR/kimg-run" 2>&1)"
 
 # Offline install into a fresh venv.
-if ! python3 -m venv "$TMP/venv" >"$TMP/venv.log" 2>&1; then
+if ! fresh_venv "$TMP/venv"; then
 	fail "python3 -m venv works (python3-venv, scripts/setup-debian.sh)" "$(tail -3 "$TMP/venv.log")"
 	finish; exit
 fi
 V=$TMP/venv
-out=$("$V/bin/pip" install --no-index --disable-pip-version-check "$WHEEL" 2>&1); rc=$?
+out=$("$V/bin/python" -m pip install --no-index --disable-pip-version-check "$WHEEL" 2>&1); rc=$?
 expect_eq "pip install --no-index of the wheel exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || { printf '%s\n' "$out" | tail -5; finish; exit; }
 PKG=$("$V/bin/python" -c 'import kimg, os; print(os.path.dirname(kimg.__file__))')
@@ -142,7 +142,7 @@ PY
 fi
 
 # pip install --target (no prefix at all): the library stays with the package.
-if "$V/bin/pip" install -q --no-index --disable-pip-version-check --target "$TMP/target" "$WHEEL" >/dev/null 2>&1; then
+if "$V/bin/python" -m pip install -q --no-index --disable-pip-version-check --target "$TMP/target" "$WHEEL" >/dev/null 2>&1; then
 	expect_eq "pip --target: kimg-run (PYTHONPATH=target) uses target/kimg/libkimg.so" "$TMP/target/kimg/libkimg.so" \
 		"$(env -u KIMG_LIB PYTHONPATH="$TMP/target" "$TMP/target/bin/kimg-run" --print-lib 2>&1)"
 else
@@ -155,7 +155,7 @@ fi
 
 # pip uninstall takes every installed file with it.
 before=$(cd "$V" && find . -type f | LC_ALL=C sort)
-"$V/bin/pip" uninstall -y -q kimg >/dev/null 2>&1
+"$V/bin/python" -m pip uninstall -y -q kimg >/dev/null 2>&1
 after=$(cd "$V" && find . -type f | LC_ALL=C sort)
 expect_eq "pip uninstall removes kimg-probe, kimg-run, the man pages" \
 	"./bin/kimg-probe ./bin/kimg-run ./share/man/man1/kimg-probe.1 ./share/man/man1/kimg-run.1 ./share/man/man7/libkimg.7" \
