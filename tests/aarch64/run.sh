@@ -33,6 +33,7 @@ declare -A SKIP=(
 	[runtime]="reads the programs' symbol versions (in the view they are qemu stand-ins)"
 	[stack]="its probe library is loaded by the host's python3 (an x86-64 process); its programs are not cross-built"
 	[python]="runs the host's python3 (an x86-64 process) under the library"
+	[alloc_fail]="preloads tests/probe/src/fail_alloc.c, built for the host only (an x86-64 library cannot enter the aarch64 probe)"
 	[security]="assembles a chroot with ldd's list and runs its program setuid there; the qemu stand-in and qemu are not in that root"
 )
 
