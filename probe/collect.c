@@ -161,6 +161,13 @@ static int on_module(void *ctx, const struct kimg_module_ref *ref)
 	m->size = ref->bytes.size;
 	m->section = dup_or_null(ref->section);
 	m->member = dup_or_null(ref->member);
+	if ((ref->section && !m->section) || (ref->member && !m->member)) {
+		/* a module shown without its section or member would be a
+		 * different module: said instead, and not judged */
+		m->error = (char *)module_no_memory;
+		c->problems++;
+		return 0;
+	}
 	switch (ref->kind) {
 	case KIMG_INPUT_FATBIN:
 		c->problems += collect_images(m, ref);

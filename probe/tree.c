@@ -149,6 +149,8 @@ static bool entry_item(struct tree *t, int dfd, const struct node *nd, const str
 		it->kind = ITEM_DIR;
 		it->dir = node_new(it->path, nd->depth + 1);
 		it->path = NULL;
+		if (!it->dir)
+			*short_of_memory = true; /* a directory dropped: said, not lost */
 		return it->dir != NULL;
 	}
 	if (type == DT_REG && v->want_file(v->ctx, dfd, e->name, it->path)) {
@@ -162,6 +164,7 @@ dangling:
 	it->kind = ITEM_DANGLING;
 	it->problem = errno_text(errno);
 	if (!it->problem) {
+		*short_of_memory = true;
 		free(it->path);
 		return false;
 	}
@@ -170,6 +173,7 @@ problem:
 	it->kind = ITEM_PROBLEM;
 	it->problem = errno_text(errno);
 	if (!it->problem) {
+		*short_of_memory = true;
 		free(it->path);
 		return false;
 	}
