@@ -147,14 +147,18 @@ static void count_package(struct check_state *s, const struct kimg_pkg *pkg, con
 	if (s->n_deferred == s->cap_deferred) {
 		size_t cap = s->cap_deferred ? s->cap_deferred * 2 : 4;
 		struct package_count *p = realloc(s->deferred, cap * sizeof *p);
-		if (!p)
-			return; /* out of memory: the file is left out of the table */
+		if (!p) {
+			s->extras.short_of_memory = true; /* the file left out of the table: said at the end */
+			return;
+		}
 		s->deferred = p;
 		s->cap_deferred = cap;
 	}
 	struct package_count *c = &s->deferred[s->n_deferred];
-	if ((c->path = strdup(path)) == NULL)
+	if ((c->path = strdup(path)) == NULL) {
+		s->extras.short_of_memory = true;
 		return;
+	}
 	s->n_deferred++;
 	c->has_pkg = pkg != NULL;
 	if (pkg)
@@ -264,6 +268,7 @@ static void check_job_end(void *ctx, struct probe_out *job)
 		t->by_outcome[i] += ct->by_outcome[i];
 	s->extras.libs += c->extras.libs;
 	s->extras.libs_need_driver += c->extras.libs_need_driver;
+	s->extras.short_of_memory |= c->extras.short_of_memory;
 	for (size_t i = 0; i < c->n_deferred; i++) {
 		const struct package_count *p = &c->deferred[i];
 		probe_extras_count(&s->extras, p->has_pkg ? &p->pkg : NULL, p->path, p->modules, p->cannot, p->libs_need_driver, p->advice);
@@ -406,6 +411,10 @@ int probe_cmd_check(int argc, char **argv)
 	probe_walk(args.paths, args.n_paths, &w);
 	if (s.run.pending && !end_asking(&s))
 		goto out;
+	if (s.extras.short_of_memory)
+		probe_input_unreadable(&s.out, "(packages)",
+				       "out of memory: files went without their package, or without a row in the page by package",
+				       false);
 	status = s.out.errors ? PROBE_EXIT_ERROR
 		 : s.totals.cannot || s.extras.libs_need_driver || s.totals.image_refusals ? PROBE_EXIT_FAIL : PROBE_EXIT_OK;
 	check_render_end(&s.out, &s.run, &s.totals, &s.extras, s.place, status);

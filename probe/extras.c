@@ -12,6 +12,7 @@ void probe_extras_init(struct probe_extras *x)
 	memset(x, 0, sizeof *x);
 	const char *dpkg = getenv("KIMG_DPKG_DIR");
 	x->owners = kimg_owners_new(dpkg ? (dpkg[0] ? dpkg : NULL) : "/var/lib/dpkg");
+	x->short_of_memory = x->owners == NULL;
 }
 
 void probe_extras_free(struct probe_extras *x)
@@ -283,8 +284,10 @@ void probe_extras_count(struct probe_extras *x, const struct kimg_pkg *pkg, cons
 		if (x->n_groups == x->cap_groups) {
 			size_t nc = x->cap_groups ? x->cap_groups * 2 : 16;
 			struct probe_pkg_group *v = realloc(x->groups, nc * sizeof *v);
-			if (!v)
+			if (!v) {
+				x->short_of_memory = true;
 				return;
+			}
 			x->groups = v;
 			x->cap_groups = nc;
 		}

@@ -27,6 +27,9 @@ struct probe_extras {
 	unsigned long libs, libs_need_driver, libs_minor_compat;
 	struct probe_pkg_group *groups;
 	size_t n_groups, cap_groups;
+	/* An owner index or a by-package row lost for want of memory: the
+	 * command says so (check: one "(packages)" error, exit 2). */
+	bool short_of_memory;
 };
 
 /* dpkg_dir: /var/lib/dpkg unless KIMG_DPKG_DIR says otherwise ("" turns
