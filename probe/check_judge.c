@@ -28,6 +28,14 @@ bool check_run_targets(struct check_run *r)
 	return true;
 }
 
+bool check_run_places(const struct check_run *r)
+{
+	for (int t = 0; t < r->n_targets; t++)
+		if (r->targets[t].group)
+			return true;
+	return false;
+}
+
 static void free_fixes(struct check_row *rows, size_t n)
 {
 	for (size_t i = 0; rows && i < n; i++) {
@@ -188,10 +196,7 @@ static void tally(struct check_file *cf, const struct probe_module *m, const str
 static void sum_failures(const struct check_run *r, struct check_file *cf)
 {
 	size_t nt = (size_t)r->n_targets;
-	bool grouped = false;
-	for (size_t t = 0; t < nt && !grouped; t++)
-		grouped = r->targets[t].group != NULL;
-	struct probe_place_row *place = grouped ? calloc(nt, sizeof *place) : NULL;
+	struct probe_place_row *place = check_run_places(r) ? calloc(nt, sizeof *place) : NULL;
 	for (size_t t = 0; place && cf->is_lib && t < nt; t++) {
 		struct kimg_runtime_verdict lv;
 		probe_cuda_lib_judge(&cf->lib, r->targets[t].dev.driver_version, &lv);

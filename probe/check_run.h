@@ -38,6 +38,8 @@ struct check_run {
 /* The targets once known (waits at the gate): false when asking failed,
  * and the run is called off. */
 bool check_run_targets(struct check_run *r);
+/* Is "Where it may run" written: is some target a cluster's group? */
+bool check_run_places(const struct check_run *r);
 /* "9.0", "9.0 (H100)", "9.0 (GPU 0 NVIDIA H200)" */
 void check_target_label(const struct probe_target *t, char *buf, size_t size);
 int check_label_width(const struct probe_target *t, int n);

@@ -215,10 +215,7 @@ static void check_image(void *ctx, const struct probe_image_info *img)
 	if (!check_run_targets(&s->run))
 		return;
 	s->totals.images++;
-	bool grouped = false;
-	for (int k = 0; k < r->n_targets && !grouped; k++)
-		grouped = r->targets[k].group != NULL;
-	struct probe_place_row *rows = grouped ? calloc((size_t)r->n_targets, sizeof *rows) : NULL;
+	struct probe_place_row *rows = check_run_places(r) ? calloc((size_t)r->n_targets, sizeof *rows) : NULL;
 	if (rows) {
 		probe_image_place(img, r->targets, r->n_targets, rows);
 		add_place(&s->place, rows, r->n_targets);

@@ -72,11 +72,15 @@ unsigned probe_image_requirements(const struct probe_image_info *img, const char
 	return n;
 }
 
-static void facts_of(const struct probe_target *t, struct kimg_require_facts *f)
+/* expr judged against what kimg knows of target t (kimg_require_judge). */
+static int judge_on(const char *expr, const struct probe_target *t, struct kimg_require_verdict *v,
+		    struct kimg_error *err)
 {
-	memset(f, 0, sizeof *f);
-	f->cuda_version = t->dev.driver_version;
-	kimg_arch_format_cc(t->dev.cc, f->arch, sizeof f->arch);
+	struct kimg_require_facts f;
+	memset(&f, 0, sizeof f);
+	f.cuda_version = t->dev.driver_version;
+	kimg_arch_format_cc(t->dev.cc, f.arch, sizeof f.arch);
+	return kimg_require_judge(expr, &f, v, err);
 }
 
 static const char *tri_name(enum kimg_tri t, bool no_driver)
@@ -98,11 +102,9 @@ void probe_image_place(const struct probe_image_info *img, const struct probe_ta
 	unsigned n = probe_image_requirements(img, names, exprs, legacy, REQ_MAX);
 	for (unsigned r = 0; r < n; r++)
 		for (int k = 0; k < n_targets; k++) {
-			struct kimg_require_facts f;
 			struct kimg_require_verdict v;
 			struct kimg_error err = { 0, 0, "" };
-			facts_of(&t[k], &f);
-			int rc = kimg_require_judge(exprs[r], &f, &v, &err);
+			int rc = judge_on(exprs[r], &t[k], &v, &err);
 			if (rc == 0 && v.satisfied != KIMG_TRI_NO)
 				continue;
 			/* the container never starts there: nothing in it runs */
@@ -148,14 +150,12 @@ unsigned long probe_image_text_facts(FILE *out, const struct probe_image_info *i
 		fprintf(out, "  requirement (NVIDIA container toolkit): %s%s\n", exprs[r] == legacy ? "legacy image, " : "",
 			probe_esc(&e, exprs[r] == legacy ? legacy : names[r]));
 		for (int k = 0; k < n_targets; k++) {
-			struct kimg_require_facts f;
 			struct kimg_require_verdict v;
 			struct kimg_error err = { 0, 0, "" };
 			char cc[16], drv[16] = "";
-			facts_of(&t[k], &f);
 			kimg_arch_format_cc(t[k].dev.cc, cc, sizeof cc);
 			probe_format_cuda_version(t[k].dev.driver_version, drv, sizeof drv);
-			int rc = kimg_require_judge(exprs[r], &f, &v, &err);
+			int rc = judge_on(exprs[r], &t[k], &v, &err);
 			bool no_driver = !t[k].dev.driver_version;
 			fprintf(out, "    %s%s%s%s: ", cc, drv[0] ? " (driver CUDA " : "", drv, drv[0] ? ")" : "");
 			if (rc < 0) {
@@ -267,13 +267,11 @@ unsigned long probe_image_json_facts(struct kimg_json *j, const struct probe_ima
 		kimg_json_key(j, "verdicts");
 		kimg_json_begin_array(j);
 		for (int k = 0; t && k < n_targets; k++) {
-			struct kimg_require_facts f;
 			struct kimg_require_verdict v;
 			struct kimg_error err = { 0, 0, "" };
 			char cc[16];
-			facts_of(&t[k], &f);
 			kimg_arch_format_cc(t[k].dev.cc, cc, sizeof cc);
-			int rc = kimg_require_judge(exprs[r], &f, &v, &err);
+			int rc = judge_on(exprs[r], &t[k], &v, &err);
 			kimg_json_begin_object(j);
 			kimg_json_kv_string(j, "sm", cc);
 			kimg_json_kv_string(j, "verdict", rc < 0 ? "invalid" : tri_name(v.satisfied, !t[k].dev.driver_version));
