@@ -18,9 +18,6 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* A module's images: room for 2 at first (cuBLASLt's 2,782 modules hold
- * 5,737, 2.06 each), then doubled. Room for 8 spread a large scan's heap
- * over 2.3 MB, and the page faults on it were a third of the scan's. */
 /* The module's problem: at most 159 bytes, as snprintf into 160 writes. */
 static const char module_no_memory[] = "out of memory";
 static void module_fail(struct probe_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -38,6 +35,9 @@ static void module_fail(struct probe_module *m, const char *fmt, ...)
 		m->error = (char *)module_no_memory;
 }
 
+/* A module's images: room for 2 at first (cuBLASLt's 2,782 modules hold
+ * 5,737, 2.06 each), then doubled. Room for 8 spread a large scan's heap
+ * over 2.3 MB, and the page faults on it were a third of the scan's. */
 static struct kimg_image *push_image(struct probe_module *m)
 {
 	if (m->n_imgs == m->cap_imgs) {
