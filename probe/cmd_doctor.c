@@ -89,12 +89,16 @@ static struct doc_file *new_file(struct doctor *d)
 	return f;
 }
 
+static double now_s(void);
+
 /* The GPUs are known from here on: the asking thread joined, once. */
 static void doctor_await_gpus(struct doctor *d)
 {
 	if (d->gpus_pending) {
+		double t0 = now_s();
 		probe_thread_join(d->gpus_pending);
 		d->gpus_pending = NULL;
+		d->gpus_waited_s = now_s() - t0;
 	}
 }
 
@@ -270,6 +274,7 @@ struct gpu_query {
 	struct doctor *d;
 	struct kimg_gpu_inventory *inv;
 	bool ask_driver;               /* no --sm: the targets are this machine's GPUs */
+	double asked_s;                /* how long the asking took (KIMG_DOCTOR_TIMING) */
 	struct probe_thread thread;
 };
 
@@ -277,6 +282,7 @@ static void *gpu_query_run(void *arg)
 {
 	struct gpu_query *q = arg;
 	struct doctor *d = q->d;
+	double t0 = now_s();
 	kimg_gpu_inventory_read(q->inv);
 	if (q->ask_driver && q->inv->cuda_count > 0) {
 		d->targets = calloc((size_t)q->inv->cuda_count, sizeof *d->targets);
@@ -289,6 +295,7 @@ static void *gpu_query_run(void *arg)
 			d->n_targets++;
 		}
 	}
+	q->asked_s = now_s() - t0;
 	return NULL;
 }
 
@@ -343,7 +350,7 @@ int probe_cmd_doctor(int argc, char **argv)
 	}
 	probe_extras_init(&d.extras);
 	/* the targets: this machine's GPUs with their driver (gpu_query), or --sm */
-	struct gpu_query q = { &d, &inv, !sm_list, { 0 } };
+	struct gpu_query q = { .d = &d, .inv = &inv, .ask_driver = !sm_list };
 	probe_thread_create(&q.thread, gpu_query_run, &q, PROBE_THREAD_INLINE_AT_JOIN);
 	bool py_failed = false;
 	if (args.n_paths == 0) {
@@ -374,18 +381,24 @@ int probe_cmd_doctor(int argc, char **argv)
 				  .skip_file = skip_by_name };
 	bool json = d.out.json;
 	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
+	double at[6];
+	at[0] = now_s();
 	if (have_py)
 		probe_walk(py.paths, py.n_paths, &w);
 	else
 		probe_walk(args.paths, args.n_paths, &w);
 	doctor_await_gpus(&d);
+	at[1] = now_s();
 	add_system_libs(&d);
+	at[2] = now_s();
 	if (have_py)
 		probe_doctor_tools(&d, py.paths, py.n_paths);
 	else
 		probe_doctor_tools(&d, args.paths, args.n_paths);
+	at[3] = now_s();
 	probe_doctor_caches(&d);
 	probe_doctor_switches(&d);
+	at[4] = now_s();
 	unsigned long cannot = 0, libs_bad = 0;
 	for (size_t i = 0; i < d.n_files; i++) {
 		struct doc_file *f = &d.files[i];
@@ -423,6 +436,15 @@ int probe_cmd_doctor(int argc, char **argv)
 	else
 		probe_doctor_text(&d, &inv, have_py ? &py : NULL, groups, n_groups, &tot);
 	fflush(stdout);
+	if (getenv("KIMG_DOCTOR_TIMING")) {
+		at[5] = now_s();
+		fprintf(stderr,
+			"kimg-probe doctor: timing (s): python %.3f, walk %.3f (of which waiting for the GPUs %.3f; "
+			"asking them %.3f on their thread), system libraries %.3f, toolchains %.3f, caches %.3f, "
+			"page %.3f, total %.3f\n",
+			at[0] - t0, at[1] - at[0], d.gpus_waited_s, q.asked_s, at[2] - at[1], at[3] - at[2],
+			at[4] - at[3], at[5] - at[4], at[5] - t0);
+	}
 	for (size_t k = 0; groups && k < n_groups; k++)
 		free(groups[k].files);
 	free(groups);

@@ -155,6 +155,7 @@ struct doctor {
 	 * the walk lists and reads while the driver starts, and the first
 	 * file to be judged waits for it (doctor_await_gpus). */
 	struct probe_thread *gpus_pending;
+	double gpus_waited_s;          /* time spent waiting for it (KIMG_DOCTOR_TIMING) */
 	struct doc_file *files;
 	size_t n_files, cap_files;
 	unsigned long errors_before;
