@@ -266,37 +266,73 @@ static void add_system_libs(struct doctor *d)
 }
 
 
-/* The GPUs asked (NVML's readings, then the driver's: dlopen and cuInit,
- * 0.3 s and more on a cold machine) on a thread of their own while this
- * one asks Python for its sys.path (an interpreter start); joined before
- * the walk, which judges against them. */
-struct gpu_query {
+/* While this thread reads the Python environment and walks it, three
+ * helpers run on threads of their own, because each mostly waits (the
+ * driver's start is 0.3 s and more on a cold machine, NVML's start as
+ * long, each toolchain's --version a process start):
+ *   targets   the driver's devices, which the first file judged waits for
+ *             (doctor_await_gpus); no NVML, so that wait is cuInit's only;
+ *   readings  the page's readings of each GPU (the driver's and NVML's);
+ *   tools     the toolchains found and asked their --version.
+ * The last two are joined before their results are used. */
+struct doctor_helpers {
 	struct doctor *d;
 	struct kimg_gpu_inventory *inv;
-	bool ask_driver;               /* no --sm: the targets are this machine's GPUs */
-	double asked_s;                /* how long the asking took (KIMG_DOCTOR_TIMING) */
-	struct probe_thread thread;
+	char *const *dirs;             /* where Triton's ptxas is looked for */
+	int n_dirs;
+	double targets_s, readings_s, tools_s; /* how long each took (KIMG_DOCTOR_TIMING) */
+	struct probe_thread targets, readings, tools;
+	bool readings_started, tools_started;
 };
 
-static void *gpu_query_run(void *arg)
+static void *ask_targets(void *arg)
 {
-	struct gpu_query *q = arg;
-	struct doctor *d = q->d;
+	struct doctor_helpers *h = arg;
+	struct doctor *d = h->d;
 	double t0 = now_s();
-	kimg_gpu_inventory_read(q->inv);
-	if (q->ask_driver && q->inv->cuda_count > 0) {
-		d->targets = calloc((size_t)q->inv->cuda_count, sizeof *d->targets);
-		struct kimg_device devs[KIMG_GPU_READINGS_MAX];
-		struct kimg_driver_info info;
-		int n = d->targets ? kimg_driver_query(&info, devs, KIMG_GPU_READINGS_MAX, NULL) : -1;
-		for (int t = 0; t < n && t < q->inv->cuda_count; t++) {
+	struct kimg_device devs[KIMG_GPU_READINGS_MAX];
+	struct kimg_driver_info info;
+	int n = kimg_driver_devices(&info, devs, KIMG_GPU_READINGS_MAX, NULL);
+	if (n > 0 && (d->targets = calloc((size_t)n, sizeof *d->targets)) != NULL)
+		for (int t = 0; t < n; t++) {
 			d->targets[t].dev = devs[t];
 			d->targets[t].named = true;
 			d->n_targets++;
 		}
-	}
-	q->asked_s = now_s() - t0;
+	h->targets_s = now_s() - t0;
 	return NULL;
+}
+
+static void *ask_readings(void *arg)
+{
+	struct doctor_helpers *h = arg;
+	double t0 = now_s();
+	kimg_gpu_inventory_read(h->inv);
+	h->readings_s = now_s() - t0;
+	return NULL;
+}
+
+static void *ask_tools(void *arg)
+{
+	struct doctor_helpers *h = arg;
+	double t0 = now_s();
+	probe_doctor_tools_find(&h->d->tools, h->dirs, h->n_dirs);
+	h->tools_s = now_s() - t0;
+	return NULL;
+}
+
+static void join_readings(struct doctor_helpers *h)
+{
+	if (h->readings_started)
+		probe_thread_join(&h->readings);
+	h->readings_started = false;
+}
+
+static void join_tools(struct doctor_helpers *h)
+{
+	if (h->tools_started)
+		probe_thread_join(&h->tools);
+	h->tools_started = false;
 }
 
 static double now_s(void)
@@ -349,9 +385,14 @@ int probe_cmd_doctor(int argc, char **argv)
 		goto out_args;
 	}
 	probe_extras_init(&d.extras);
-	/* the targets: this machine's GPUs with their driver (gpu_query), or --sm */
-	struct gpu_query q = { .d = &d, .inv = &inv, .ask_driver = !sm_list };
-	probe_thread_create(&q.thread, gpu_query_run, &q, PROBE_THREAD_INLINE_AT_JOIN);
+	/* The helpers (struct doctor_helpers): the GPUs asked while Python is. */
+	struct doctor_helpers h = { .d = &d, .inv = &inv };
+	if (!sm_list) {
+		probe_thread_create(&h.targets, ask_targets, &h, PROBE_THREAD_INLINE_AT_JOIN);
+		d.gpus_pending = &h.targets;
+	}
+	probe_thread_create(&h.readings, ask_readings, &h, PROBE_THREAD_INLINE_AT_JOIN);
+	h.readings_started = true;
 	bool py_failed = false;
 	if (args.n_paths == 0) {
 		if (probe_python_env(python, &py, pyerr, sizeof pyerr) == 0)
@@ -359,21 +400,18 @@ int probe_cmd_doctor(int argc, char **argv)
 		else
 			py_failed = true;
 	}
-	/* With --sm the targets are parsed here, after the asking; else the
-	 * walk begins while the driver starts (cuInit: 0.3 s and more), and
-	 * the first file judged waits for it. */
-	if (sm_list || py_failed)
-		probe_thread_join(&q.thread);
-	else
-		d.gpus_pending = &q.thread;
+	if (py_failed) {
+		fprintf(stderr, "kimg-probe doctor: %s: give the directories to check, or --python PATH\n", pyerr);
+		goto out;
+	}
+	h.dirs = have_py ? py.paths : args.paths;
+	h.n_dirs = have_py ? py.n_paths : args.n_paths;
+	probe_thread_create(&h.tools, ask_tools, &h, PROBE_THREAD_INLINE_AT_JOIN);
+	h.tools_started = true;
 	if (sm_list) {
 		char *lists[1] = { (char *)sm_list };
 		if ((d.n_targets = probe_parse_targets(lists, 1, driver, &d.targets)) < 0)
 			goto out;
-	}
-	if (py_failed) {
-		fprintf(stderr, "kimg-probe doctor: %s: give the directories to check, or --python PATH\n", pyerr);
-		goto out;
 	}
 	/* out: its thread count lists the directories on several threads
 	 * (the head of every file read there); the files are judged here. */
@@ -383,18 +421,14 @@ int probe_cmd_doctor(int argc, char **argv)
 	d.out.json = false; /* unreadable inputs: stderr lines only, the page counts them */
 	double at[6];
 	at[0] = now_s();
-	if (have_py)
-		probe_walk(py.paths, py.n_paths, &w);
-	else
-		probe_walk(args.paths, args.n_paths, &w);
+	probe_walk(h.dirs, h.n_dirs, &w);
 	doctor_await_gpus(&d);
 	at[1] = now_s();
 	add_system_libs(&d);
 	at[2] = now_s();
-	if (have_py)
-		probe_doctor_tools(&d, py.paths, py.n_paths);
-	else
-		probe_doctor_tools(&d, args.paths, args.n_paths);
+	join_tools(&h);
+	probe_doctor_tools_judge(&d);
+	join_readings(&h);
 	at[3] = now_s();
 	probe_doctor_caches(&d);
 	probe_doctor_switches(&d);
@@ -439,16 +473,19 @@ int probe_cmd_doctor(int argc, char **argv)
 	if (getenv("KIMG_DOCTOR_TIMING")) {
 		at[5] = now_s();
 		fprintf(stderr,
-			"kimg-probe doctor: timing (s): python %.3f, walk %.3f (of which waiting for the GPUs %.3f; "
-			"asking them %.3f on their thread), system libraries %.3f, toolchains %.3f, caches %.3f, "
-			"page %.3f, total %.3f\n",
-			at[0] - t0, at[1] - at[0], d.gpus_waited_s, q.asked_s, at[2] - at[1], at[3] - at[2],
-			at[4] - at[3], at[5] - at[4], at[5] - t0);
+			"kimg-probe doctor: timing (s): python %.3f, walk %.3f (of which waiting for the GPUs %.3f), "
+			"system libraries %.3f, toolchains and readings joined %.3f, caches %.3f, page %.3f, "
+			"total %.3f; on their threads: driver's devices %.3f, GPU readings %.3f, toolchains %.3f\n",
+			at[0] - t0, at[1] - at[0], d.gpus_waited_s, at[2] - at[1], at[3] - at[2], at[4] - at[3],
+			at[5] - at[4], at[5] - t0, h.targets_s, h.readings_s, h.tools_s);
 	}
 	for (size_t k = 0; groups && k < n_groups; k++)
 		free(groups[k].files);
 	free(groups);
 out:
+	doctor_await_gpus(&d);
+	join_tools(&h);
+	join_readings(&h);
 	for (size_t i = 0; i < d.n_files; i++)
 		free(d.files[i].path);
 	free(d.files);

@@ -192,9 +192,11 @@ void probe_doctor_text(struct doctor *d, const struct kimg_gpu_inventory *inv, c
 /* doctor_tools.c: Triton's ptxas (under each of the `n` directories:
  * sys.path or the DIRs), the ptxas and nvcc on PATH and in the toolkit
  * directories ($KIMG_TOOLKIT_DIRS, colon-separated, else /usr/local/cuda*),
- * each asked --version and judged against d->targets; and the CUDA
- * switches set in the environment. */
-void probe_doctor_tools(struct doctor *d, char *const *dirs, int n);
+ * each asked --version (_find: no GPU needed, so it runs beside the
+ * walk) and judged against d->targets (_judge); and the CUDA switches set
+ * in the environment. */
+void probe_doctor_tools_find(struct doc_tools *tools, char *const *dirs, int n);
+void probe_doctor_tools_judge(struct doctor *d);
 void probe_doctor_switches(struct doctor *d);
 /* doctor_caches.c: every JIT cache, every file with device code in it
  * judged against d->targets as check judges it. */

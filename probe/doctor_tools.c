@@ -299,9 +299,10 @@ static void make_fix(struct doctor *d, struct doc_tool *t)
 		snprintf(t->fix, sizeof t->fix, "install a CUDA toolkit of %s or newer to build for these GPUs", need);
 }
 
-void probe_doctor_tools(struct doctor *d, char *const *dirs, int n)
+/* Found and asked for their --version: needs no GPU, so it runs while the
+ * GPUs are asked and the environment walked (cmd_doctor.c). */
+void probe_doctor_tools_find(struct doc_tools *tools, char *const *dirs, int n)
 {
-	struct doc_tools *tools = &d->tools;
 	const char *override = getenv("TRITON_PTXAS_PATH");
 	memset(tools, 0, sizeof *tools);
 	if (override && *override)
@@ -314,6 +315,14 @@ void probe_doctor_tools(struct doctor *d, char *const *dirs, int n)
 		if (run_version(t->path, out, sizeof out, t->error, sizeof t->error) == 0 &&
 		    (t->release = parse_release(out)) == 0)
 			snprintf(t->error, sizeof t->error, "--version names no CUDA release");
+	}
+}
+
+void probe_doctor_tools_judge(struct doctor *d)
+{
+	struct doc_tools *tools = &d->tools;
+	for (size_t i = 0; i < tools->n; i++) {
+		struct doc_tool *t = &tools->v[i];
 		for (int k = 0; t->release && k < d->n_targets && k < 64; k++) {
 			int first = 0;
 			if (!release_targets(t->release, t->kind, d->targets[k].dev.cc.sm, &first)) {

@@ -123,10 +123,11 @@ static int cu_failed(struct kimg_error *err, int code, const char *call, int rc)
 	return kimg_error_set(err, code, 0, "%s failed: error %d%s", call, rc, hint);
 }
 
-int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
-		      struct kimg_error *err)
+/* kimg_driver_query's answer into info (zeroed by the caller) and devs;
+ * the release (NVML, else procfs) only when asked. */
+static int query_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap, bool ask_release,
+			 struct kimg_error *err)
 {
-	memset(info, 0, sizeof *info);
 	const struct kimg_cu_api *api;
 	int rc = kimg_driver_api_load(&api, err);
 	if (rc < 0)
@@ -134,9 +135,11 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 	if ((rc = api->cuDriverGetVersion(&info->cuda_version)) != 0)
 		return cu_failed(err, -ENODEV, "cuDriverGetVersion", rc);
 	info->max_ptx_isa = kimg_driver_max_ptx_isa(info->cuda_version);
-	release_from_nvml(info->release, sizeof info->release);
-	if (!info->release[0])
-		release_from_proc(info->release, sizeof info->release);
+	if (ask_release) {
+		release_from_nvml(info->release, sizeof info->release);
+		if (!info->release[0])
+			release_from_proc(info->release, sizeof info->release);
+	}
 	if ((rc = api->cuInit(0)) != 0)
 		return cu_failed(err, -ENODEV, "cuInit", rc);
 	if ((rc = api->cuDeviceGetCount(&info->device_count)) != 0)
@@ -162,6 +165,20 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 		set_jit_env(d);
 	}
 	return (int)n;
+}
+
+int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
+		      struct kimg_error *err)
+{
+	memset(info, 0, sizeof *info);
+	return query_devices(info, devs, cap, true, err);
+}
+
+int kimg_driver_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
+			struct kimg_error *err)
+{
+	memset(info, 0, sizeof *info);
+	return query_devices(info, devs, cap, false, err);
 }
 
 int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, struct kimg_error *err)

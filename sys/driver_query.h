@@ -35,6 +35,12 @@ struct kimg_driver_info {
 int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
 		      struct kimg_error *err);
 
+/* kimg_driver_query less the release (info->release left ""): NVML is not
+ * started, so a caller that wants only the devices does not wait for it
+ * (doctor's targets, asked beside the page's own NVML readings). */
+int kimg_driver_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
+			struct kimg_error *err);
+
 /* The GPUs `check --sm native` judges for: kimg_driver_query's answer,
  * without cuInit (a quarter of a second and more) where NVML gives the
  * same one (kimg_nvml_uniform_gpus) and libcuda its version; else, or
