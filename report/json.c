@@ -218,7 +218,7 @@ static size_t prefix_into(struct kimg_json *j, char *buf)
 /* Whether none of the 8 bytes of x needs escaping (is_plain of each):
  * no byte below 0x20, none at 0x7f or above, no '"', no '\\'. Each test
  * is exact about whether such a byte exists, whatever the byte order. */
-static bool is_plain_word(uint64_t x)
+static inline bool is_plain_word(uint64_t x)
 {
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	uint64_t quote = x ^ (ones * '"'), slash = x ^ (ones * '\\');
@@ -237,17 +237,35 @@ static size_t quoted_into(char *buf, size_t pos, const char *s, size_t n)
 		return 0;
 	char *d = buf + pos + 1;
 	size_t i = 0;
+	uint64_t x;
 	for (; n - i >= 8; i += 8) {
-		uint64_t x;
 		memcpy(&x, s + i, 8);
 		if (!is_plain_word(x))
 			return 0;
 		memcpy(d + i, &x, 8);
 	}
-	for (; i < n; i++) {
-		if (!is_plain((unsigned char)s[i]))
+	/* The rest without a loop over bytes: the last 8 (or two times 4)
+	 * bytes again, overlapping what is done (most keys and values are
+	 * short: "kind", "arch", "sm_90", "stored_size"). */
+	if (i < n && n >= 8) {
+		memcpy(&x, s + n - 8, 8);
+		if (!is_plain_word(x))
 			return 0;
-		d[i] = s[i];
+		memcpy(d + n - 8, &x, 8);
+	} else if (n >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + n - 4, 4);
+		if (!is_plain_word((uint64_t)lo | (uint64_t)hi << 32))
+			return 0;
+		memcpy(d, &lo, 4);
+		memcpy(d + n - 4, &hi, 4);
+	} else {
+		for (; i < n; i++) {
+			if (!is_plain((unsigned char)s[i]))
+				return 0;
+			d[i] = s[i];
+		}
 	}
 	buf[pos] = '"';
 	d[n] = '"';
@@ -372,7 +390,17 @@ void kimg_json_null(struct kimg_json *j)
 void kimg_json_kv_string(struct kimg_json *j, const char *key, const char *s)
 {
 	char buf[TOKEN_MAX];
-	if (s) {
+	if (!s) {
+		bool after_key = j->after_key, first = j->first[j->depth];
+		size_t len = quoted_into(buf, prefix_into(j, buf), key, strlen(key));
+		if (len && len + 5 <= TOKEN_MAX) {
+			memcpy(buf + len, ":null", 5);
+			emit(j, buf, len + 5);
+			return;
+		}
+		j->after_key = after_key; /* as it was: the long way */
+		j->first[j->depth] = first;
+	} else {
 		bool after_key = j->after_key, first = j->first[j->depth];
 		size_t len = quoted_into(buf, prefix_into(j, buf), key, strlen(key));
 		if (len && len < TOKEN_MAX - 4) {
@@ -416,4 +444,50 @@ void kimg_json_kv_bool(struct kimg_json *j, const char *key, bool v)
 {
 	kimg_json_key(j, key);
 	kimg_json_bool(j, v);
+}
+
+/* Keys of KIMG_JSON_LIT: already quoted, with their colon. Longer than
+ * this (no key is), the general path. */
+#define LIT_KEY_MAX 64
+
+void kimg_json_kvl_string(struct kimg_json *j, const char *quoted_key, size_t len, const char *s)
+{
+	char buf[TOKEN_MAX];
+	if (len > LIT_KEY_MAX) {
+		value_prefix(j);
+		emit(j, quoted_key, len);
+		j->after_key = true;
+		kimg_json_string(j, s);
+		return;
+	}
+	size_t at = prefix_into(j, buf);
+	memcpy(buf + at, quoted_key, len);
+	at += len;
+	if (!s) {
+		memcpy(buf + at, "null", 4);
+		emit(j, buf, at + 4);
+		return;
+	}
+	size_t n = strlen(s), all = quoted_into(buf, at, s, n);
+	if (all) {
+		emit(j, buf, all);
+		return;
+	}
+	emit(j, buf, at);
+	write_escaped(j, s, n);
+}
+
+void kimg_json_kvl_uint(struct kimg_json *j, const char *quoted_key, size_t len, uint64_t v)
+{
+	char buf[TOKEN_MAX];
+	if (len > LIT_KEY_MAX) {
+		value_prefix(j);
+		emit(j, quoted_key, len);
+		j->after_key = true;
+		kimg_json_uint(j, v);
+		return;
+	}
+	size_t at = prefix_into(j, buf);
+	memcpy(buf + at, quoted_key, len);
+	emit(j, buf, uint_into(buf, at + len, v));
 }

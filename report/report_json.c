@@ -68,9 +68,9 @@ void kimg_report_json_image_begin(struct kimg_json *j, const struct kimg_image *
 	if (img->kind == KIMG_IMAGE_PTX) /* the only kind that shows it */
 		kimg_report_format_isa(img->ptx_isa, isa, sizeof isa);
 	kimg_json_begin_object(j);
-	kimg_json_kv_string(j, "kind", kimg_image_kind_name(img->kind));
-	kimg_json_kv_string(j, "arch", arch);
-	kimg_json_kv_string(j, "ptx_isa", img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : NULL);
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("kind"), kimg_image_kind_name(img->kind));
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("arch"), arch);
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("ptx_isa"), img->kind == KIMG_IMAGE_PTX && isa[0] ? isa : NULL);
 }
 
 static void write_image(struct kimg_json *j, const struct kimg_report *r, size_t i)

@@ -244,6 +244,57 @@ START_TEST(every_byte_in_every_lane)
 }
 END_TEST
 
+/* Keys given as KIMG_JSON_LIT write what the general calls write, with
+ * their commas, null, escaped values (a byte to escape in each lane of
+ * values of 1 to 20 bytes) and 64-bit numbers; the oracle is the general
+ * path, which every_byte_in_every_lane and tokens_as_written_by_hand pin. */
+static void kv_pairs(struct kimg_json *j, bool literal, const char *value)
+{
+	kimg_json_begin_object(j);
+	if (literal) {
+		kimg_json_kvl_uint(j, KIMG_JSON_LIT("size"), UINT64_MAX);
+		kimg_json_kvl_string(j, KIMG_JSON_LIT("arch"), value);
+		kimg_json_kvl_string(j, KIMG_JSON_LIT("ptx_isa"), NULL);
+		kimg_json_kvl_uint(j, KIMG_JSON_LIT("offset"), 0);
+	} else {
+		kimg_json_kv_uint(j, "size", UINT64_MAX);
+		kimg_json_kv_string(j, "arch", value);
+		kimg_json_kv_string(j, "ptx_isa", NULL);
+		kimg_json_kv_uint(j, "offset", 0);
+	}
+	kimg_json_end_object(j);
+}
+
+START_TEST(literal_keys_as_the_general_ones)
+{
+	static const unsigned char bytes[] = { 'x', '"', '\\', 0x01, 0x7f, 0xc3, 0xff };
+	for (size_t b = 0; b < sizeof bytes; b++)
+		for (size_t n = 1; n <= 20; n++)
+			for (size_t at = 0; at < n; at++) {
+				char value[32], *out[2] = { NULL, NULL };
+				size_t len[2] = { 0, 0 };
+				memset(value, 'a', n);
+				value[at] = (char)bytes[b];
+				value[n] = '\0';
+				for (int lit = 0; lit < 2; lit++) {
+					FILE *f = open_memstream(&out[lit], &len[lit]);
+					ck_assert_ptr_nonnull(f);
+					struct kimg_json j;
+					kimg_json_init(&j, f);
+					kimg_json_begin_array(&j);
+					kv_pairs(&j, lit, value);
+					kv_pairs(&j, lit, value);
+					kimg_json_end_array(&j);
+					fclose(f);
+				}
+				ck_assert_msg(len[0] == len[1] && memcmp(out[0], out[1], len[0]) == 0,
+					      "byte 0x%02x at %zu of %zu: %s, want %s", bytes[b], at, n, out[1], out[0]);
+				free(out[0]);
+				free(out[1]);
+			}
+}
+END_TEST
+
 /* A document written by a writer with a buffer (kimg_json_set_buffer), of
  * any size down to one byte, is the document written token by token. */
 static void write_document(struct kimg_json *j)
@@ -313,6 +364,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, tokens_as_written_by_hand);
 	tcase_add_test(tc, every_byte_in_every_lane);
 	tcase_add_test(tc, buffered_writes_the_same_bytes);
+	tcase_add_test(tc, literal_keys_as_the_general_ones);
 	suite_add_tcase(s, tc);
 	return s;
 }
