@@ -36,14 +36,15 @@ void probe_json_unreadable_file(struct kimg_json *j, const char *path, const cha
 	probe_json_file_end(j);
 }
 
+/* Keys as literals (KIMG_JSON_LIT): a large library has thousands of modules. */
 void probe_json_module_begin(struct kimg_json *j, const struct probe_module *m)
 {
 	kimg_json_begin_object(j);
-	kimg_json_kv_uint(j, "offset", m->offset);
-	kimg_json_kv_uint(j, "size", m->size);
-	kimg_json_kv_string(j, "kind", kimg_input_kind_name(m->kind));
-	kimg_json_kv_string(j, "origin", kimg_module_origin_name(m->origin));
-	kimg_json_kv_string(j, "section", m->section);
-	kimg_json_kv_string(j, "member", m->member);
-	kimg_json_kv_string(j, "error", m->error);
+	kimg_json_kvl_uint(j, KIMG_JSON_LIT("offset"), m->offset);
+	kimg_json_kvl_uint(j, KIMG_JSON_LIT("size"), m->size);
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("kind"), kimg_input_kind_name(m->kind));
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("origin"), kimg_module_origin_name(m->origin));
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("section"), m->section);
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("member"), m->member);
+	kimg_json_kvl_string(j, KIMG_JSON_LIT("error"), m->error);
 }
