@@ -13,6 +13,8 @@ Every run's exit status is checked: 0 or 1 (something cannot run), or 2
 only where no GPU answers. The page each run printed is compared with the
 first (its timing line aside): a run that prints another page fails.
 Usage: doctor_bench.py KIMG_PROBE [--python PATH] [--repeat R]
+Each run has KIMG_DOCTOR_TIMING=1: the line of the median cold and warm run
+(where doctor's time went) is printed after the figures.
 Exit: 0 no goal failed, 1 a goal failed, 2 a run misbehaved.
 """
 import argparse
@@ -54,11 +56,15 @@ def main():
     gpu = have_gpu()
     ok_rc = (0, 1, 2) if not gpu else (0, 1)
     pages = []
+    env = dict(os.environ, KIMG_DOCTOR_TIMING="1")
+    traces = {}
 
     def run():
         t0 = time.perf_counter()
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         t = time.perf_counter() - t0
+        m = re.search(rb"timing \(s\): ([^\n]*)", r.stderr)
+        traces[t] = m.group(1).decode(errors="replace") if m else "(no timing line)"
         if r.returncode not in ok_rc:
             print(f"ERROR {' '.join(cmd)}: exit {r.returncode}: {r.stderr.decode(errors='replace')[:300]}")
             sys.exit(2)
@@ -83,6 +89,10 @@ def main():
     if cold:
         print(f"  cold median {statistics.median(cold):.3f} s (of {len(cold)}, page cache dropped before each: "
               + ", ".join(f"{t:.3f}" for t in cold) + ")")
+    for name, ts in (("warm", warm), ("cold", cold)):
+        if ts:
+            mid = sorted(ts)[len(ts) // 2]
+            print(f"  {name} run of {mid:.3f} s: {traces.get(mid, '?')}")
     goals = (("cold", cold, float(os.environ.get("KIMG_BENCH_GOAL_DOCTOR_COLD") or 2.0)),
              ("warm", warm, float(os.environ.get("KIMG_BENCH_GOAL_DOCTOR_WARM") or 0.5)))
     failed = False
