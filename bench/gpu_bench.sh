@@ -12,7 +12,9 @@
 #   shim: launch loop <= 1.01, import torch + first op <= 1.02
 # Cold means the page cache dropped (echo 3 > /proc/sys/vm/drop_caches,
 # root only); elsewhere the cold figures say they could not be made.
-# Environment: KIMG_BENCH_PYTHON (default /opt/torch/.venv/bin/python).
+# Environment: KIMG_BENCH_PYTHON (default /opt/torch/.venv/bin/python);
+# KIMG_BENCH_ENV_REPEAT (default 3) and KIMG_BENCH_ROUNDS (default 9): fewer
+# runs of the environment and shim figures, where device time is short.
 # Usage: bash bench/gpu_bench.sh     (from the repository root)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -47,7 +49,7 @@ else
 fi
 
 echo "== environment: check --sm native of $SP vs reading every file"
-python3 bench/env_bench.py "$BUILD/kimg-probe" "$SP" --sm native --jobs 8,16 --repeat 3; note $?
+python3 bench/env_bench.py "$BUILD/kimg-probe" "$SP" --sm native --jobs 8,16 --repeat "${KIMG_BENCH_ENV_REPEAT:-3}"; note $?
 
 echo "== doctor --python $PY"
 python3 bench/doctor_bench.py "$BUILD/kimg-probe" --python "$PY" --repeat 5; note $?
