@@ -48,7 +48,7 @@ int probe_cmd_device(int argc, char **argv)
 	struct kimg_device devs[MAX_DEVICES];
 	struct kimg_driver_info info;
 	struct kimg_error err = { 0, 0, "" };
-	int n = kimg_driver_query(&info, devs, MAX_DEVICES, &err);
+	int n = kimg_driver_devices(&info, devs, MAX_DEVICES, &err);
 	if (n < 0) {
 		fprintf(stderr, "kimg-probe: %s\n", err.what);
 		return PROBE_EXIT_ERROR;
@@ -56,6 +56,8 @@ int probe_cmd_device(int argc, char **argv)
 	char cuda[16], isa[16], cc[16], sm[24], host[256] = "";
 	struct kimg_gpu_inventory inv;
 	kimg_gpu_inventory_read(&inv);
+	/* the release from the readings' NVML session: NVML started once */
+	memcpy(info.release, inv.driver.release, sizeof info.release);
 	if (gethostname(host, sizeof host - 1) != 0)
 		host[0] = '\0';
 	probe_format_cuda_version(info.cuda_version, cuda, sizeof cuda);

@@ -123,6 +123,13 @@ static int cu_failed(struct kimg_error *err, int code, const char *call, int rc)
 	return kimg_error_set(err, code, 0, "%s failed: error %d%s", call, rc, hint);
 }
 
+void kimg_driver_release(char *out, size_t size)
+{
+	release_from_nvml(out, size);
+	if (!out[0])
+		release_from_proc(out, size);
+}
+
 /* kimg_driver_query's answer into info (zeroed by the caller) and devs;
  * the release (NVML, else procfs) only when asked. */
 static int query_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap, bool ask_release,
@@ -135,11 +142,8 @@ static int query_devices(struct kimg_driver_info *info, struct kimg_device *devs
 	if ((rc = api->cuDriverGetVersion(&info->cuda_version)) != 0)
 		return cu_failed(err, -ENODEV, "cuDriverGetVersion", rc);
 	info->max_ptx_isa = kimg_driver_max_ptx_isa(info->cuda_version);
-	if (ask_release) {
-		release_from_nvml(info->release, sizeof info->release);
-		if (!info->release[0])
-			release_from_proc(info->release, sizeof info->release);
-	}
+	if (ask_release)
+		kimg_driver_release(info->release, sizeof info->release);
 	if ((rc = api->cuInit(0)) != 0)
 		return cu_failed(err, -ENODEV, "cuInit", rc);
 	if ((rc = api->cuDeviceGetCount(&info->device_count)) != 0)

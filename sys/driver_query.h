@@ -41,6 +41,11 @@ int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, s
 int kimg_driver_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
 			struct kimg_error *err);
 
+/* The driver's release into out ("" when neither says): NVML's answer
+ * (it knows it where procfs is hidden, in containers), else
+ * /proc/driver/nvidia/version. out must start "". */
+void kimg_driver_release(char *out, size_t size);
+
 /* The GPUs `check --sm native` judges for: kimg_driver_query's answer,
  * without cuInit (a quarter of a second and more) where NVML gives the
  * same one (kimg_nvml_uniform_gpus) and libcuda its version; else, or

@@ -30,7 +30,9 @@ static void format_uuid(const unsigned char b[16], const char *prefix, char *out
 		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-static int read_nvml(struct nvml_gpu *out, int cap, char *err, size_t err_size)
+/* NVML's reading of each GPU into out, and the driver's release into
+ * release (left "" where NVML cannot say), in one NVML session. */
+static int read_nvml(struct nvml_gpu *out, int cap, char *release, size_t release_size, char *err, size_t err_size)
 {
 	const struct kimg_nvml_api *nv = kimg_nvml();
 	if (!nv) {
@@ -47,6 +49,9 @@ static int read_nvml(struct nvml_gpu *out, int cap, char *err, size_t err_size)
 		snprintf(err, err_size, "nvmlInit failed (NVML error %d)", rc);
 		return -1;
 	}
+	char buf[96] = "";
+	if (nv->driver_version && nv->driver_version(buf, sizeof buf) == 0 && buf[0])
+		snprintf(release, release_size, "%s", buf);
 	if ((rc = nv->count(&n)) != 0) {
 		/* no count, no second reading: said, as a failed init is (it was
 		 * once written here and dropped, NVML then listing 0 GPUs) */
@@ -110,7 +115,10 @@ void kimg_gpu_inventory_read(struct kimg_gpu_inventory *inv)
 		inv->visible_set = true;
 		snprintf(inv->visible_devices, sizeof inv->visible_devices, "%s", vis);
 	}
-	int n = kimg_driver_query(&inv->driver, devs, KIMG_GPU_READINGS_MAX, &err);
+	/* The driver's devices, then NVML's readings and the release in one
+	 * NVML session (kimg_driver_query would start NVML once more for the
+	 * release alone). */
+	int n = kimg_driver_devices(&inv->driver, devs, KIMG_GPU_READINGS_MAX, &err);
 	inv->cuda_count = n;
 	if (n < 0) {
 		snprintf(inv->cuda_error, sizeof inv->cuda_error, "%s", err.what);
@@ -130,7 +138,16 @@ void kimg_gpu_inventory_read(struct kimg_gpu_inventory *inv)
 	}
 	cuda_uuids(inv);
 	struct nvml_gpu nv[KIMG_GPU_READINGS_MAX];
-	int nn = read_nvml(nv, KIMG_GPU_READINGS_MAX, inv->nvml_error, sizeof inv->nvml_error);
+	char release[sizeof inv->driver.release] = "";
+	int nn = read_nvml(nv, KIMG_GPU_READINGS_MAX, release, sizeof release, inv->nvml_error, sizeof inv->nvml_error);
+	/* As kimg_driver_query: a release only for a driver that answered
+	 * its version, NVML's where it said one, else the old way. */
+	if (inv->driver.cuda_version != 0) {
+		if (release[0])
+			memcpy(inv->driver.release, release, sizeof release);
+		else
+			kimg_driver_release(inv->driver.release, sizeof inv->driver.release);
+	}
 	inv->nvml_count = nn;
 	for (int k = 0; k < nn; k++) {
 		bool matched = false;

@@ -12,6 +12,8 @@
  *   FAKE_NVML_MIG    1: every GPU is in MIG mode (current and pending)
  *   FAKE_NVML_INIT_MS  nvmlInit_v2 takes this long first (a real one takes
  *                    some 20 ms): the walk begins meanwhile
+ *   FAKE_NVML_LOG    a file each nvmlInit_v2 appends one line to: how many
+ *                    times a run started NVML
  * UUIDs are those of fake_cuda.c's cuDeviceGetUuid: a0a1a2a3-a4a5-a6a7-
  * a8a9-aaabacadae<index>. */
 #include <stdio.h>
@@ -37,6 +39,12 @@ int nvmlInit_v2(void)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	while (ms > 0 && nanosleep(&ts, &ts) != 0)
 		;
+	const char *log = getenv("FAKE_NVML_LOG");
+	FILE *f = log && *log ? fopen(log, "a") : NULL;
+	if (f) {
+		fputs("nvmlInit_v2\n", f);
+		fclose(f);
+	}
 	return env_int("FAKE_NVML_FAIL", NULL, 0) == 1 ? 9 : 0;
 }
 

@@ -129,6 +129,11 @@ expect_json "driver, NVML and name table agree on 9.0; the driver's reading is t
 	  for g in d["devices"]] == [("9.0", "9.0", "9.0", True, "driver")]'
 expect_json "matched by UUID, host named" \
 	'd["devices"][0]["uuid"] == "GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadae00" and d["host"] and d["not_visible"] == []'
+# NVML is started once: its readings and the driver's release in one session (each start
+# is a real driver's device open; it was started twice, and doctor's targets a third time)
+h200 run env FAKE_NVML_LOG="$TMP/nvml.log" "$PROBE" device --json
+expect_json "device: the release from NVML" 'd["driver"]["release"] == "580.00.00-fake"'
+expect_eq "device: NVML started once" 1 "$(wc -l <"$TMP/nvml.log")"
 h200 run env FAKE_NVML_SM=80 FAKE_NVML_COUNT=2 "$PROBE" device
 expect_grep "NVML saying 8.0 for a 9.0 device: shown as a disagreement" "$TMP/out" \
 	"compute capability readings: driver 9.0, NVML 8.0, name table 9.0: DISAGREE"
@@ -208,6 +213,17 @@ expect_eq "text: the table's header and rows (the JSON's values, in columns)" \
 # ---- 3. doctor ----
 h200 run "$PROBE" doctor --json "$TMP/env"
 expect_rc 1 "doctor over the fake environment on the stand-in H200"
+cp "$TMP/out" "$TMP/doctor-page.json"
+# The walk waits for the driver's devices only, not for NVML's start (the page's readings,
+# on a thread of their own): with NVML taking 1.5 s, the wait is the stand-in's cuInit.
+rm -f "$TMP/nvml.log"
+h200 run env FAKE_NVML_INIT_MS=1500 FAKE_NVML_LOG="$TMP/nvml.log" KIMG_DOCTOR_TIMING=1 "$PROBE" doctor --json "$TMP/env"
+waited=$(sed -n 's/.*waiting for the GPUs \([0-9.]*\)).*/\1/p' "$TMP/err")
+expect_eq "doctor with a slow NVML: the same page (seconds aside)" \
+	"$(sed 's/"seconds":[0-9.e+-]*//' "$TMP/doctor-page.json")" "$(sed 's/"seconds":[0-9.e+-]*//' "$TMP/out")"
+expect_eq "doctor with a slow NVML (1.5 s): the walk waited under 1 s for the GPUs (waited ${waited:-?} s)" \
+	1 "$(awk -v w="${waited:-9}" 'BEGIN { print (w < 1.0) ? 1 : 0 }')"
+expect_eq "doctor: NVML started once" 1 "$(wc -l <"$TMP/nvml.log")"
 expect_json "doctor: packages failures first, foo and bar failing, each with a fix" \
 	'[(p["package"]["name"] if p["package"] else None, p["verdict"], bool(p["fix"])) for p in d["packages"]]
 	 == [("bar", "cannot_run", True), ("foo", "cannot_run", True), (None, "cannot_run", True)]'
