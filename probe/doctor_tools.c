@@ -28,10 +28,14 @@
 #include "doctor.h"
 #include "file.h"
 #include "rules.h"
+#include "thread.h"
 
 /* --version may hang (a wrapper script waiting on a lock): it gets this long. */
 #define VERSION_TIMEOUT_MS 10000
 #define VERSION_OUTPUT_MAX 65536
+/* Tools asked at once: a cold --version reads its program from disk
+ * (ptxas is some 30 MB), so they wait side by side, not in turn. */
+#define VERSION_AT_ONCE 8
 
 /* Run `path --version` (no shell) and return its stdout+stderr in buf.
  * Returns 0, or -1 with why in err. */
@@ -299,6 +303,17 @@ static void make_fix(struct doctor *d, struct doc_tool *t)
 		snprintf(t->fix, sizeof t->fix, "install a CUDA toolkit of %s or newer to build for these GPUs", need);
 }
 
+/* One tool's --version, into its release or its error (a thread's task). */
+static void *ask_version(void *arg)
+{
+	struct doc_tool *t = arg;
+	char out[VERSION_OUTPUT_MAX];
+	if (run_version(t->path, out, sizeof out, t->error, sizeof t->error) == 0 &&
+	    (t->release = parse_release(out)) == 0)
+		snprintf(t->error, sizeof t->error, "--version names no CUDA release");
+	return NULL;
+}
+
 /* Found and asked for their --version: needs no GPU, so it runs while the
  * GPUs are asked and the environment walked (cmd_doctor.c). */
 void probe_doctor_tools_find(struct doc_tools *tools, char *const *dirs, int n)
@@ -309,12 +324,13 @@ void probe_doctor_tools_find(struct doc_tools *tools, char *const *dirs, int n)
 		add_tool(tools, DOC_TOOL_TRITON_PTXAS, override, "TRITON_PTXAS_PATH", true);
 	find_triton(tools, dirs, n, override && *override);
 	find_toolkits(tools);
-	for (size_t i = 0; i < tools->n; i++) {
-		struct doc_tool *t = &tools->v[i];
-		char out[VERSION_OUTPUT_MAX];
-		if (run_version(t->path, out, sizeof out, t->error, sizeof t->error) == 0 &&
-		    (t->release = parse_release(out)) == 0)
-			snprintf(t->error, sizeof t->error, "--version names no CUDA release");
+	for (size_t i = 0; i < tools->n; i += VERSION_AT_ONCE) {
+		struct probe_thread th[VERSION_AT_ONCE];
+		size_t k = tools->n - i < VERSION_AT_ONCE ? tools->n - i : VERSION_AT_ONCE;
+		for (size_t j = 0; j < k; j++)
+			probe_thread_create(&th[j], ask_version, &tools->v[i + j], PROBE_THREAD_INLINE_AT_JOIN);
+		for (size_t j = 0; j < k; j++)
+			probe_thread_join(&th[j]);
 	}
 }
 

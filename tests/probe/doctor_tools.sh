@@ -150,4 +150,23 @@ doc env TORCH_CUDA_ARCH_LIST="8.0;banana" "$PROBE" doctor --json --sm 9.0 "$SITE
 expect_json "a token that is no architecture is named" "d['cuda_environment'][0]['verdict'] == \"'banana' is not an architecture PyTorch knows (8.0, 9.0a, 8.6+PTX)\""
 doc "$PROBE" doctor --sm 9.0 "$SITE"
 expect_grep "none set: said in one line" "$TMP/out" "CUDA environment: none of CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, CUDA_MODULE_LOADING, TORCH_CUDA_ARCH_LIST, CUDA_CACHE_* set"
+# ---- the toolchains asked side by side ----
+# Four tools whose --version takes 1 s each (a cold ptxas reads 30 MB from disk): asked at
+# once, not in turn; each keeps its own answer, in the order they were found.
+for v in 12.4 12.6 12.8 13.0; do
+	mkdir -p "$TMP/slow/$v/bin"
+	printf '#!/bin/sh
+sleep 1
+echo "Cuda compilation tools, release %s, V%s.1"
+' "$v" "$v" >"$TMP/slow/$v/bin/nvcc"
+	chmod +x "$TMP/slow/$v/bin/nvcc"
+done
+run_capture env -i HOME="$H" PATH=/usr/bin:/bin KIMG_DOCTOR_TIMING=1 \
+	KIMG_TOOLKIT_DIRS="$TMP/slow/12.4:$TMP/slow/12.6:$TMP/slow/12.8:$TMP/slow/13.0" "$PROBE" doctor --json --sm 9.0 "$SITE"
+expect_json "four slow tools: each with its own release, in order" \
+	"[t['release'] for t in d['toolchains'] if t['kind'] == 'nvcc'] == ['12.4', '12.6', '12.8', '13.0']"
+took=$(sed -n 's/.*toolchains \([0-9.]*\)$/\1/p' "$TMP/err")
+expect_eq "four tools of 1 s each asked side by side: under 3 s in all (took ${took:-?} s)" \
+	1 "$(awk -v s="${took:-9}" 'BEGIN { print (s < 3.0) ? 1 : 0 }')"
+
 finish
