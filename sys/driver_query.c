@@ -72,20 +72,7 @@ int kimg_driver_parse_proc_version(const char *text, char *out, size_t size)
 	return -KIMG_ENOTFOUND;
 }
 
-/* NVML knows the release even where procfs is hidden (containers). */
-static void release_from_nvml(char *out, size_t size)
-{
-	const struct kimg_nvml_api *nv = kimg_nvml();
-	if (!nv || !nv->init || !nv->driver_version || nv->init() != 0)
-		return;
-	char buf[96] = "";
-	if (nv->driver_version(buf, sizeof buf) == 0 && buf[0])
-		snprintf(out, size, "%s", buf);
-	if (nv->shutdown)
-		nv->shutdown();
-}
-
-static void release_from_proc(char *out, size_t size)
+void kimg_driver_release_from_proc(char *out, size_t size)
 {
 	FILE *f = fopen("/proc/driver/nvidia/version", "re");
 	if (!f)
@@ -123,18 +110,10 @@ static int cu_failed(struct kimg_error *err, int code, const char *call, int rc)
 	return kimg_error_set(err, code, 0, "%s failed: error %d%s", call, rc, hint);
 }
 
-void kimg_driver_release(char *out, size_t size)
+int kimg_driver_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
+			struct kimg_error *err)
 {
-	release_from_nvml(out, size);
-	if (!out[0])
-		release_from_proc(out, size);
-}
-
-/* kimg_driver_query's answer into info (zeroed by the caller) and devs;
- * the release (NVML, else procfs) only when asked. */
-static int query_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap, bool ask_release,
-			 struct kimg_error *err)
-{
+	memset(info, 0, sizeof *info);
 	const struct kimg_cu_api *api;
 	int rc = kimg_driver_api_load(&api, err);
 	if (rc < 0)
@@ -142,8 +121,6 @@ static int query_devices(struct kimg_driver_info *info, struct kimg_device *devs
 	if ((rc = api->cuDriverGetVersion(&info->cuda_version)) != 0)
 		return cu_failed(err, -ENODEV, "cuDriverGetVersion", rc);
 	info->max_ptx_isa = kimg_driver_max_ptx_isa(info->cuda_version);
-	if (ask_release)
-		kimg_driver_release(info->release, sizeof info->release);
 	if ((rc = api->cuInit(0)) != 0)
 		return cu_failed(err, -ENODEV, "cuInit", rc);
 	if ((rc = api->cuDeviceGetCount(&info->device_count)) != 0)
@@ -171,20 +148,6 @@ static int query_devices(struct kimg_driver_info *info, struct kimg_device *devs
 	return (int)n;
 }
 
-int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
-		      struct kimg_error *err)
-{
-	memset(info, 0, sizeof *info);
-	return query_devices(info, devs, cap, true, err);
-}
-
-int kimg_driver_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
-			struct kimg_error *err)
-{
-	memset(info, 0, sizeof *info);
-	return query_devices(info, devs, cap, false, err);
-}
-
 int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, struct kimg_error *err)
 {
 	const struct kimg_cu_api *api;
@@ -199,5 +162,5 @@ int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, s
 		return n;
 	}
 	struct kimg_driver_info info;
-	return kimg_driver_query(&info, devs, cap, err);
+	return kimg_driver_devices(&info, devs, cap, err);
 }

@@ -18,43 +18,41 @@
 struct kimg_driver_info {
 	int cuda_version;      /* cuDriverGetVersion(): 13000 for CUDA 13.0 */
 	uint16_t max_ptx_isa;  /* newest PTX ISA its JIT accepts (kimg_driver_max_ptx_isa), 0 unknown */
-	char release[32];      /* "580.159.04", "" when neither NVML nor procfs says */
+	char release[32];      /* "580.159.04", "" when neither NVML nor procfs says (gpu_readings.c) */
 	int device_count;      /* GPUs the driver reports (may exceed the caller's array) */
 	bool integrated[16];   /* CU_DEVICE_ATTRIBUTE_INTEGRATED of the first 16 devices */
 };
 
-/* Query the driver. Fills info and up to `cap` devices (ordinal, name, CC,
- * tegra, driver_version; force/disable_ptx_jit from this process's
- * CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT). Returns the number of devices
- * written, or a negative error with a one-line reason in err:
+/* Query the driver. Fills info (all but the release, left "": the driver
+ * does not say it, and NVML, which does, is not started here, so a caller
+ * that wants the devices does not wait for it) and up to `cap` devices
+ * (ordinal, name, CC, tegra, driver_version; force/disable_ptx_jit from
+ * this process's CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT). Returns the
+ * number of devices written, or a negative error with a one-line reason in
+ * err:
  *   -ENOENT  libcuda.so.1 cannot be loaded (no NVIDIA driver)
  *   -ENODEV  cuInit failed (message names the CUresult) or no GPU present
  *   -ENOSYS  the library lacks a needed entry point
  * `tegra` is the integrated attribute confirmed by the Tegra CC table
- * (docs/rules.md 2.1): GB10 (12.1) is integrated but runs desktop cubins. */
-int kimg_driver_query(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
-		      struct kimg_error *err);
-
-/* kimg_driver_query less the release (info->release left ""): NVML is not
- * started, so a caller that wants only the devices does not wait for it
- * (doctor's targets, asked beside the page's own NVML readings). */
+ * (docs/rules.md 2.1): GB10 (12.1) is integrated but runs desktop cubins.
+ * The release comes with NVML's readings (sys/gpu_readings.c). */
 int kimg_driver_devices(struct kimg_driver_info *info, struct kimg_device *devs, size_t cap,
 			struct kimg_error *err);
 
-/* The driver's release into out ("" when neither says): NVML's answer
- * (it knows it where procfs is hidden, in containers), else
- * /proc/driver/nvidia/version. out must start "". */
-void kimg_driver_release(char *out, size_t size);
+/* The driver's release from /proc/driver/nvidia/version into out, left
+ * as it is when procfs does not say (hidden in containers: NVML's answer
+ * is asked first, sys/gpu_readings.c). */
+void kimg_driver_release_from_proc(char *out, size_t size);
 
-/* The GPUs `check --sm native` judges for: kimg_driver_query's answer,
+/* The GPUs `check --sm native` judges for: kimg_driver_devices' answer,
  * without cuInit (a quarter of a second and more) where NVML gives the
  * same one (kimg_nvml_uniform_gpus) and libcuda its version; else, or
- * with ask_driver, kimg_driver_query itself. Same return and errors. */
+ * with ask_driver, kimg_driver_devices itself. Same return and errors. */
 int kimg_native_devices(struct kimg_device *devs, size_t cap, bool ask_driver, struct kimg_error *err);
 
 /* libcuda.so.1's entry points for kimg_cu_device_facts and the probe's
  * other driver questions (sys/gpu_readings.c: the UUIDs), loaded once and
- * kept. Returns 0 with *api set, or -ENOENT / -ENOSYS as kimg_driver_query
+ * kept. Returns 0 with *api set, or -ENOENT / -ENOSYS as kimg_driver_devices
  * (the same messages), *api NULL. */
 int kimg_driver_api_load(const struct kimg_cu_api **api, struct kimg_error *err);
 

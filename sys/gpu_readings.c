@@ -41,7 +41,7 @@ static int read_nvml(struct nvml_gpu *out, int cap, char *release, size_t releas
 	}
 	unsigned n = 0;
 	int rc;
-	if (!nv->init || !nv->count || !nv->by_index || !nv->name || !nv->uuid) {
+	if (!nv->init) {
 		snprintf(err, err_size, "libnvidia-ml.so.1 lacks an entry point (nvmlInit_v2 ...)");
 		return -1;
 	}
@@ -49,9 +49,16 @@ static int read_nvml(struct nvml_gpu *out, int cap, char *release, size_t releas
 		snprintf(err, err_size, "nvmlInit failed (NVML error %d)", rc);
 		return -1;
 	}
+	/* NVML knows the release even where procfs is hidden (containers). */
 	char buf[96] = "";
 	if (nv->driver_version && nv->driver_version(buf, sizeof buf) == 0 && buf[0])
 		snprintf(release, release_size, "%s", buf);
+	if (!nv->count || !nv->by_index || !nv->name || !nv->uuid) {
+		snprintf(err, err_size, "libnvidia-ml.so.1 lacks an entry point (nvmlInit_v2 ...)");
+		if (nv->shutdown)
+			nv->shutdown();
+		return -1;
+	}
 	if ((rc = nv->count(&n)) != 0) {
 		/* no count, no second reading: said, as a failed init is (it was
 		 * once written here and dropped, NVML then listing 0 GPUs) */
@@ -116,8 +123,7 @@ void kimg_gpu_inventory_read(struct kimg_gpu_inventory *inv)
 		snprintf(inv->visible_devices, sizeof inv->visible_devices, "%s", vis);
 	}
 	/* The driver's devices, then NVML's readings and the release in one
-	 * NVML session (kimg_driver_query would start NVML once more for the
-	 * release alone). */
+	 * NVML session (each start of NVML opens every GPU). */
 	int n = kimg_driver_devices(&inv->driver, devs, KIMG_GPU_READINGS_MAX, &err);
 	inv->cuda_count = n;
 	if (n < 0) {
@@ -140,13 +146,13 @@ void kimg_gpu_inventory_read(struct kimg_gpu_inventory *inv)
 	struct nvml_gpu nv[KIMG_GPU_READINGS_MAX];
 	char release[sizeof inv->driver.release] = "";
 	int nn = read_nvml(nv, KIMG_GPU_READINGS_MAX, release, sizeof release, inv->nvml_error, sizeof inv->nvml_error);
-	/* As kimg_driver_query: a release only for a driver that answered
-	 * its version, NVML's where it said one, else the old way. */
+	/* A release only for a driver that answered its version: NVML's,
+	 * else procfs'. */
 	if (inv->driver.cuda_version != 0) {
 		if (release[0])
 			memcpy(inv->driver.release, release, sizeof release);
 		else
-			kimg_driver_release(inv->driver.release, sizeof inv->driver.release);
+			kimg_driver_release_from_proc(inv->driver.release, sizeof inv->driver.release);
 	}
 	inv->nvml_count = nn;
 	for (int k = 0; k < nn; k++) {

@@ -135,6 +135,8 @@ expect_rc 1 "doctor --sm k8s: the H100 group fails"
 expect_json "doctor: placement as check's, 8.0 runs, 9.0 does not" \
 	'[(g["sm"], g["runs"]) for g in d["placement"][0]["groups"]] == [("9.0", False), ("8.0", True)]
 	 and d["placement"][0]["kubernetes_affinity"] is not None'
+expect_json "doctor: the 9.0 group's fix is the rebuild for compute_90, as check's (not the fallback text)" \
+	'"compute_90" in d["placement"][0]["groups"][0]["fix"] and d["placement"][0]["groups"][0]["fix"].startswith("nvcc ")'
 run P doctor --sm "k8s:$TMP/gfd.json" "$TMP/env"
 expect_grep "doctor text: where it may run" "$TMP/out" "    runs          8.0 (gpu-a1, gpu-m1: 8 × A100, 56 × A100 MIG 1g.5gb, driver CUDA 12.2)"
 

@@ -142,6 +142,9 @@ expect_grep "a second GPU NVML lists but CUDA does not see, by UUID" "$TMP/out" 
 h200 run env FAKE_NVML_FAIL=1 "$PROBE" device --json
 expect_json "NVML failing: no second reading, the error said" \
 	'd["devices"][0]["cc_readings"]["nvml"] is None and "nvmlInit" in d["nvml_error"]'
+proc_release=$(sed -n 's/.*Kernel Module *\([0-9][0-9.]*\).*/\1/p' /proc/driver/nvidia/version 2>/dev/null | head -n 1)
+expect_json "NVML failing: the release from procfs (here: '${proc_release:-none}'), not NVML's" \
+	"d['driver']['release'] == ('$proc_release' or None)"
 h200 run env FAKE_NVML_FAIL=2 "$PROBE" device --json
 expect_json "NVML's device count failing: no second reading, that call and its error named" \
 	'd["devices"][0]["cc_readings"]["nvml"] is None and d["nvml_error"] == "nvmlDeviceGetCount failed (NVML error 999)"'

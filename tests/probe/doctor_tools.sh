@@ -169,4 +169,16 @@ took=$(sed -n 's/.*toolchains \([0-9.]*\)$/\1/p' "$TMP/err")
 expect_eq "four tools of 1 s each asked side by side: under 3 s in all (took ${took:-?} s)" \
 	1 "$(awk -v s="${took:-9}" 'BEGIN { print (s < 3.0) ? 1 : 0 }')"
 
+# ---- /usr/local/cuda*: the toolkits found where no KIMG_TOOLKIT_DIRS says ----
+# The oracle: the release /usr/local/cuda/bin/nvcc --version prints (CI mounts the toolkit there).
+if [ -x /usr/local/cuda/bin/nvcc ] && [ -x /usr/local/cuda/bin/ptxas ]; then
+	rel=$(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9]*\.[0-9]*\),.*/\1/p')
+	run_capture env -i HOME="$H" PATH=/usr/bin:/bin "$PROBE" doctor --json --sm 9.0 "$SITE"
+	expect_json "no KIMG_TOOLKIT_DIRS: /usr/local/cuda's ptxas and nvcc found first, release $rel" \
+		"[(t['kind'], t['path'], t['release']) for t in d['toolchains'] if t['source'] == 'toolkit'][:2]
+		 == [('ptxas', '/usr/local/cuda/bin/ptxas', '$rel'), ('nvcc', '/usr/local/cuda/bin/nvcc', '$rel')]"
+else
+	fail "no /usr/local/cuda/bin/nvcc and ptxas: the toolkit the tests are built with belongs there (CI mounts it)"
+fi
+
 finish
