@@ -310,7 +310,11 @@ UNIT_PROBE_OBJ_thread := $(PROBE_THREAD_OBJ)
 # judge with the whole probe but its main (it collects, owns and judges)
 UNIT_PROBE_OBJ_gate := $(BUILD)/obj/probe/gate.o $(BUILD)/obj/probe/pool.o $(PROBE_THREAD_OBJ)
 UNIT_PROBE_OBJ_check_judge := $(filter-out $(BUILD)/obj/probe/main.o,$(PROBE_OBJ))
-UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge)
+# an image's owners (image_owners.c: pure), its container (image_source.c)
+# and a venv read from its files (python_venv.c), each alone (issue 23:
+# their error paths, which no run of the probe reaches)
+UNIT_PROBE_OBJ_image_owners := $(BUILD)/obj/probe/image_owners.o
+UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge image_owners)
 $(call unit_bin,gate): $(UNIT_PROBE_OBJ_gate)
 $(call unit_bin,check_judge): $(UNIT_PROBE_OBJ_check_judge)
 $(UNIT_PROBE): CPPFLAGS += -Iprobe
