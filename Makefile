@@ -314,7 +314,8 @@ UNIT_PROBE_OBJ_check_judge := $(filter-out $(BUILD)/obj/probe/main.o,$(PROBE_OBJ
 # and a venv read from its files (python_venv.c), each alone (issue 23:
 # their error paths, which no run of the probe reaches)
 UNIT_PROBE_OBJ_image_owners := $(BUILD)/obj/probe/image_owners.o
-UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge image_owners)
+UNIT_PROBE_OBJ_image_source := $(BUILD)/obj/probe/image_source.o
+UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge image_owners image_source)
 $(call unit_bin,gate): $(UNIT_PROBE_OBJ_gate)
 $(call unit_bin,check_judge): $(UNIT_PROBE_OBJ_check_judge)
 $(UNIT_PROBE): CPPFLAGS += -Iprobe
@@ -322,7 +323,7 @@ $(UNIT_PROBE): $(PROBE_THREAD_OBJ)
 $(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o
 $(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
 $(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/tarbuild.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 
