@@ -315,7 +315,8 @@ UNIT_PROBE_OBJ_check_judge := $(filter-out $(BUILD)/obj/probe/main.o,$(PROBE_OBJ
 # their error paths, which no run of the probe reaches)
 UNIT_PROBE_OBJ_image_owners := $(BUILD)/obj/probe/image_owners.o
 UNIT_PROBE_OBJ_image_source := $(BUILD)/obj/probe/image_source.o
-UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge image_owners image_source)
+UNIT_PROBE_OBJ_python_venv := $(BUILD)/obj/probe/python_venv.o
+UNIT_PROBE := $(call unit_bin,pool tree targets_async thread gate check_judge image_owners image_source python_venv)
 $(call unit_bin,gate): $(UNIT_PROBE_OBJ_gate)
 $(call unit_bin,check_judge): $(UNIT_PROBE_OBJ_check_judge)
 $(UNIT_PROBE): CPPFLAGS += -Iprobe

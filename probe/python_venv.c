@@ -42,7 +42,7 @@ struct answer {
 static void put(struct answer *a, const char *s)
 {
 	size_t n = strlen(s);
-	if (a->len + n + 1 >= a->size) {
+	if (a->len + n + 1 > a->size) { /* room for s and its NUL */
 		a->full = true;
 		return;
 	}
@@ -254,9 +254,21 @@ static bool release_version(const char *v, char *out, size_t size, char *xy, siz
 	return true;
 }
 
+/* Is s a line of a from offset `from` on? */
+static bool has_line(const struct answer *a, size_t from, const char *s)
+{
+	size_t n = strlen(s);
+	for (const char *p = a->buf + from; (p = strstr(p, s)) != NULL; p++)
+		if ((p == a->buf + from || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
 /* The .pth files of site (sorted, as site.addsitedir): their directory
- * lines into a, in order. False when one would run code or is not ASCII. */
-static bool add_pth_dirs(struct answer *a, const char *site, char *why, size_t wsize)
+ * lines into a, in order, each once (site's known_paths: a directory
+ * already on sys.path, from `path_at` in a, is not added again). False
+ * when one would run code or is not ASCII. */
+static bool add_pth_dirs(struct answer *a, size_t path_at, const char *site, char *why, size_t wsize)
 {
 	struct dirent **names = NULL;
 	int n = scandir(site, &names, NULL, alphasort);
@@ -297,7 +309,7 @@ static bool add_pth_dirs(struct answer *a, const char *site, char *why, size_t w
 				continue;
 			}
 			char dir[4096];
-			if (abspath(site, line, dir, sizeof dir) && exists(dir)) {
+			if (abspath(site, line, dir, sizeof dir) && exists(dir) && !has_line(a, path_at, dir)) {
 				if (has_sitecustomize(dir))
 					ok = fail(why, wsize, "a sitecustomize module is in %s", dir);
 				put_line(a, dir);
@@ -430,12 +442,13 @@ int probe_python_venv_answer(const char *python, const char *mark, char *buf, si
 	put_line(&a, cwd);
 	put_line(&a, stdlib); /* sysconfig's stdlib and platstdlib: the base's */
 	put_line(&a, stdlib);
+	size_t path_at = a.len;
 	put_line(&a, zip); /* sys.path: the standard library's three, the site's */
 	put_line(&a, stdlib);
 	put_line(&a, dynload);
 	if (is_dir(site)) {
 		put_line(&a, site);
-		if (!add_pth_dirs(&a, site, why, why_size))
+		if (!add_pth_dirs(&a, path_at, site, why, why_size))
 			return -1;
 	}
 	if (a.full) {
