@@ -283,7 +283,7 @@ include tests/fake_cuda/fake.mk
 # need a device. fallback_plan and payload are core units whose tests
 # decompress through sys/codecs.c.
 unit_bin = $(addprefix $(BUILD)/tests/test_,$(1))
-UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib owners digest tar_stream)
+UNIT_SYS := $(call unit_bin,driver_query file zip fallback_plan payload lazylib owners digest tar_stream tar)
 UNIT_REPORT := $(call unit_bin,json report text_escape)
 UNIT_DIAG := $(call unit_bin,options registry)
 UNIT_LAYER_LIBS = $(CORE_LIB)

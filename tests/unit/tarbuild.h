@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct tb {
 	unsigned char *p;
@@ -103,6 +104,29 @@ static inline void tb_pax(struct tb *t, const char *records)
 static inline void tb_end(struct tb *t)
 {
 	tb_raw(t, NULL, 1024);
+}
+
+/* t through a compressor (gzip -c -n, zstd -q -c, bzip2 -c: scripts/setup-debian.sh
+ * installs them). */
+static inline struct tb compress(const struct tb *t, const char *tool)
+{
+	char in[] = "/tmp/kimg-tarbuild-XXXXXX";
+	int fd = mkstemp(in);
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(write(fd, t->p, t->n), (ssize_t)t->n);
+	close(fd);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "%s <%s", tool, in);
+	FILE *p = popen(cmd, "r");
+	ck_assert_msg(p != NULL, "cannot run %s", tool);
+	struct tb out = { 0 };
+	unsigned char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		tb_raw(&out, buf, n);
+	ck_assert_msg(pclose(p) == 0, "%s failed (installed? scripts/setup-debian.sh)", tool);
+	unlink(in);
+	return out;
 }
 
 #endif

@@ -105,27 +105,6 @@ static int walk(const struct tb *t, size_t chunk, struct seen *o, struct kimg_er
 }
 
 /* The bytes of t through `tool` (gzip -c -n, zstd -q -c). */
-static struct tb compress(const struct tb *t, const char *tool)
-{
-	char in[] = "/tmp/kimg-tar-stream-XXXXXX";
-	int fd = mkstemp(in);
-	ck_assert(fd >= 0);
-	ck_assert_int_eq(write(fd, t->p, t->n), (ssize_t)t->n);
-	close(fd);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "%s <%s", tool, in);
-	FILE *p = popen(cmd, "r");
-	ck_assert_msg(p != NULL, "cannot run %s", tool);
-	struct tb out = { 0 };
-	unsigned char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		tb_raw(&out, buf, n);
-	ck_assert_msg(pclose(p) == 0, "%s failed (installed? scripts/setup-debian.sh)", tool);
-	unlink(in);
-	return out;
-}
-
 static uint64_t byte_sum(const char *s)
 {
 	uint64_t v = 0;
