@@ -62,6 +62,29 @@ expect_json "Triton 2.x's third_party/cuda/bin/ptxas is found; no release in its
 doc "$PROBE" doctor --json "$SITE"
 expect_json "no GPU and no --sm: the tools are listed with their releases, nothing judged" \
 	"[t['release'] for t in d['toolchains']] == ['12.8', '11.8', '13.0', '13.0', '11.8'] and all(t['cannot_target'] == [] for t in d['toolchains'])"
+# Several bundled ptxas (Triton 3.x ships ptxas and ptxas-blackwell), made
+# in an order that is not their names'; a file that is no ptxas beside them
+mkdir -p "$TMP/site3/triton/backends/nvidia/bin"
+for n in ptxas-z ptxas-blackwell ptxas ptxas-m ptxas-a; do fake_tool "$TMP/site3/triton/backends/nvidia/bin/$n" 12.8; done
+fake_tool "$TMP/site3/triton/backends/nvidia/bin/cuobjdump" 12.8
+doc env KIMG_TOOLKIT_DIRS= "$PROBE" doctor --json --sm 9.0 "$TMP/site3"
+expect_json "bundled ptxas listed in name order (ptxas before ptxas-blackwell), nothing else of the directory" \
+	"[t['path'].rsplit('/', 1)[1] for t in d['toolchains'] if t['kind'] == 'triton_ptxas'] == ['ptxas', 'ptxas-a', 'ptxas-blackwell', 'ptxas-m', 'ptxas-z']"
+# tools that do not run, or whose --version exits 127 yet answers
+mkdir -p "$TMP/odd"
+printf '#!/nonexistent/interpreter\n' >"$TMP/odd/nvcc"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4, V12.4.1"\nexit 127\n' >"$TMP/odd/ptxas"
+chmod +x "$TMP/odd/nvcc" "$TMP/odd/ptxas"
+doc env KIMG_TOOLKIT_DIRS="$TMP/odd/.." PATH="$TMP/odd:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2"
+expect_json "a tool that cannot be started: no release, 'cannot run it'; one that answers and exits 127: its release" \
+	"[(t['kind'], t['release'], t['error']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('ptxas', '12.4', None), ('nvcc', None, 'cannot run it')]"
+# one file by two names (a directory linked into PATH) is listed once;
+# the same file as Triton's ptxas and as a toolkit's is listed as each
+ln -s "$TK/cuda-13.0/bin" "$TMP/linked-bin"
+doc env TRITON_PTXAS_PATH="$TK/cuda-13.0/bin/ptxas" PATH="$TMP/linked-bin:/usr/bin:/bin" KIMG_TOOLKIT_DIRS="$TK/cuda-13.0" \
+	"$PROBE" doctor --json --sm 9.0
+expect_json "the toolkit's ptxas and nvcc found on PATH and again under KIMG_TOOLKIT_DIRS: listed once, as found first" \
+	"[(t['kind'], t['source'], t['path']) for t in d['toolchains']] == [('triton_ptxas', 'TRITON_PTXAS_PATH', '$TK/cuda-13.0/bin/ptxas'), ('ptxas', 'PATH', '$TMP/linked-bin/ptxas'), ('nvcc', 'PATH', '$TMP/linked-bin/nvcc')]"
 
 # ---- JIT caches: stale and good code ----
 mkdir -p "$H/.cupy/kernel_cache" "$H/.triton/cache/5f3a" "$H/.cache/torch_extensions/py311_cu128/myop"
