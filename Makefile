@@ -324,7 +324,7 @@ $(UNIT_PROBE): $(PROBE_THREAD_OBJ)
 $(UNIT_PROBE): $(BUILD)/tests/test_%: $(BUILD)/obj/probe/%.o
 $(call unit_bin,tree): $(UNIT_PROBE_OBJ_tree)
 $(UNIT_PROBE): UNIT_LAYER_LIBS = $(UNIT_PROBE_OBJ_$(patsubst test_%,%,$(notdir $@))) $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/tarbuild.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/tarbuild.h tests/unit/fail_alloc.h $(REPORT_LIB) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CHECK_CFLAGS) $(CFLAGS) $(SAN_EXE_LDFLAGS) -o $@ $< $(UNIT_LAYER_LIBS) $(CHECK_LIBS) $(LDLIBS_SYS)
 

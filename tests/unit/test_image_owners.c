@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "../../probe/image.h" /* probe's, not core/image.h, which testutil.h includes */
 #include "owners.h"
+#include "fail_alloc.h"
 
 static struct probe_image_record rec(enum record_kind kind, const char *path, const char *text)
 {
@@ -259,6 +260,56 @@ START_TEST(many_files_and_packages)
 }
 END_TEST
 
+/* Each allocation of a build failing in turn: never a wrong owner (a file
+ * is its package's or, what failed to be recorded, nobody's), no crash. */
+START_TEST(allocation_failures)
+{
+	if (!FAIL_ALLOC_WORKS)
+		return;
+	enum { FILES = 2100 }; /* past the first table's 2048 */
+	char *list = malloc(FILES * 32);
+	ck_assert_ptr_nonnull(list);
+	size_t n = 0;
+	for (int f = 0; f < FILES; f++)
+		n += (size_t)sprintf(list + n, "/usr/lib/d/f%d.so\n", f);
+	struct probe_image_record recs[] = {
+		rec(RECORD_PY_INSTALLER, "/sp/torch-2.8.0.dist-info/INSTALLER", "pip\n"),
+		rec(RECORD_PY_RECORD, "/sp/torch-2.8.0.dist-info/RECORD", "torch/a.so,,\n"),
+		rec(RECORD_CONDA_META, "/opt/c/conda-meta/cupy-13-0.json",
+		    "{\"name\": \"cupy\", \"version\": \"13\", \"files\": [\"lib/c.so\"]}"),
+		rec(RECORD_DPKG_STATUS, "/var/lib/dpkg/status", "Package: big\nStatus: install ok installed\nVersion: 1\n\n"),
+		{ RECORD_DPKG_LIST, "/var/lib/dpkg/info/big.list", (unsigned char *)list, n },
+	};
+	bool hit = true;
+	long k;
+	/* each of the first and those around the table's growth (the 2048th
+	 * file), every 101st between: the files' copies all fail alike */
+	for (k = 1; hit; k += k < 20 || (k >= 2030 && k < 2080) ? 1 : 101) {
+		struct probe_image_owners *o = probe_image_owners_new();
+		ck_assert_ptr_nonnull(o);
+		fail_alloc_arm(k);
+		probe_image_owners_build(o, recs, sizeof recs / sizeof recs[0]);
+		hit = fail_alloc_hit();
+		const struct kimg_pkg *p = probe_image_owners_lookup(o, "/sp/torch/a.so");
+		ck_assert_msg(!p || strcmp(p->name, "torch") == 0, "allocation %ld failed: %s", k, p->name);
+		p = probe_image_owners_lookup(o, "/opt/c/lib/c.so");
+		ck_assert_msg(!p || strcmp(p->name, "cupy") == 0, "allocation %ld failed: %s", k, p->name);
+		for (int f = 0; f < FILES; f += 97) {
+			char path[64];
+			snprintf(path, sizeof path, "/usr/lib/d/f%d.so", f);
+			p = probe_image_owners_lookup(o, path);
+			ck_assert_msg(!p || (strcmp(p->name, "big") == 0 && strcmp(p->version, "1") == 0), "allocation %ld failed: %s",
+				      k, p->name);
+			if (!hit) /* nothing failed: every file its package's */
+				ck_assert_ptr_nonnull(p);
+		}
+		probe_image_owners_free(o);
+	}
+	ck_assert_int_gt(k, FILES); /* each file's own copy was one of them */
+	free(list);
+}
+END_TEST
+
 START_TEST(empty_and_null)
 {
 	struct probe_image_owners *o = probe_image_owners_new();
@@ -285,6 +336,7 @@ static Suite *suite(void)
 	tcase_add_test(t, first_record_keeps_a_file);
 	tcase_add_test(t, many_files_and_packages);
 	tcase_add_test(t, empty_and_null);
+	tcase_add_test(t, allocation_failures);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -21,6 +21,7 @@
 #include "image_int.h"
 #include "tar_header.h"
 #include "tarbuild.h"
+#include "fail_alloc.h"
 
 static char dir[] = "/tmp/kimg-test-image-source.XXXXXX";
 
@@ -713,6 +714,81 @@ START_TEST(detect)
 }
 END_TEST
 
+/* Each allocation failing in turn: the index either whole or refused with
+ * "out of memory" (an extended header's: "reading a tar extended
+ * header"), a document read or refused, detection a plain no; never a
+ * crash or a member under a wrong name. */
+START_TEST(allocation_failures)
+{
+	if (!FAIL_ALLOC_WORKS)
+		return;
+	char longname[200], kv[300], rec[400];
+	memset(longname, 'n', 150);
+	strcpy(longname + 150, "/blob");
+	struct tb t = { 0 };
+	snprintf(kv, sizeof kv, "path=%s", longname);
+	pax_record(rec, sizeof rec, kv);
+	tb_pax(&t, rec);
+	tb_file(&t, "short", "pax");
+	tb_header(&t, "././@LongLink", 'L', 9, NULL);
+	tb_data(&t, "gnu/long", 9);
+	tb_file(&t, "x", "gnu");
+	tb_header(&t, "././@LongLink", 'K', 9, NULL);
+	tb_data(&t, "gnu/long", 9);
+	tb_header(&t, "link", '2', 0, "x");
+	char name[16];
+	for (int i = 0; i < 70; i++) { /* past the index's first 64 */
+		snprintf(name, sizeof name, "m%d", i);
+		tb_file(&t, name, "m");
+	}
+	tb_file(&t, "manifest.json", MANIFEST);
+	tb_end(&t);
+	const char *path = write_tar("fail.tar", &t);
+	bool hit = true;
+	for (long k = 1; hit; k++) {
+		struct source s;
+		struct kimg_error err = { 0, 0, "" };
+		fail_alloc_arm(k);
+		int rc = image_source_open(path, &s, &err);
+		hit = fail_alloc_hit();
+		if (rc == 0) {
+			ck_assert_msg(!hit, "allocation %ld failed unsaid", k);
+			ck_assert_uint_eq(s.n, 74);
+			ck_assert_str_eq(s.m[0].name, longname);
+			ck_assert_str_eq(s.m[1].name, "gnu/long");
+			ck_assert_str_eq(s.m[2].link, "gnu/long");
+			ck_assert_str_eq(s.format, "docker-archive");
+			/* the documents, under failures of their own */
+			for (long j = 1;; j++) {
+				unsigned char *out = NULL;
+				uint64_t len;
+				fail_alloc_arm(j);
+				rc = image_blob_read_doc(&s, "manifest.json", SHA_MANIFEST, &out, &len, &err);
+				bool doc_hit = fail_alloc_hit();
+				if (!doc_hit) {
+					ck_assert_int_eq(rc, 0);
+					ck_assert_str_eq((char *)out, MANIFEST);
+					free(out);
+					break;
+				}
+				expect_error(rc, &err, -ENOMEM, "manifest.json: cannot read it");
+			}
+		} else {
+			ck_assert_msg(hit, "allocation %ld: %s", k, err.what);
+			ck_assert_int_eq(rc, -ENOMEM);
+			ck_assert_msg(strcmp(err.what, "out of memory") == 0 || strcmp(err.what, "reading a tar extended header") == 0,
+				      "allocation %ld: %s", k, err.what);
+		}
+		image_source_close(&s);
+		fail_alloc_arm(k);
+		bool image = probe_image_detect(path);
+		ck_assert(image || fail_alloc_hit());
+		fail_alloc_hit();
+	}
+	free(t.p);
+}
+END_TEST
+
 static int remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -749,6 +825,7 @@ static Suite *suite(void)
 	tcase_add_test(t, layer_read_cut_short);
 	tcase_add_test(t, layer_read_pipe);
 	tcase_add_test(t, detect);
+	tcase_add_test(t, allocation_failures);
 	suite_add_tcase(s, t);
 	return s;
 }
