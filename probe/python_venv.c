@@ -182,18 +182,26 @@ static bool is_elf(const char *path)
 	return elf;
 }
 
-/* dir/name-like entries that `import sitecustomize` could find. */
-static bool has_sitecustomize(const char *dir)
+/* dir/name-like entries that `import sitecustomize` could find. A
+ * directory that is there but cannot be listed (no memory, no
+ * descriptors, no read permission) may hold one too: why says so. */
+static bool has_sitecustomize(const char *dir, char *why, size_t wsize)
 {
 	DIR *d = opendir(dir);
-	if (!d)
-		return false;
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return false;
+		snprintf(why, wsize, "%s cannot be listed: it may hold a sitecustomize module", dir);
+		return true;
+	}
 	bool found = false;
 	struct dirent *de;
 	while (!found && (de = readdir(d)) != NULL)
 		found = strncmp(de->d_name, "sitecustomize", 13) == 0 &&
 			(de->d_name[13] == '\0' || de->d_name[13] == '.');
 	closedir(d);
+	if (found)
+		snprintf(why, wsize, "a sitecustomize module is in %s", dir);
 	return found;
 }
 
@@ -272,6 +280,8 @@ static bool add_pth_dirs(struct answer *a, size_t path_at, const char *site, cha
 {
 	struct dirent **names = NULL;
 	int n = scandir(site, &names, NULL, alphasort);
+	if (n < 0) /* out of memory, or gone since: its .pth files unknown */
+		return fail(why, wsize, "%s cannot be listed", site);
 	bool ok = true;
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
@@ -281,6 +291,10 @@ static bool add_pth_dirs(struct answer *a, size_t path_at, const char *site, cha
 		char path[4352];
 		snprintf(path, sizeof path, "%s/%s", site, name);
 		FILE *f = fopen(path, "r");
+		if (!f && (errno == ENOMEM || errno == EMFILE || errno == ENFILE)) {
+			ok = fail(why, wsize, "%s cannot be read", path); /* this process's lack, not the file's */
+			continue;
+		}
 		if (!f)
 			continue; /* site skips a .pth it cannot open */
 		char line[4096];
@@ -310,8 +324,8 @@ static bool add_pth_dirs(struct answer *a, size_t path_at, const char *site, cha
 			}
 			char dir[4096];
 			if (abspath(site, line, dir, sizeof dir) && exists(dir) && !has_line(a, path_at, dir)) {
-				if (has_sitecustomize(dir))
-					ok = fail(why, wsize, "a sitecustomize module is in %s", dir);
+				if (has_sitecustomize(dir, why, wsize))
+					ok = false;
 				put_line(a, dir);
 			}
 		}
@@ -429,10 +443,8 @@ int probe_python_venv_answer(const char *python, const char *mark, char *buf, si
 	snprintf(site, sizeof site, "%s/lib/python%s/site-packages", prefix, xy);
 	const char *dirs[] = { stdlib, dynload, site };
 	for (size_t i = 0; i < 3; i++)
-		if (has_sitecustomize(dirs[i])) {
-			fail(why, why_size, "a sitecustomize module is in %s", dirs[i]);
+		if (has_sitecustomize(dirs[i], why, why_size))
 			return -1;
-		}
 	struct answer a = { buf, 0, size, false };
 	buf[0] = '\0';
 	put_line(&a, mark);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "fail_alloc.h"
 
 /* The paths here are short (a few hundred bytes under /tmp); GCC cannot
  * know it of each snprintf into a path buffer. */
@@ -509,6 +510,49 @@ START_TEST(answer_too_long)
 }
 END_TEST
 
+/* Each allocation failing in turn (the PATH's copy, pyvenv.cfg's and each
+ * .pth's stream, the listings): the whole answer or -1, never an answer
+ * that lacks what the files say. */
+START_TEST(allocation_failures)
+{
+	if (!FAIL_ALLOC_WORKS)
+		return;
+	struct venv e = make_venv("oom");
+	char p[1024], extra[2048], path[1024];
+	snprintf(p, sizeof p, "%s/extra", e.root);
+	mkdirs(p);
+	snprintf(extra, sizeof extra, "%s\n", p);
+	snprintf(p, sizeof p, "%s/a.pth", e.site);
+	put_file(p, extra);
+	snprintf(path, sizeof path, "/nonexistent:%s/bin", e.v);
+	setenv("PATH", path, 1);
+	char want[8192];
+	snprintf(want, sizeof want, "%s", expected(&e, "3.12.4", e.site, extra));
+	bool hit = true;
+	long k;
+	for (k = 1; hit; k++) {
+		why[0] = answer[0] = '\0';
+		fail_alloc_arm(k);
+		int n = probe_python_venv_answer("python", MARK, answer, sizeof answer, why, sizeof why);
+		hit = fail_alloc_hit();
+		if (n >= 0)
+			ck_assert_msg(strcmp(answer, want) == 0, "allocation %ld failed: answer\n%s", k, answer);
+		else
+			ck_assert_msg(hit && why[0], "allocation %ld: -1 with nothing failed (%s)", k, why);
+	}
+	ck_assert_int_gt(k, 5); /* PATH's copy, the streams, the listings */
+	/* with a sitecustomize in the .pth's directory: never an answer */
+	snprintf(p, sizeof p, "%s/extra/sitecustomize.py", e.root);
+	put_file(p, "");
+	for (k = 1, hit = true; hit; k++) {
+		fail_alloc_arm(k);
+		int n = probe_python_venv_answer("python", MARK, answer, sizeof answer, why, sizeof why);
+		hit = fail_alloc_hit();
+		ck_assert_msg(n == -1, "allocation %ld failed: an answer", k);
+	}
+}
+END_TEST
+
 static int remove_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -534,6 +578,7 @@ static Suite *suite(void)
 	tcase_add_test(t, environment);
 	tcase_add_test(t, answer_too_long);
 	tcase_add_test(t, no_current_directory);
+	tcase_add_test(t, allocation_failures);
 	suite_add_tcase(s, t);
 	return s;
 }
