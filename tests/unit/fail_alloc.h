@@ -8,6 +8,10 @@
  * allocation (fail_alloc_hit() false): every allocation failing in turn,
  * as tests/probe/alloc_fail.sh does for a whole run.
  *
+ * fail_alloc_own_only(true) limits the failures to allocations this
+ * program's own code makes (kimg's, linked in), not a shared library's:
+ * libarchive 3.6 dereferences a failed allocation of its own.
+ *
  * Include it in one file of a test program only (it defines malloc,
  * exported: the build's -fvisibility=hidden would leave libc's own
  * calls, strdup's, to libc's malloc).
@@ -33,7 +37,12 @@
 #endif
 
 static long fail_alloc_countdown; /* 0: off */
-static bool fail_alloc_failed;
+static bool fail_alloc_failed, fail_alloc_own;
+
+static inline void fail_alloc_own_only(bool own)
+{
+	fail_alloc_own = own;
+}
 
 static inline void fail_alloc_arm(long nth)
 {
@@ -53,8 +62,13 @@ void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t n, size_t size);
 void *__libc_realloc(void *p, size_t n);
 
-static bool fail_alloc_now(void)
+/* The program's code, as the linker's default script bounds it. */
+extern const char __executable_start[], etext[];
+
+static bool fail_alloc_now(const void *caller)
 {
+	if (fail_alloc_own && !((const char *)caller >= __executable_start && (const char *)caller < etext))
+		return false;
 	if (fail_alloc_countdown > 0 && --fail_alloc_countdown == 0) {
 		fail_alloc_failed = true;
 		errno = ENOMEM;
@@ -65,17 +79,17 @@ static bool fail_alloc_now(void)
 
 __attribute__((visibility("default"))) void *malloc(size_t n)
 {
-	return fail_alloc_now() ? NULL : __libc_malloc(n);
+	return fail_alloc_now(__builtin_return_address(0)) ? NULL : __libc_malloc(n);
 }
 
 __attribute__((visibility("default"))) void *calloc(size_t n, size_t size)
 {
-	return fail_alloc_now() ? NULL : __libc_calloc(n, size);
+	return fail_alloc_now(__builtin_return_address(0)) ? NULL : __libc_calloc(n, size);
 }
 
 __attribute__((visibility("default"))) void *realloc(void *p, size_t n)
 {
-	return fail_alloc_now() ? NULL : __libc_realloc(p, n);
+	return fail_alloc_now(__builtin_return_address(0)) ? NULL : __libc_realloc(p, n);
 }
 #endif
 

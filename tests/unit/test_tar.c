@@ -16,6 +16,7 @@
 #include "tar.h"
 #include "tar_la.h"
 #include "tarbuild.h"
+#include "fail_alloc.h"
 
 /* What the walk delivered, one line a member: "NAME SIZE" or "NAME !ERROR". */
 struct seen {
@@ -24,12 +25,13 @@ struct seen {
 	int stop_at;          /* fn returns 7 at this member (1-based; 0: never) */
 	const char *skip;     /* want() says no to this name */
 	char first[16];       /* the first bytes of the last member */
+	bool long_head;       /* want() was shown more than KIMG_TAR_HEAD_SIZE */
 };
 
 static bool want(void *ctx, const char *name, struct kimg_span head)
 {
 	struct seen *s = ctx;
-	ck_assert(head.size <= KIMG_TAR_HEAD_SIZE);
+	s->long_head |= head.size > KIMG_TAR_HEAD_SIZE; /* checked after the walk: Check allocates */
 	return !s->skip || strcmp(name, s->skip) != 0;
 }
 
@@ -71,7 +73,9 @@ static struct tb sample(void)
 
 static int walk(const struct tb *t, struct seen *s, struct kimg_error *err)
 {
-	return kimg_tar_for_each_member(kimg_span_make(t->p, t->n), want, member, s, err);
+	int rc = kimg_tar_for_each_member(kimg_span_make(t->p, t->n), want, member, s, err);
+	ck_assert(!s->long_head);
+	return rc;
 }
 
 START_TEST(members_in_order)
@@ -225,6 +229,53 @@ START_TEST(library_absent)
 }
 END_TEST
 
+/* Each of kimg's allocations failing in turn (not libarchive's: 3.6
+ * crashes on its own): a member whole or with its error; never a member
+ * cut short unsaid. */
+START_TEST(allocation_failures)
+{
+	if (!FAIL_ALLOC_WORKS)
+		return;
+	struct tb t = sample();
+	struct seen s = { .stop_at = 0 };
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(walk(&t, &s, &err), 3); /* libarchive loaded first */
+	fail_alloc_own_only(true);
+	bool hit = true;
+	long k;
+	for (k = 1; hit; k++) {
+		memset(&s, 0, sizeof s);
+		err = (struct kimg_error){ 0, 0, "" };
+		fail_alloc_arm(k);
+		int rc = kimg_tar_for_each_member(kimg_span_make(t.p, t.n), want, member, &s, &err);
+		hit = fail_alloc_hit();
+		if (!hit) {
+			ck_assert_int_eq(rc, 3);
+			ck_assert_str_eq(s.log, "a.txt 5\nbig.bin 10000\nz 0\n");
+			break;
+		}
+		if (rc < 0) {
+			ck_assert_msg(err.what[0] != '\0', "allocation %ld: %d unsaid", k, rc);
+			continue;
+		}
+		/* each line as written or an error; fewer than three only after an error */
+		static const char *const lines[] = { "a.txt 5\n", "big.bin 10000\n", "z 0\n" };
+		const char *p = s.log;
+		bool last_error = false;
+		for (int i = 0; i < rc; i++) {
+			const char *name_end = strchr(lines[i], ' ');
+			ck_assert_msg(strncmp(p, lines[i], (size_t)(name_end - lines[i]) + 1) == 0, "allocation %ld: %s", k, s.log);
+			last_error = p[name_end - lines[i] + 1] == '!';
+			ck_assert_msg(last_error || strncmp(p, lines[i], strlen(lines[i])) == 0, "allocation %ld: %s", k, s.log);
+			p = strchr(p, '\n') + 1;
+		}
+		ck_assert_msg(rc == 3 || last_error, "allocation %ld: %d members, the last whole: %s", k, rc, s.log);
+	}
+	ck_assert_int_gt(k, 1);
+	free(t.p);
+}
+END_TEST
+
 /* ---- the stream walk (kimg_tar_la_walk) ---- */
 
 struct src {
@@ -361,6 +412,7 @@ static Suite *suite(void)
 	tcase_add_test(t, truncated_archives);
 	tcase_add_test(t, limits);
 	tcase_add_test(t, library_absent);
+	tcase_add_test(t, allocation_failures);
 	suite_add_tcase(s, t);
 	t = tcase_create("stream");
 	tcase_add_test(t, stream_entries);
