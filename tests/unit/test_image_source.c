@@ -37,6 +37,11 @@ static const char *path_of(const char *name)
 	return p;
 }
 
+static void mkdir_in(const char *name)
+{
+	ck_assert_int_eq(mkdir(path_of(name), 0755), 0);
+}
+
 static const char *write_bytes(const char *name, const void *data, size_t n)
 {
 	const char *p = path_of(name);
@@ -422,6 +427,38 @@ START_TEST(many_members)
 }
 END_TEST
 
+/* Run with stdin closed (`kimg-probe ... <&-`), the archive gets
+ * descriptor 0: a descriptor like any other. */
+START_TEST(descriptor_zero)
+{
+	struct tb t = { 0 };
+	tb_file(&t, "manifest.json", MANIFEST);
+	tb_end(&t);
+	const char *p = write_tar("zero.tar", &t);
+	close(STDIN_FILENO);
+	struct source s;
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(image_source_open(p, &s, &err), 0);
+	ck_assert_int_eq(s.fd, 0);
+	expect_doc(&s, "manifest.json", MANIFEST);
+	image_source_close(&s);
+	ck_assert_int_eq(fcntl(0, F_GETFD), -1); /* closed with the source */
+	/* a layout's blob on descriptor 0 */
+	mkdir_in("zero");
+	write_bytes("zero/blob", "abc", 3);
+	ck_assert_int_eq(open("/dev/null", O_RDONLY), 0);
+	ck_assert_int_eq(image_source_open(path_of("zero"), &s, &err), 0);
+	close(0);
+	struct blob b;
+	ck_assert_int_eq(image_blob_open(&s, "blob", &b, &err), 0);
+	ck_assert_int_eq(b.fd, 0);
+	image_blob_close(&b);
+	ck_assert_int_eq(fcntl(0, F_GETFD), -1);
+	image_source_close(&s);
+	free(t.p);
+}
+END_TEST
+
 START_TEST(not_a_container)
 {
 	struct source s;
@@ -465,11 +502,6 @@ START_TEST(document_digest)
 END_TEST
 
 /* ---- layout directories ---- */
-
-static void mkdir_in(const char *name)
-{
-	ck_assert_int_eq(mkdir(path_of(name), 0755), 0);
-}
 
 START_TEST(layout_blobs)
 {
@@ -813,6 +845,7 @@ static Suite *suite(void)
 	tcase_add_test(t, tar_ends);
 	tcase_add_test(t, many_members);
 	tcase_add_test(t, not_a_container);
+	tcase_add_test(t, descriptor_zero);
 	tcase_add_test(t, document_digest);
 	suite_add_tcase(s, t);
 	t = tcase_create("layout");
