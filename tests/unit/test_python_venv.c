@@ -3,9 +3,9 @@
  * read from its files, in the form python_env.c's query prints it (the
  * mark; sys.executable TAB the version; the cwd; sysconfig's stdlib and
  * platstdlib; sys.path), or why the files do not say it all. The venvs are
- * built here file by file, so the oracle is CPython's own rules as
- * docs/doctor.md and the file's head state them, written out by hand for
- * each layout: site.venv's prefix (the parent of the interpreter's
+ * built here file by file, so the oracle is CPython's own rules as the
+ * head of probe/python_venv.c and kimg-probe(1) state them, written out by
+ * hand for each layout: site.venv's prefix (the parent of the interpreter's
  * directory), getpath's base prefix (the parent of `home`, found by
  * lib/pythonX.Y/os.py), sys.path (pythonXY.zip, lib/pythonX.Y,
  * lib-dynload, site-packages, then each .pth's directories in name order),
