@@ -78,6 +78,17 @@ chmod +x "$TMP/odd/nvcc" "$TMP/odd/ptxas"
 doc env KIMG_TOOLKIT_DIRS="$TMP/odd/.." PATH="$TMP/odd:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2"
 expect_json "a tool that cannot be started: no release, 'cannot run it'; one that answers and exits 127: its release" \
 	"[(t['kind'], t['release'], t['error']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('ptxas', '12.4', None), ('nvcc', None, 'cannot run it')]"
+# a --version that never answers (a wrapper waiting on a lock): given up
+# after docs/json-probe.md's 10 s, the tool killed, not waited for
+mkdir -p "$TMP/slow"
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 100\n' "$TMP/slow.pid" >"$TMP/slow/nvcc"
+chmod +x "$TMP/slow/nvcc"
+began=$SECONDS
+doc env KIMG_TOOLKIT_DIRS= PATH="$TMP/slow:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2"
+took=$((SECONDS - began))
+expect_json "a tool whose --version does not answer: no release, said" \
+	"[(t['kind'], t['release'], t['error']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('nvcc', None, '--version did not answer within 10 s')]"
+check "... after 10 s, not its 100 (${took} s), the tool killed" bash -c "(( $took >= 9 && $took < 60 )) && ! kill -0 $(cat "$TMP/slow.pid") 2>/dev/null"
 # one file by two names (a directory linked into PATH) is listed once;
 # the same file as Triton's ptxas and as a toolkit's is listed as each
 ln -s "$TK/cuda-13.0/bin" "$TMP/linked-bin"
