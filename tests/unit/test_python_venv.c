@@ -230,8 +230,10 @@ START_TEST(pth_directories)
 	mkdirs(p);
 	snprintf(p, sizeof p, "%s/abs", e.root);
 	mkdirs(p);
+	snprintf(p, sizeof p, "%s/up", e.root);
+	mkdirs(p);
 	snprintf(p, sizeof p, "%s/b.pth", e.site);
-	put_file(p, "# a comment\nrel\n\n   \n/nonexistent/dir\r\n.\nrel/\n./rel/.\n");
+	put_file(p, "# a comment\nrel\n\n   \n/nonexistent/dir\r\n.\nrel/\n./rel/.\nrel/x/../../../../../../up\n");
 	snprintf(p, sizeof p, "%s/c.pth", e.site);
 	char far[4200];
 	memset(far, 'x', 4100); /* no such path can be */
@@ -259,7 +261,7 @@ START_TEST(pth_directories)
 		    "enabled and __import__('_distutils_hack').add_shim(); \n");
 	/* each directory once: site's known_paths holds sys.path's (the
 	 * standard library, site-packages itself) and each one added */
-	snprintf(extra, sizeof extra, "%s/abs\n%s/rel\n/\n", e.root, e.site);
+	snprintf(extra, sizeof extra, "%s/abs\n%s/rel\n%s/up\n/\n", e.root, e.site, e.root);
 	expect_answer(e.python, expected(&e, "3.12.4", e.site, extra));
 	/* without _distutils_hack the shim's line is code that runs */
 	snprintf(p, sizeof p, "%s/_distutils_hack", e.site);

@@ -181,6 +181,30 @@ START_TEST(truncated_archives)
 }
 END_TEST
 
+/* A malformed pax record: libarchive warns ("Ignoring malformed pax
+ * extended attribute") and gives the member under its ustar name; a
+ * warning is no error, in either walk. */
+static struct tb pax_warned(void)
+{
+	struct tb t = { 0 };
+	tb_pax(&t, "99 path=x\n");
+	tb_file(&t, "short", "abc");
+	tb_file(&t, "next", "z");
+	tb_end(&t);
+	return t;
+}
+
+START_TEST(warnings_are_not_errors)
+{
+	struct tb t = pax_warned();
+	struct seen s = { .stop_at = 0 };
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(walk(&t, &s, &err), 2);
+	ck_assert_str_eq(s.log, "short 3\nnext 1\n");
+	free(t.p);
+}
+END_TEST
+
 /* The member limit and the archive's budget, each named. */
 START_TEST(limits)
 {
@@ -341,6 +365,18 @@ START_TEST(stream_entries)
 }
 END_TEST
 
+START_TEST(stream_warnings_are_not_errors)
+{
+	struct tb t = pax_warned();
+	struct src s = { &t, 0, 1 << 20, -1, 0 };
+	struct entries o = { .read_len = 1 << 16 };
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_tar_la_walk(source, &s, entry, &o, &err), 2);
+	ck_assert_str_eq(o.log, "0 0 short - 3 3 [abc]\n1 0 next - 1 1 [z]\n");
+	free(t.p);
+}
+END_TEST
+
 START_TEST(stream_source_fails)
 {
 	struct tb t = sample();
@@ -352,6 +388,7 @@ START_TEST(stream_source_fails)
 	ck_assert_int_eq(kimg_tar_la_walk(source, &s, entry, &o, &err), -EIO);
 	ck_assert_int_eq(err.code, -EIO);
 	ck_assert_msg(strncmp(err.what, "not a readable tar stream: ", 27) == 0, "%s", err.what);
+	ck_assert_uint_eq(err.offset, 0);
 	ck_assert_uint_eq(o.n, 0);
 	/* after the first chunk, a plain tar's first three entries */
 	struct src s2 = { &t, 0, 2048, 1, 0 };
@@ -412,10 +449,12 @@ static Suite *suite(void)
 	tcase_add_test(t, truncated_archives);
 	tcase_add_test(t, limits);
 	tcase_add_test(t, library_absent);
+	tcase_add_test(t, warnings_are_not_errors);
 	tcase_add_test(t, allocation_failures);
 	suite_add_tcase(s, t);
 	t = tcase_create("stream");
 	tcase_add_test(t, stream_entries);
+	tcase_add_test(t, stream_warnings_are_not_errors);
 	tcase_add_test(t, stream_source_fails);
 	tcase_add_test(t, stream_cut_short);
 	suite_add_tcase(s, t);
