@@ -78,6 +78,16 @@ chmod +x "$TMP/odd/nvcc" "$TMP/odd/ptxas"
 doc env KIMG_TOOLKIT_DIRS="$TMP/odd/.." PATH="$TMP/odd:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2"
 expect_json "a tool that cannot be started: no release, 'cannot run it'; one that answers and exits 127: its release" \
 	"[(t['kind'], t['release'], t['error']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('ptxas', '12.4', None), ('nvcc', None, 'cannot run it')]"
+# a tool that answers on stderr is read; one that reads its stdin gets
+# nothing (not doctor's own input: it would wait on a terminal)
+mkdir -p "$TMP/io"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.6, V12.6.1" >&2\n' >"$TMP/io/ptxas"
+printf '#!/bin/sh\nread v\necho "Cuda compilation tools, release ${v:-11.8}, V11.8.1"\n' >"$TMP/io/nvcc"
+chmod +x "$TMP/io/ptxas" "$TMP/io/nvcc"
+echo 13.0 >"$TMP/io/stdin"
+doc env KIMG_TOOLKIT_DIRS= PATH="$TMP/io:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2" <"$TMP/io/stdin"
+expect_json "a release said on stderr is read; a tool's stdin is empty (/dev/null), not doctor's" \
+	"[(t['kind'], t['release']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('ptxas', '12.6'), ('nvcc', '11.8')]"
 # a --version that never answers (a wrapper waiting on a lock): given up
 # after docs/json-probe.md's 10 s, the tool killed, not waited for
 mkdir -p "$TMP/slow"
