@@ -273,6 +273,11 @@ START_TEST(long_link_targets)
 	tb_header(&t, "././@LongLink", 'K', strlen(target) + 1, NULL);
 	tb_data(&t, target, strlen(target) + 1);
 	tb_header(&t, "gnulink", '2', 0, "truncated");
+	/* one-character ones: a pax path "y", a pax linkpath "y" */
+	tb_pax(&t, "10 path=y\n");
+	tb_file(&t, "not-y", "why");
+	tb_pax(&t, "14 linkpath=y\n");
+	tb_header(&t, "to-y", '2', 0, "nothing");
 	tb_end(&t);
 	struct source s;
 	struct kimg_error err = { 0, 0, "" };
@@ -281,6 +286,10 @@ START_TEST(long_link_targets)
 	ck_assert_ptr_nonnull(f);
 	ck_assert(image_tar_find(&s, "paxlink") == f);
 	ck_assert(image_tar_find(&s, "gnulink") == f);
+	const struct tar_member *y = image_tar_find(&s, "y");
+	ck_assert_ptr_nonnull(y);
+	ck_assert_ptr_null(image_tar_find(&s, "not-y"));
+	ck_assert(image_tar_find(&s, "to-y") == y);
 	image_source_close(&s);
 	free(t.p);
 }
