@@ -461,6 +461,10 @@ START_TEST(environment)
 						"PYTHONBREAKPOINT", "PYTHONPYCACHEPREFIX", "PYTHONDEVMODE" };
 	for (size_t i = 0; i < sizeof harmless / sizeof harmless[0]; i++)
 		setenv(harmless[i], "1", 1);
+	/* and names that only start like Python's */
+	setenv("PYTHO", "1", 1);
+	setenv("PYTHOX", "1", 1);
+	setenv("__PYVENV_LAUNCHER__X", "1", 1);
 	expect_answer(e.python, ok);
 	static const char *const moving[] = { "PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONUSERBASE",
 					      "PYTHONUNBUFFEREDX", "PYTHONHASHSEE", "__PYVENV_LAUNCHER__" };
