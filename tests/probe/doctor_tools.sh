@@ -63,10 +63,11 @@ doc "$PROBE" doctor --json "$SITE"
 expect_json "no GPU and no --sm: the tools are listed with their releases, nothing judged" \
 	"[t['release'] for t in d['toolchains']] == ['12.8', '11.8', '13.0', '13.0', '11.8'] and all(t['cannot_target'] == [] for t in d['toolchains'])"
 # Several bundled ptxas (Triton 3.x ships ptxas and ptxas-blackwell), made
-# in an order that is not their names'; a file that is no ptxas beside them
+# in an order that is not their names'; files that are no ptxas beside them
 mkdir -p "$TMP/site3/triton/backends/nvidia/bin"
 for n in ptxas-z ptxas-blackwell ptxas ptxas-m ptxas-a; do fake_tool "$TMP/site3/triton/backends/nvidia/bin/$n" 12.8; done
 fake_tool "$TMP/site3/triton/backends/nvidia/bin/cuobjdump" 12.8
+fake_tool "$TMP/site3/triton/backends/nvidia/bin/ptxa-old" 12.8
 doc env KIMG_TOOLKIT_DIRS= "$PROBE" doctor --json --sm 9.0 "$TMP/site3"
 expect_json "bundled ptxas listed in name order (ptxas before ptxas-blackwell), nothing else of the directory" \
 	"[t['path'].rsplit('/', 1)[1] for t in d['toolchains'] if t['kind'] == 'triton_ptxas'] == ['ptxas', 'ptxas-a', 'ptxas-blackwell', 'ptxas-m', 'ptxas-z']"
