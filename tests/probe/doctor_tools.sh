@@ -107,6 +107,10 @@ doc env TRITON_PTXAS_PATH="$TK/cuda-13.0/bin/ptxas" PATH="$TMP/linked-bin:/usr/b
 	"$PROBE" doctor --json --sm 9.0
 expect_json "the toolkit's ptxas and nvcc found on PATH and again under KIMG_TOOLKIT_DIRS: listed once, as found first" \
 	"[(t['kind'], t['source'], t['path']) for t in d['toolchains']] == [('triton_ptxas', 'TRITON_PTXAS_PATH', '$TK/cuda-13.0/bin/ptxas'), ('ptxas', 'PATH', '$TMP/linked-bin/ptxas'), ('nvcc', 'PATH', '$TMP/linked-bin/nvcc')]"
+ln -s "$TK/cuda-13.0" "$TMP/linked-tk"
+doc env PATH="$TK/cuda-13.0/bin:/usr/bin:/bin" KIMG_TOOLKIT_DIRS="$TMP/linked-tk" "$PROBE" doctor --json --sm 9.0
+expect_json "... and the other way round (the link found second): listed once" \
+	"[(t['kind'], t['source'], t['path']) for t in d['toolchains']] == [('ptxas', 'PATH', '$TK/cuda-13.0/bin/ptxas'), ('nvcc', 'PATH', '$TK/cuda-13.0/bin/nvcc')]"
 
 # ---- JIT caches: stale and good code ----
 mkdir -p "$H/.cupy/kernel_cache" "$H/.triton/cache/5f3a" "$H/.cache/torch_extensions/py311_cu128/myop"
