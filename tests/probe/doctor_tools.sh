@@ -52,6 +52,12 @@ expect_json "TRITON_PTXAS_PATH is named among the CUDA switches" "[s['name'] for
 doc env KIMG_TOOLKIT_DIRS= "$PROBE" doctor --json --sm 12.1 "$SITE"
 expect_json "no newer ptxas found: the fix names the release to install" \
 	"d['toolchains'][0]['fix'].startswith('install a CUDA toolkit of 12.9 or newer and export TRITON_PTXAS_PATH=')"
+# a GPU newer than the toolkit table (the driver's 13.5): no release is
+# known to target it, so none of Triton's can, and none is named
+doc env FAKE_CUDA_SM=135 FAKE_CUDA_DRIVER=13000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME=NVIDIA_NEXT FAKE_CUDA_COUNT=1 \
+	LD_LIBRARY_PATH="$FAKE" "$PROBE" doctor --json "$SITE"
+expect_json "a GPU of no toolkit row: Triton's ptxas cannot target it, needs_release null, the fix names no release" \
+	"(d['toolchains'][0]['cannot_target'], d['toolchains'][0]['needs_release'], d['toolchains'][0]['fix'].startswith('install a CUDA toolkit of ? or newer')) == (['13.5'], None, True)"
 # Triton 2.x layout, and a ptxas whose --version names no release
 mkdir -p "$TMP/site2/triton/third_party/cuda/bin"
 printf '#!/bin/sh\necho hello\n' >"$TMP/site2/triton/third_party/cuda/bin/ptxas"
