@@ -54,7 +54,7 @@ static int index_tar(struct source *s, struct kimg_error *err)
 		return kimg_error_set(err, -errno, 0, "%s", strerror(errno));
 	uint64_t pos = 0, end = (uint64_t)st.st_size;
 	struct kimg_tar_header *h = malloc(sizeof *h);
-	char *long_name = NULL;
+	char *long_name = NULL, *long_link = NULL;
 	bool pax = false;
 	struct kimg_tar_header *pax_h = malloc(sizeof *pax_h);
 	int rc = 0;
@@ -81,7 +81,7 @@ static int index_tar(struct source *s, struct kimg_error *err)
 			goto out;
 		}
 		pos = data + kimg_tar_padded(h->size);
-		if (h->type == KIMG_TAR_PAX || h->type == KIMG_TAR_GNU_LONGNAME) {
+		if (h->type == KIMG_TAR_PAX || h->type == KIMG_TAR_GNU_LONGNAME || h->type == KIMG_TAR_GNU_LONGLINK) {
 			if (h->size > KIMG_TAR_EXT_MAX) {
 				rc = kimg_error_set(err, -KIMG_ELIMIT, data, "tar extended header larger than %llu bytes",
 						    (unsigned long long)KIMG_TAR_EXT_MAX);
@@ -103,15 +103,21 @@ static int index_tar(struct source *s, struct kimg_error *err)
 				}
 				pax = true;
 				free(buf);
-			} else {
+			} else if (h->type == KIMG_TAR_GNU_LONGNAME) {
 				free(long_name);
 				long_name = buf;
+			} else {
+				free(long_link);
+				long_link = buf;
 			}
 			continue;
 		}
 		if (pax) {
 			if (pax_h->name[0])
 				snprintf(h->name, sizeof h->name, "%s", pax_h->name);
+			/* a symbolic link's target past ustar's 100 bytes */
+			if (pax_h->link[0])
+				snprintf(h->link, sizeof h->link, "%s", pax_h->link);
 			if (pax_h->size != UINT64_MAX && pax_h->size != h->size) {
 				rc = kimg_error_set(err, -KIMG_ENOTSUP, pos, "tar member '%.200s': pax size differs from the header",
 						    h->name);
@@ -123,6 +129,11 @@ static int index_tar(struct source *s, struct kimg_error *err)
 			snprintf(h->name, sizeof h->name, "%s", long_name);
 			free(long_name);
 			long_name = NULL;
+		}
+		if (long_link) {
+			snprintf(h->link, sizeof h->link, "%s", long_link);
+			free(long_link);
+			long_link = NULL;
 		}
 		if (h->type != KIMG_TAR_REG && h->type != KIMG_TAR_SYMLINK)
 			continue;
@@ -154,6 +165,7 @@ static int index_tar(struct source *s, struct kimg_error *err)
 	}
 out:
 	free(long_name);
+	free(long_link);
 	free(h);
 	free(pax_h);
 	return rc;
@@ -296,7 +308,7 @@ int image_blob_read_doc(const struct source *s, const char *name, const char *wa
 		kimg_sha256_hex(&h, got);
 		if (strcmp(got, want_hex) != 0) {
 			free(buf);
-			return kimg_error_set(err, -KIMG_EFORMAT, 0, "%s: digest mismatch: its bytes are sha256:%s", name, got);
+			return kimg_error_set(err, -KIMG_EFORMAT, 0, "%s: digest mismatch (bytes: %.12s...)", name, got);
 		}
 	}
 	*out = buf;

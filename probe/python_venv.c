@@ -42,7 +42,7 @@ struct answer {
 static void put(struct answer *a, const char *s)
 {
 	size_t n = strlen(s);
-	if (a->len + n + 1 >= a->size) {
+	if (a->len + n + 1 > a->size) { /* room for s and its NUL */
 		a->full = true;
 		return;
 	}
@@ -182,18 +182,26 @@ static bool is_elf(const char *path)
 	return elf;
 }
 
-/* dir/name-like entries that `import sitecustomize` could find. */
-static bool has_sitecustomize(const char *dir)
+/* dir/name-like entries that `import sitecustomize` could find. A
+ * directory that is there but cannot be listed (no memory, no
+ * descriptors, no read permission) may hold one too: why says so. */
+static bool has_sitecustomize(const char *dir, char *why, size_t wsize)
 {
 	DIR *d = opendir(dir);
-	if (!d)
-		return false;
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return false;
+		snprintf(why, wsize, "%s cannot be listed: it may hold a sitecustomize module", dir);
+		return true;
+	}
 	bool found = false;
 	struct dirent *de;
 	while (!found && (de = readdir(d)) != NULL)
 		found = strncmp(de->d_name, "sitecustomize", 13) == 0 &&
 			(de->d_name[13] == '\0' || de->d_name[13] == '.');
 	closedir(d);
+	if (found)
+		snprintf(why, wsize, "a sitecustomize module is in %s", dir);
 	return found;
 }
 
@@ -254,12 +262,26 @@ static bool release_version(const char *v, char *out, size_t size, char *xy, siz
 	return true;
 }
 
+/* Is s a line of a from offset `from` on? */
+static bool has_line(const struct answer *a, size_t from, const char *s)
+{
+	size_t n = strlen(s);
+	for (const char *p = a->buf + from; (p = strstr(p, s)) != NULL; p++)
+		if ((p == a->buf + from || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
 /* The .pth files of site (sorted, as site.addsitedir): their directory
- * lines into a, in order. False when one would run code or is not ASCII. */
-static bool add_pth_dirs(struct answer *a, const char *site, char *why, size_t wsize)
+ * lines into a, in order, each once (site's known_paths: a directory
+ * already on sys.path, from `path_at` in a, is not added again). False
+ * when one would run code or is not ASCII. */
+static bool add_pth_dirs(struct answer *a, size_t path_at, const char *site, char *why, size_t wsize)
 {
 	struct dirent **names = NULL;
 	int n = scandir(site, &names, NULL, alphasort);
+	if (n < 0) /* out of memory, or gone since: its .pth files unknown */
+		return fail(why, wsize, "%s cannot be listed", site);
 	bool ok = true;
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
@@ -269,6 +291,10 @@ static bool add_pth_dirs(struct answer *a, const char *site, char *why, size_t w
 		char path[4352];
 		snprintf(path, sizeof path, "%s/%s", site, name);
 		FILE *f = fopen(path, "r");
+		if (!f && (errno == ENOMEM || errno == EMFILE || errno == ENFILE)) {
+			ok = fail(why, wsize, "%s cannot be read", path); /* this process's lack, not the file's */
+			continue;
+		}
 		if (!f)
 			continue; /* site skips a .pth it cannot open */
 		char line[4096];
@@ -297,9 +323,9 @@ static bool add_pth_dirs(struct answer *a, const char *site, char *why, size_t w
 				continue;
 			}
 			char dir[4096];
-			if (abspath(site, line, dir, sizeof dir) && exists(dir)) {
-				if (has_sitecustomize(dir))
-					ok = fail(why, wsize, "a sitecustomize module is in %s", dir);
+			if (abspath(site, line, dir, sizeof dir) && exists(dir) && !has_line(a, path_at, dir)) {
+				if (has_sitecustomize(dir, why, wsize))
+					ok = false;
 				put_line(a, dir);
 			}
 		}
@@ -417,10 +443,8 @@ int probe_python_venv_answer(const char *python, const char *mark, char *buf, si
 	snprintf(site, sizeof site, "%s/lib/python%s/site-packages", prefix, xy);
 	const char *dirs[] = { stdlib, dynload, site };
 	for (size_t i = 0; i < 3; i++)
-		if (has_sitecustomize(dirs[i])) {
-			fail(why, why_size, "a sitecustomize module is in %s", dirs[i]);
+		if (has_sitecustomize(dirs[i], why, why_size))
 			return -1;
-		}
 	struct answer a = { buf, 0, size, false };
 	buf[0] = '\0';
 	put_line(&a, mark);
@@ -430,12 +454,13 @@ int probe_python_venv_answer(const char *python, const char *mark, char *buf, si
 	put_line(&a, cwd);
 	put_line(&a, stdlib); /* sysconfig's stdlib and platstdlib: the base's */
 	put_line(&a, stdlib);
+	size_t path_at = a.len;
 	put_line(&a, zip); /* sys.path: the standard library's three, the site's */
 	put_line(&a, stdlib);
 	put_line(&a, dynload);
 	if (is_dir(site)) {
 		put_line(&a, site);
-		if (!add_pth_dirs(&a, site, why, why_size))
+		if (!add_pth_dirs(&a, path_at, site, why, why_size))
 			return -1;
 	}
 	if (a.full) {

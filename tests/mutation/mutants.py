@@ -543,6 +543,12 @@ def plant_and_judge(m, tree, scratch, tests, fixtures, durations):
     lines[m["line"] - 1] = m["new"]
     with open(src, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write("\n".join(lines))
+    # newer than the object: the last mutant's restore dated the object a
+    # second ahead, and a mutant planted within that second (the next of
+    # the same file, under MUTANTS_FILES) was not recompiled, so it read
+    # as "unchanged object code", and so did every one after it
+    t = max(time.time(), os.stat(obj).st_mtime + 1)
+    os.utime(src, (t, t))
     try:
         ok, log = make(tree, [os.path.relpath(obj, tree)])
         if not ok:

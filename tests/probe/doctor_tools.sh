@@ -52,6 +52,12 @@ expect_json "TRITON_PTXAS_PATH is named among the CUDA switches" "[s['name'] for
 doc env KIMG_TOOLKIT_DIRS= "$PROBE" doctor --json --sm 12.1 "$SITE"
 expect_json "no newer ptxas found: the fix names the release to install" \
 	"d['toolchains'][0]['fix'].startswith('install a CUDA toolkit of 12.9 or newer and export TRITON_PTXAS_PATH=')"
+# a GPU newer than the toolkit table (the driver's 13.5): no release is
+# known to target it, so none of Triton's can, and none is named
+doc env FAKE_CUDA_SM=135 FAKE_CUDA_DRIVER=13000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME=NVIDIA_NEXT FAKE_CUDA_COUNT=1 \
+	LD_LIBRARY_PATH="$FAKE" "$PROBE" doctor --json "$SITE"
+expect_json "a GPU of no toolkit row: Triton's ptxas cannot target it, needs_release null, the fix names no release" \
+	"(d['toolchains'][0]['cannot_target'], d['toolchains'][0]['needs_release'], d['toolchains'][0]['fix'].startswith('install a CUDA toolkit of ? or newer')) == (['13.5'], None, True)"
 # Triton 2.x layout, and a ptxas whose --version names no release
 mkdir -p "$TMP/site2/triton/third_party/cuda/bin"
 printf '#!/bin/sh\necho hello\n' >"$TMP/site2/triton/third_party/cuda/bin/ptxas"
@@ -62,6 +68,55 @@ expect_json "Triton 2.x's third_party/cuda/bin/ptxas is found; no release in its
 doc "$PROBE" doctor --json "$SITE"
 expect_json "no GPU and no --sm: the tools are listed with their releases, nothing judged" \
 	"[t['release'] for t in d['toolchains']] == ['12.8', '11.8', '13.0', '13.0', '11.8'] and all(t['cannot_target'] == [] for t in d['toolchains'])"
+# Several bundled ptxas (Triton 3.x ships ptxas and ptxas-blackwell), made
+# in an order that is not their names'; files that are no ptxas beside them
+mkdir -p "$TMP/site3/triton/backends/nvidia/bin"
+for n in ptxas-z ptxas-blackwell ptxas ptxas-m ptxas-a; do fake_tool "$TMP/site3/triton/backends/nvidia/bin/$n" 12.8; done
+fake_tool "$TMP/site3/triton/backends/nvidia/bin/cuobjdump" 12.8
+fake_tool "$TMP/site3/triton/backends/nvidia/bin/ptxa-old" 12.8
+doc env KIMG_TOOLKIT_DIRS= "$PROBE" doctor --json --sm 9.0 "$TMP/site3"
+expect_json "bundled ptxas listed in name order (ptxas before ptxas-blackwell), nothing else of the directory" \
+	"[t['path'].rsplit('/', 1)[1] for t in d['toolchains'] if t['kind'] == 'triton_ptxas'] == ['ptxas', 'ptxas-a', 'ptxas-blackwell', 'ptxas-m', 'ptxas-z']"
+# tools that do not run, or whose --version exits 127 yet answers
+mkdir -p "$TMP/odd"
+printf '#!/nonexistent/interpreter\n' >"$TMP/odd/nvcc"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4, V12.4.1"\nexit 127\n' >"$TMP/odd/ptxas"
+chmod +x "$TMP/odd/nvcc" "$TMP/odd/ptxas"
+doc env KIMG_TOOLKIT_DIRS="$TMP/odd/.." PATH="$TMP/odd:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2"
+expect_json "a tool that cannot be started: no release, 'cannot run it'; one that answers and exits 127: its release" \
+	"[(t['kind'], t['release'], t['error']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('ptxas', '12.4', None), ('nvcc', None, 'cannot run it')]"
+# a tool that answers on stderr is read; one that reads its stdin gets
+# nothing (not doctor's own input: it would wait on a terminal)
+mkdir -p "$TMP/io"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.6, V12.6.1" >&2\n' >"$TMP/io/ptxas"
+printf '#!/bin/sh\nread v\necho "Cuda compilation tools, release ${v:-11.8}, V11.8.1"\n' >"$TMP/io/nvcc"
+chmod +x "$TMP/io/ptxas" "$TMP/io/nvcc"
+echo 13.0 >"$TMP/io/stdin"
+doc env KIMG_TOOLKIT_DIRS= PATH="$TMP/io:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2" <"$TMP/io/stdin"
+expect_json "a release said on stderr is read; a tool's stdin is empty (/dev/null), not doctor's" \
+	"[(t['kind'], t['release']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('ptxas', '12.6'), ('nvcc', '11.8')]"
+# a --version that never answers (a wrapper waiting on a lock): given up
+# after docs/json-probe.md's 10 s, the tool killed, not waited for
+mkdir -p "$TMP/slow"
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 100\n' "$TMP/slow.pid" >"$TMP/slow/nvcc"
+chmod +x "$TMP/slow/nvcc"
+began=$SECONDS
+doc env KIMG_TOOLKIT_DIRS= PATH="$TMP/slow:/usr/bin:/bin" "$PROBE" doctor --json --sm 9.0 "$TMP/site2"
+took=$((SECONDS - began))
+expect_json "a tool whose --version does not answer: no release, said" \
+	"[(t['kind'], t['release'], t['error']) for t in d['toolchains'] if t['source'] == 'PATH'] == [('nvcc', None, '--version did not answer within 10 s')]"
+check "... after 10 s, not its 100 (${took} s), the tool killed" bash -c "(( $took >= 9 && $took < 60 )) && ! kill -0 $(cat "$TMP/slow.pid") 2>/dev/null"
+# one file by two names (a directory linked into PATH) is listed once;
+# the same file as Triton's ptxas and as a toolkit's is listed as each
+ln -s "$TK/cuda-13.0/bin" "$TMP/linked-bin"
+doc env TRITON_PTXAS_PATH="$TK/cuda-13.0/bin/ptxas" PATH="$TMP/linked-bin:/usr/bin:/bin" KIMG_TOOLKIT_DIRS="$TK/cuda-13.0" \
+	"$PROBE" doctor --json --sm 9.0
+expect_json "the toolkit's ptxas and nvcc found on PATH and again under KIMG_TOOLKIT_DIRS: listed once, as found first" \
+	"[(t['kind'], t['source'], t['path']) for t in d['toolchains']] == [('triton_ptxas', 'TRITON_PTXAS_PATH', '$TK/cuda-13.0/bin/ptxas'), ('ptxas', 'PATH', '$TMP/linked-bin/ptxas'), ('nvcc', 'PATH', '$TMP/linked-bin/nvcc')]"
+ln -s "$TK/cuda-13.0" "$TMP/linked-tk"
+doc env PATH="$TK/cuda-13.0/bin:/usr/bin:/bin" KIMG_TOOLKIT_DIRS="$TMP/linked-tk" "$PROBE" doctor --json --sm 9.0
+expect_json "... and the other way round (the link found second): listed once" \
+	"[(t['kind'], t['source'], t['path']) for t in d['toolchains']] == [('ptxas', 'PATH', '$TK/cuda-13.0/bin/ptxas'), ('nvcc', 'PATH', '$TK/cuda-13.0/bin/nvcc')]"
 
 # ---- JIT caches: stale and good code ----
 mkdir -p "$H/.cupy/kernel_cache" "$H/.triton/cache/5f3a" "$H/.cache/torch_extensions/py311_cu128/myop"
