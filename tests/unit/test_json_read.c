@@ -104,6 +104,12 @@ START_TEST(utf8_strict)
 	ck_assert_int_eq(parse("\"\xe0\x80\xaf\""), -KIMG_EFORMAT); /* overlong, 3 bytes */
 	ck_assert_int_eq(parse("\"\xed\xa0\x80\""), -KIMG_EFORMAT); /* encoded surrogate */
 	ck_assert_int_eq(parse("\"\xf4\x90\x80\x80\""), -KIMG_EFORMAT); /* above U+10FFFF */
+	/* a second byte just past the continuation range 80..BF (RFC 3629 s. 4:
+	 * UTF8-tail = %x80-BF), after each kind of lead byte: c3, e2, f0 */
+	ck_assert_int_eq(parse("\"\xc3\xc0\""), -KIMG_EFORMAT);
+	ck_assert_int_eq(parse("\"\xe2\xc0\x80\""), -KIMG_EFORMAT);
+	ck_assert_int_eq(parse("\"\xf0\xc0\x80\x80\""), -KIMG_EFORMAT);
+	ck_assert_int_eq(parse("\"\xc3\xbf\""), 0); /* U+00FF: bf, the last tail byte, is one */
 	ck_assert_int_eq(parse("\"\xc3\""), -KIMG_EFORMAT);         /* lead byte then a quote */
 	ck_assert_int_eq(parse("\"\xe2\x82"), -KIMG_ETRUNC);        /* cut inside the sequence */
 	/* a continuation byte is 10xxxxxx whatever its low bits (RFC 3629 s. 3):
