@@ -110,6 +110,32 @@ START_TEST(utf8_strict)
 	ck_assert_int_eq(parse("\"\xe2\xc0\x80\""), -KIMG_EFORMAT);
 	ck_assert_int_eq(parse("\"\xf0\xc0\x80\x80\""), -KIMG_EFORMAT);
 	ck_assert_int_eq(parse("\"\xc3\xbf\""), 0); /* U+00FF: bf, the last tail byte, is one */
+	/* each edge of RFC 3629 s. 4's table, the first and last code point of
+	 * each row accepted, the byte just outside refused */
+	static const struct {
+		const char *text;
+		int rc;
+	} edges[] = {
+		{"\"\x7f\"", 0},                       /* U+007F, one byte */
+		{"\"\x80\"", -KIMG_EFORMAT},           /* a tail byte alone */
+		{"\"\xc1\xbf\"", -KIMG_EFORMAT},      /* c1: overlong U+007F */
+		{"\"\xc2\x80\"", 0},                  /* U+0080 */
+		{"\"\xdf\xbf\"", 0},                  /* U+07FF */
+		{"\"\xe0\x9f\xbf\"", -KIMG_EFORMAT}, /* overlong U+07FF */
+		{"\"\xe0\xa0\x80\"", 0},             /* U+0800 */
+		{"\"\xed\x9f\xbf\"", 0},             /* U+D7FF */
+		{"\"\xee\x80\x80\"", 0},             /* U+E000 */
+		{"\"\xef\xbf\xbf\"", 0},             /* U+FFFF */
+		{"\"\xe2\x82\xc0\"", -KIMG_EFORMAT}, /* third byte past the tail range */
+		{"\"\xe2\x82\x7f\"", -KIMG_EFORMAT}, /* third byte below it */
+		{"\"\xf0\x8f\xbf\xbf\"", -KIMG_EFORMAT}, /* overlong U+FFFF */
+		{"\"\xf0\x90\x80\x80\"", 0},        /* U+10000 */
+		{"\"\xf4\x8f\xbf\xbf\"", 0},        /* U+10FFFF */
+		{"\"\xf5\x80\x80\x80\"", -KIMG_EFORMAT}, /* f5: above U+10FFFF */
+		{"\"\xf0\x90\x80\xc0\"", -KIMG_EFORMAT}, /* fourth byte past the tail range */
+	};
+	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+		ck_assert_msg(parse(edges[i].text) == edges[i].rc, "edge %zu", i);
 	ck_assert_int_eq(parse("\"\xc3\""), -KIMG_EFORMAT);         /* lead byte then a quote */
 	ck_assert_int_eq(parse("\"\xe2\x82"), -KIMG_ETRUNC);        /* cut inside the sequence */
 	/* a continuation byte is 10xxxxxx whatever its low bits (RFC 3629 s. 3):
