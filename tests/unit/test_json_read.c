@@ -277,6 +277,19 @@ START_TEST(arena_limit)
 		ck_assert_msg(rc == -KIMG_ELIMIT, "arena %zu of %zu: %d", size, need, rc);
 		ck_assert(doc.used <= size);
 	}
+	/* the same, for a string whose bytes come one escape or one UTF-8
+	 * sequence at a time (each added on its own, not in a plain run) */
+	static const char esc[] = "[\"\\u00e9\\n\\t\\\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\u20ac\\ud83d\\ude00\"]";
+	kimg_jdoc_init(&doc, small, sizeof small);
+	ck_assert_int_eq(kimg_jdoc_parse(&doc, kimg_span_make(esc, strlen(esc)), &err), 0);
+	ck_assert_str_eq(doc.root->child->str, "\xc3\xa9\n\t\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xe2\x82\xac\xf0\x9f\x98\x80");
+	size_t need_esc = doc.used;
+	for (size_t size = 0; size < need_esc; size++) {
+		kimg_jdoc_init(&doc, small, size);
+		int rc = kimg_jdoc_parse(&doc, kimg_span_make(esc, strlen(esc)), &err);
+		ck_assert_msg(rc == -KIMG_ELIMIT, "escapes, arena %zu of %zu: %d", size, need_esc, rc);
+		ck_assert(doc.used <= size);
+	}
 	kimg_jdoc_init(&doc, NULL, 100);
 	ck_assert_int_eq(kimg_jdoc_parse(&doc, kimg_span_make("1", 1), &err), -KIMG_ELIMIT);
 	/* the arena is reused from the start on each parse */
