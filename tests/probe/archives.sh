@@ -127,4 +127,17 @@ KIMG_ZIP_MAX_MEMBER=100K run "$PROBE" scan "$TMP/conda/pkg-1.0-0.tar.bz2"
 expect_rc 2 "tar member above KIMG_ZIP_MAX_MEMBER"
 expect_grep "tar members share the limit" "$TMP/err" "member larger than the limit (102400 bytes)"
 [ "$(grep -c 'kimg-probe:' "$TMP/err")" -eq 1 ] && ok "exactly one stderr line" || fail "more than one stderr line: $(cat "$TMP/err")"
+# Only ar(5)'s whole 8-byte magic "!<arch>\n" makes a member a static
+# archive worth reading: one that begins "!<arch>" and then goes on with
+# other bytes is data, passed over without an error, as a data file is.
+python3 - "$TMP/armagic.zip" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("data.bin", b"!<arch>X" + bytes(200))
+    z.writestr("empty.a", b"!<arch>\n")
+PY
+run "$PROBE" scan --json "$TMP/armagic.zip"
+expect_rc 0 "a member that only begins like an ar magic: no error"
+expect_json "only the real (empty) static archive is read" \
+	'[(f["path"].split("!/")[1], f["kind"]) for f in d["files"]] == [("empty.a", "archive")] and d["summary"]["errors"] == 0'
 finish
