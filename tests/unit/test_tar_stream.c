@@ -356,6 +356,48 @@ START_TEST(hostile_tars_give_eformat_after_the_good_entries)
 }
 END_TEST
 
+/* An entry read to its end, one call after another, until a call gives
+ * 0 (the end) or fails: the failing call's own error is what it says. */
+struct read_out {
+	int64_t last;
+	uint64_t got;
+	struct kimg_error err;
+};
+
+static int read_to_end(void *ctx, uint32_t ordinal, const struct kimg_tar_entry *e, struct kimg_tar_stream *s)
+{
+	struct read_out *o = ctx;
+	unsigned char buf[1000];
+	(void)ordinal;
+	(void)e;
+	memset(&o->err, 0, sizeof o->err);
+	while ((o->last = kimg_tar_stream_read(s, buf, sizeof buf, &o->err)) > 0)
+		o->got += (uint64_t)o->last;
+	return 0;
+}
+
+/* Entry data cut by the end of the layer (POSIX: a header's size counts
+ * its data, which must follow): the read that meets the end fails at once
+ * with EFORMAT and says so; the walk then ends with the same error. */
+START_TEST(a_read_past_the_layers_end_says_so)
+{
+	kimg_tar_set_library("libkimg-test-absent.so.13");
+	struct tb t = { 0 };
+	tb_header(&t, "b", '0', 5000, NULL);
+	tb_data(&t, "bbb", 3);
+	struct chunks c = { t.p, t.n, 0, 4096, 0 };
+	struct read_out o = { 0 };
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_tar_stream_walk(chunk_src, &c, read_to_end, &o, &err), -KIMG_EFORMAT);
+	ck_assert_int_eq(o.last, -1);
+	ck_assert_uint_eq(o.got, 512); /* what the layer held of it: "bbb" and its block's padding */
+	ck_assert_int_eq(o.err.code, -KIMG_EFORMAT);
+	ck_assert_msg(strstr(o.err.what, "ends early") != NULL, "read error: '%s'", o.err.what);
+	ck_assert_int_eq(err.code, -KIMG_EFORMAT);
+	free(t.p);
+}
+END_TEST
+
 /* A source that gives its bytes in chunks, then fails with -EIO once
  * fail_at bytes have been handed out (as a layer file cut by a read error). */
 struct failing {
@@ -609,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, hostile_tars_give_eformat_after_the_good_entries);
 	tcase_add_test(tc, huge_declared_sizes_cost_nothing);
 	tcase_add_test(tc, a_failing_source_ends_the_walk_with_its_error);
+	tcase_add_test(tc, a_read_past_the_layers_end_says_so);
 	tcase_add_test(tc, compressed_damage);
 	tcase_add_test(tc, ten_thousand_tiny_entries);
 	tcase_add_test(tc, other_formats_need_libarchive_and_say_so);
