@@ -366,6 +366,42 @@ START_TEST(dcgm_malformed_lines)
 	n_got = 0;
 	ck_assert_int_eq(kimg_dcgm_parse(kimg_span_make(nul, sizeof nul - 1), keep, NULL, &err), -KIMG_EFORMAT);
 	ck_assert_int_eq(dcgm(""), 0);
+	ck_assert_int_eq(dcgm("DCGM_X{a=\"b\\"), -KIMG_EFORMAT);
+	ck_assert_str_eq(err.what, "line 1: a backslash at the end");
+}
+END_TEST
+
+/* Prometheus labels come in any order: the GPU instance's profile label
+ * (GPU_I_PROFILE) names the MIG slice before or after the model name,
+ * even a model name that carries a MIG suffix of its own. */
+START_TEST(dcgm_mig_profile_before_the_model)
+{
+	ck_assert_int_eq(dcgm("DCGM_X{GPU_I_PROFILE=\"2g.10gb\",modelName=\"NVIDIA A100-SXM4-40GB\",Hostname=\"n\"} 1\n"
+			      "DCGM_X{GPU_I_PROFILE=\"2g.10gb\",modelName=\"NVIDIA A100-SXM4-40GB MIG 1g.5gb\",Hostname=\"n\"} 1\n"
+			      "DCGM_X{modelName=\"NVIDIA A100-SXM4-40GB MIG 1g.5gb\",GPU_I_PROFILE=\"2g.10gb\",Hostname=\"n\"} 1\n"),
+			 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_str_eq(got[i].gpus[0].mig, "2g.10gb");
+		ck_assert_uint_eq(got[i].gpus[0].sm, 80);
+	}
+}
+END_TEST
+
+/* The caller's callback stops the reading: its non-zero result is the
+ * parse's, and no later series is handed over. */
+static int stop_at_second(void *ctx, const struct kimg_cluster_node *n)
+{
+	(void)n;
+	return ++*(int *)ctx == 2 ? -7 : 0;
+}
+
+START_TEST(dcgm_callback_stops_the_reading)
+{
+	static const char text[] = "DCGM_X{UUID=\"GPU-a\",Hostname=\"a\"} 1\nDCGM_X{UUID=\"GPU-b\",Hostname=\"b\"} 1\n"
+				   "DCGM_X{UUID=\"GPU-c\",Hostname=\"c\"} 1\n";
+	int calls = 0;
+	ck_assert_int_eq(kimg_dcgm_parse(str_span(text), stop_at_second, &calls, &err), -7);
+	ck_assert_int_eq(calls, 2);
 }
 END_TEST
 
@@ -416,6 +452,8 @@ static Suite *cluster_suite(void)
 	TCase *d = tcase_create("dcgm");
 	tcase_add_test(d, dcgm_series_hosts_interleaved_and_mig);
 	tcase_add_test(d, dcgm_malformed_lines);
+	tcase_add_test(d, dcgm_mig_profile_before_the_model);
+	tcase_add_test(d, dcgm_callback_stops_the_reading);
 	tcase_add_test(d, products_and_driver_releases);
 	suite_add_tcase(s, d);
 	return s;
