@@ -95,6 +95,27 @@ START_TEST(k8s_nodelist_without_item_kinds_and_one_node)
 }
 END_TEST
 
+/* GFD's labels come as pairs (k8s-device-plugin docs/gpu-feature-discovery):
+ * cuda.runtime.major with .minor gives the CUDA version, whatever the
+ * compute labels; half a pair gives none (no driver release either: 0). */
+START_TEST(k8s_cuda_runtime_labels_are_a_pair)
+{
+	ck_assert_int_eq(k8s("{\"items\":["
+			     "{\"metadata\":{\"name\":\"named\",\"labels\":{\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\","
+			     "\"nvidia.com/cuda.runtime.major\":\"13\",\"nvidia.com/cuda.runtime.minor\":\"0\"}}},"
+			     "{\"metadata\":{\"name\":\"half\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.compute.minor\":\"0\",\"nvidia.com/cuda.runtime.minor\":\"8\"}}}],"
+			     "\"kind\":\"List\"}"),
+			 2);
+	ck_assert_uint_eq(got[0].gpus[0].sm, 90); /* from the product's name */
+	ck_assert_int_eq(got[0].gpus[0].driver_version, 13000);
+	ck_assert_str_eq(got[0].why, "");
+	ck_assert_uint_eq(got[1].gpus[0].sm, 90);
+	ck_assert_int_eq(got[1].gpus[0].driver_version, 0);
+	ck_assert_str_eq(got[1].why, "");
+}
+END_TEST
+
 START_TEST(k8s_mig_single_and_mixed)
 {
 	/* single: product "<GPU>-MIG-<profile>", gpu.count the MIG devices */
@@ -438,6 +459,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(k, k8s_list_with_gfd_labels);
 	tcase_add_test(k, k8s_nodelist_without_item_kinds_and_one_node);
 	tcase_add_test(k, k8s_mig_single_and_mixed);
+	tcase_add_test(k, k8s_cuda_runtime_labels_are_a_pair);
 	tcase_add_test(k, k8s_driver_release_only);
 	tcase_add_test(k, k8s_odd_label_values);
 	tcase_add_test(k, k8s_malformed_documents);
