@@ -17,6 +17,9 @@ check "no libcuda: same exit status (7)" test "$(cat "$TMP/a.rc") $(cat "$TMP/b.
 check "dlsym(RTLD_DEFAULT, cu*/cuda* names) stays NULL without a driver" \
 	grep -qx "probe cuLaunchKernel: absent" "$TMP/b.out"
 check "... for the runtime registration name too" grep -qx "probe __cudaRegisterFatBinary: absent" "$TMP/b.out"
+check "a NULL for a driver name leaves dlerror() naming it, RTLD_DEFAULT and dlopen(NULL) (ctypes.CDLL(None).cuInit crashed Python)" \
+	eval 'grep -qx "default cuInit: absent, dlerror names it" "$TMP/b.out" &&
+		grep -qx "self cuLaunchKernel: absent, dlerror names it" "$TMP/b.out"'
 
 # with the fake driver installed but never used: still identical
 env -u LD_PRELOAD LD_LIBRARY_PATH="$FAKE" "$PROGS/no_cuda" >"$TMP/c.out" 2>"$TMP/c.err"; echo $? >"$TMP/c.rc"
