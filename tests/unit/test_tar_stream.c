@@ -615,6 +615,25 @@ START_TEST(other_formats_need_libarchive_and_say_so)
 }
 END_TEST
 
+/* All its bytes in one call, then its end (0), then -EIO for any call
+ * past the end. */
+struct once_src {
+	const unsigned char *p;
+	size_t n;
+	int calls;
+};
+
+static int64_t once_src_read(void *ctx, const void **buf)
+{
+	struct once_src *o = ctx;
+	o->calls++;
+	if (o->calls == 1) {
+		*buf = o->p;
+		return (int64_t)o->n;
+	}
+	return o->calls == 2 ? 0 : -EIO;
+}
+
 START_TEST(bzip2_through_libarchive_when_present)
 {
 	void *la = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
@@ -634,6 +653,14 @@ START_TEST(bzip2_through_libarchive_when_present)
 	/* libarchive's names for the same entries as the native reader's */
 	ck_assert_int_eq(strncmp(o->log, reference_log, strlen(reference_log)), 0);
 	ck_assert_uint_eq(o->entries, 10);
+	/* a source read to its end is not read again (a pipe's end is final):
+	 * one that fails any call after its end gives the same entries */
+	struct once_src src = { bz.p, bz.n, 0 };
+	memset(o, 0, sizeof *o);
+	o->read_len = 15;
+	ck_assert_msg(kimg_tar_stream_walk(once_src_read, &src, record, o, &err) == 10, "%s", err.what);
+	ck_assert_uint_eq(o->entries, 10);
+	ck_assert_int_eq(src.calls, 2); /* its bytes, then its end */
 	free(o);
 	free(t.p);
 	free(bz.p);
