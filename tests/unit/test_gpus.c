@@ -398,6 +398,31 @@ START_TEST(known_ccs)
 }
 END_TEST
 
+/* A name is read whole or not at all: up to 127 characters once
+ * lower-cased with single spaces (the lookup's buffer of 128 with its NUL)
+ * it still finds its row by prefix ("H100 " and 122 more letters); one
+ * more and it finds nothing, rather than a cut name. */
+START_TEST(longest_name_read)
+{
+	char name[160] = "H100 ";
+	memset(name + 5, 'x', 122);
+	name[127] = '\0';
+	ck_assert_ptr_nonnull(kimg_gpu_lookup(name));
+	ck_assert_str_eq(kimg_gpu_lookup(name)->name, "H100");
+	name[127] = 'x';
+	name[128] = '\0';
+	ck_assert_ptr_null(kimg_gpu_lookup(name));
+	/* the same with a space before the last word: the space counts */
+	memset(name, 0, sizeof name);
+	memcpy(name, "H100 ", 5);
+	memset(name + 5, 'x', 120);
+	memcpy(name + 125, " y", 2);
+	ck_assert_ptr_nonnull(kimg_gpu_lookup(name));
+	memcpy(name + 125, "x y", 3);
+	ck_assert_ptr_null(kimg_gpu_lookup(name));
+}
+END_TEST
+
 START_TEST(table_listing)
 {
 	size_t n = 0;
@@ -422,6 +447,7 @@ static Suite *gpus_suite(void)
 	tcase_add_test(tc, unknown_names);
 	tcase_add_test(tc, table_listing);
 	tcase_add_test(tc, known_ccs);
+	tcase_add_test(tc, longest_name_read);
 	tcase_add_test(tc, every_row_pinned);
 	tcase_add_test(tc, every_alias_pinned);
 	suite_add_tcase(s, tc);
