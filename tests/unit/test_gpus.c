@@ -423,6 +423,18 @@ START_TEST(longest_name_read)
 }
 END_TEST
 
+/* Vendor and line words are dropped as whole words only: "TeslaT4" and
+ * "GeForceRTX 4090" are no names of the table, though "Tesla T4" and
+ * "GeForce RTX 4090" are. */
+START_TEST(noise_words_whole_only)
+{
+	ck_assert_ptr_nonnull(kimg_gpu_lookup("Tesla T4"));
+	ck_assert_ptr_null(kimg_gpu_lookup("TeslaT4"));
+	ck_assert_ptr_nonnull(kimg_gpu_lookup("GeForce RTX 4090"));
+	ck_assert_ptr_null(kimg_gpu_lookup("GeForceRTX 4090"));
+}
+END_TEST
+
 START_TEST(table_listing)
 {
 	size_t n = 0;
@@ -448,6 +460,7 @@ static Suite *gpus_suite(void)
 	tcase_add_test(tc, table_listing);
 	tcase_add_test(tc, known_ccs);
 	tcase_add_test(tc, longest_name_read);
+	tcase_add_test(tc, noise_words_whole_only);
 	tcase_add_test(tc, every_row_pinned);
 	tcase_add_test(tc, every_alias_pinned);
 	suite_add_tcase(s, tc);
