@@ -445,6 +445,10 @@ START_TEST(products_and_driver_releases)
 	ck_assert_int_eq(kimg_driver_release_cuda_version("550.54.14"), 12040);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("550.40.07"), 12030);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("580.65.06"), 13000);
+	/* a 9 in any part is a digit like the others (CUDA 12.4 from 550.54.14,
+	 * 12.2 from 535.54.03: the toolkit release notes' minimum drivers) */
+	ck_assert_int_eq(kimg_driver_release_cuda_version("550.90.07"), 12040);
+	ck_assert_int_eq(kimg_driver_release_cuda_version("535.129.03"), 12020);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("565.57.01"), 12060); /* 12.7 has no public GA driver */
 	ck_assert_int_eq(kimg_driver_release_cuda_version("300.1"), 0);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("abc"), 0);
