@@ -246,7 +246,7 @@ $(NO_THREADS): tests/probe/src/no_threads.c
 # tests/probe/{hardening,jobs}.sh's LD_PRELOAD helpers that cut a file while
 # the probe reads it, and alloc_fail.sh's that fails one allocation (test code: the plain test flags of tests/fake_cuda/fake.mk,
 # in every build, as the scripts built them before).
-PROBE_TEST_PRELOADS := $(BUILD)/tests/shrink_on_map.so $(BUILD)/tests/shrink_on_thread.so $(BUILD)/tests/fail_alloc.so
+PROBE_TEST_PRELOADS := $(BUILD)/tests/shrink_on_map.so $(BUILD)/tests/shrink_on_thread.so $(BUILD)/tests/fail_alloc.so $(BUILD)/tests/bad_hostname.so
 $(PROBE_TEST_PRELOADS): $(BUILD)/tests/%.so: tests/probe/src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl

@@ -61,7 +61,16 @@ static KIMG_COLD void *dlsym_hooked(void *handle, const char *name)
 		/* The lookup found our own export (RTLD_DEFAULT, dlopen(NULL)):
 		 * the answer is our wrapper only if something real stands
 		 * behind it. */
-		return kimg_hook_resolve((enum kimg_hook_id)id) ? h->wrapper : NULL;
+		if (kimg_hook_resolve((enum kimg_hook_id)id))
+			return h->wrapper;
+		/* NULL as without kimg, and with glibc's error for the name
+		 * pending, as a failed lookup leaves it: the resolving's last
+		 * dl call may have succeeded and cleared it, and a caller that
+		 * reads dlerror() after NULL (Python's ctypes) must not get
+		 * NULL. A lookup after libkimg fails here as the resolving's
+		 * did, and sets it. */
+		(void)kimg_real_dlsym(RTLD_NEXT, name);
+		return NULL;
 	}
 	/* NULL: dlerror() already holds glibc's message for this thread. */
 	return kimg_hook_wrap((enum kimg_hook_id)id, real);

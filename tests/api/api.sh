@@ -121,6 +121,10 @@ for e in native NULL; do
 	expect_match "sm $e without a driver: -ENOENT with the reason" '^-2 sm native: cannot load libcuda\.so\.1' \
 		"$(env LD_LIBRARY_PATH=/nonexistent "$ASK" "$FX/sm80.cubin" "$e" 2>&1)"
 done
+# why may be NULL (api/kimg.h), whatever why_size says: the same error,
+# nothing written (ask prints its buffer, which it left "unchanged")
+expect_eq "why NULL with a size: the error alone, no crash" "-2 unchanged" \
+	"$(env LD_LIBRARY_PATH=/nonexistent "$ASK" --no-why "$FX/sm80.cubin" native 2>&1)"
 
 # ---- native through the stand-in driver and NVML (tests/fake_cuda) ----
 fake_standin "$FAKE/libcuda.so.1"

@@ -5,6 +5,7 @@
  *   ask [--bytes|--loaded SYMBOL] [--strict] [--deep] [--json] FILE SM [DRIVER]
  *   ask --threads N FILE SM     N threads ask the same question 50 times each;
  *                               prints "same" when every answer's JSON is the first's
+ *   ask --no-why FILE SM        why passed as NULL with a size (kimg.h: it may be NULL)
  *
  * Default output: "rc runs error" on the first line, then the reason, the
  * fix, and one line per module and target: "m t outcome image reason rule
@@ -68,7 +69,7 @@ static char *slurp(const char *path, size_t *size)
 
 int main(int argc, char **argv)
 {
-	int i = 1, threads = 0, json = 0, bytes = 0;
+	int i = 1, threads = 0, json = 0, bytes = 0, no_why = 0;
 	const char *loaded = NULL;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (strcmp(argv[i], "--bytes") == 0)
@@ -83,13 +84,15 @@ int main(int argc, char **argv)
 			flags |= KIMG_ASK_DEEP;
 		else if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (strcmp(argv[i], "--no-why") == 0)
+			no_why = 1;
 		else if (strcmp(argv[i], "--flags") == 0 && i + 1 < argc)
 			flags = (unsigned)strtoul(argv[++i], NULL, 0);
 		else
 			break;
 	}
 	if (argc - i < 2) {
-		fprintf(stderr, "usage: ask [--bytes|--loaded SYMBOL|--threads N] [--strict] [--deep] [--json] FILE SM [DRIVER]\n");
+		fprintf(stderr, "usage: ask [--bytes|--loaded SYMBOL|--threads N] [--strict] [--deep] [--json] [--no-why] FILE SM [DRIVER]\n");
 		return 2;
 	}
 	file = argv[i];
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
 		}
 		rc = kimg_can_run_loaded(addr, sm, driver, flags, &a, why, sizeof why);
 	} else {
-		rc = kimg_can_run_file(file, sm, driver, flags, &a, why, sizeof why);
+		rc = kimg_can_run_file(file, sm, driver, flags, &a, no_why ? NULL : why, sizeof why);
 	}
 	if (rc != 0) {
 		printf("%d %s%s\n", rc, why, a ? " (answer not NULL)" : "");

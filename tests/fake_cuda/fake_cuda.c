@@ -11,6 +11,8 @@
  *                     follows the CC, so 12.1 GB10 runs sm_120 cubins)
  *   FAKE_CUDA_DRIVER  cuDriverGetVersion (default 13000)
  *   FAKE_CUDA_COUNT   number of devices (default 1; 0: cuInit gives 100)
+ *   FAKE_CUDA_DEVICE  the current context's device, cuCtxGetDevice's answer
+ *                     (default 0; the other calls answer alike for any device)
  *   FAKE_CUDA_INIT_ERROR  cuInit returns this code (803, 804: a driver that
  *                     refuses the process; default 0)
  *   FAKE_CUDA_NAME    device name (default "Fake GPU")
@@ -370,7 +372,7 @@ FAKE_API CUresult cuCtxGetDevice(int *dev)
 	ENTER("cuCtxGetDevice");
 	if (!dev)
 		return 1;
-	*dev = 0;
+	*dev = env_int("FAKE_CUDA_DEVICE", 0);
 	return 0;
 }
 

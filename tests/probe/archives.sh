@@ -127,4 +127,29 @@ KIMG_ZIP_MAX_MEMBER=100K run "$PROBE" scan "$TMP/conda/pkg-1.0-0.tar.bz2"
 expect_rc 2 "tar member above KIMG_ZIP_MAX_MEMBER"
 expect_grep "tar members share the limit" "$TMP/err" "member larger than the limit (102400 bytes)"
 [ "$(grep -c 'kimg-probe:' "$TMP/err")" -eq 1 ] && ok "exactly one stderr line" || fail "more than one stderr line: $(cat "$TMP/err")"
+# A tar named on the command line is read by its compression's magic,
+# whatever its name (walk_archive.c): gzip (RFC 1952: 1f 8b) and xz (xz
+# file format 1.0.4: fd 37 7a 58 5a 00), each holding libtwo.so (3 modules).
+mkdir -p "$TMP/ctar/root/lib" && cp "$FX/libtwo.so" "$TMP/ctar/root/lib/"
+tar -C "$TMP/ctar/root" -czf "$TMP/ctar/layer-gz" lib
+tar -C "$TMP/ctar/root" -cJf "$TMP/ctar/layer-xz" lib
+rm -rf "$TMP/ctar/root"
+run "$PROBE" scan --json "$TMP/ctar/layer-gz" "$TMP/ctar/layer-xz"
+expect_rc 0 "gzip and xz tars named without a tar suffix"
+expect_json "both read by their magic: the .so inside each, 3 modules" \
+	'[(f["path"].split("/ctar/")[1], len(f["modules"])) for f in d["files"]] == [("layer-gz!/lib/libtwo.so", 3), ("layer-xz!/lib/libtwo.so", 3)]'
+
+# Only ar(5)'s whole 8-byte magic "!<arch>\n" makes a member a static
+# archive worth reading: one that begins "!<arch>" and then goes on with
+# other bytes is data, passed over without an error, as a data file is.
+python3 - "$TMP/armagic.zip" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("data.bin", b"!<arch>X" + bytes(200))
+    z.writestr("empty.a", b"!<arch>\n")
+PY
+run "$PROBE" scan --json "$TMP/armagic.zip"
+expect_rc 0 "a member that only begins like an ar magic: no error"
+expect_json "only the real (empty) static archive is read" \
+	'[(f["path"].split("!/")[1], f["kind"]) for f in d["files"]] == [("empty.a", "archive")] and d["summary"]["errors"] == 0'
 finish

@@ -40,6 +40,7 @@ if [ -n "$fake" ]; then
 	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=1 FAKE_CUDA_DRIVER=14000 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME="NVIDIA H200" \
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device
 	expect_grep "text says the driver is newer than the table" "$TMP/out" "PTX ISA up to ? (driver newer than kimg's table)"
+	if ! grep -q "more GPUs" "$TMP/out"; then ok "every GPU shown: no 'more GPUs' line"; else fail "'more GPUs' with one GPU: $(cat "$TMP/out")"; fi
 	FAKE_CUDA_SM=61 FAKE_CUDA_COUNT=1 FAKE_CUDA_DRIVER=6050 FAKE_CUDA_TEGRA=0 FAKE_CUDA_NAME="GeForce GTX 1080" \
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device
 	expect_grep "text says the driver is older than the table" "$TMP/out" "PTX ISA up to ? (driver older than CUDA 7.0"
@@ -52,6 +53,26 @@ if [ -n "$fake" ]; then
 		LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
 	expect_json "GB10: integrated, not tegra" \
 		'[(g["cc"], g["integrated"], g["tegra"]) for g in d["devices"]] == [("12.1", True, False)]'
+	# More GPUs than the device page holds (64, cmd_device.c): the first 64
+	# listed, GPU 0 to 63, and the rest counted in one line (70 - 64 = 6).
+	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=70 FAKE_CUDA_TEGRA=0 LD_LIBRARY_PATH="$fake" run "$PROBE" device
+	expect_rc 0 "device with 70 fake GPUs"
+	expect_eq "GPUs 0 to 63 listed" "64 GPU 63" "$(grep -c '^GPU [0-9]*: ' "$TMP/out") $(grep -o '^GPU [0-9]*' "$TMP/out" | tail -n 1)"
+	expect_grep "the 6 past 64 counted" "$TMP/out" "(6 more GPUs not shown)"
+	# gethostname failing (bad_hostname.so: ENAMETOOLONG, the buffer filled
+	# with a cut name, as glibc leaves it): no host, not the cut bytes.
+	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=1 LD_LIBRARY_PATH="$fake" LD_PRELOAD="$BUILD_DIR/tests/bad_hostname.so" \
+		run "$PROBE" device --json
+	expect_rc 0 "device with gethostname failing"
+	expect_json "gethostname failing: host null" 'd["host"] is None'
+	FAKE_CUDA_SM=90 FAKE_CUDA_COUNT=1 LD_LIBRARY_PATH="$fake" run "$PROBE" device --json
+	expect_json "host: this machine's name" "d[\"host\"] == \"$(hostname)\""
 fi
+
+# An argument device does not know: one line naming it, exit 2, nothing on stdout.
+run "$PROBE" device --gpus
+expect_rc 2 "device with an unknown argument"
+expect_grep "the unknown argument named" "$TMP/err" "kimg-probe device: unknown argument '--gpus' (see kimg-probe device --help)"
+if [ ! -s "$TMP/out" ]; then ok "nothing on stdout for an unknown argument"; else fail "stdout: $(cat "$TMP/out")"; fi
 
 finish

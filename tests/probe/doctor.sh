@@ -292,4 +292,18 @@ expect_grep "still lists the packages with device code" "$TMP/out" "foo 1.2.3 (p
 run env PATH="$TMP/bin:$PATH" "$PROBE" doctor --python /nonexistent/python
 expect_rc 2 "doctor --python with an interpreter that does not exist"
 expect_grep "names it" "$TMP/err" "cannot run /nonexistent/python"
+# A JIT cache's entries that cannot be read (doctor_caches.c): two fatbins
+# cut after 40 and 60 bytes are device code that cannot be read, counted and
+# said; a host library cut short (no device code to read) and a text file
+# are not.
+mkdir -p "$TMP/cache-cut" "$TMP/cache-empty"
+head -c 40 "$FX/multi.fatbin" >"$TMP/cache-cut/cut.fatbin"
+head -c 60 "$FX/multi.fatbin" >"$TMP/cache-cut/cut2.fatbin"
+head -c 3000 "$FX/libtwo.so" >"$TMP/cache-cut/cut.so"
+echo hello >"$TMP/cache-cut/index.txt"
+run env CUPY_CACHE_DIR="$TMP/cache-cut" "$PROBE" doctor --json --sm 9.0 "$TMP/cache-empty"
+expect_json "the cut fatbins counted unreadable, nothing checked; the cut library and the text not counted" \
+	"[(c['files_checked'], c['unreadable'], c['stale_count']) for c in d['jit_caches'] if c['name'] == 'cupy'] == [(0, 2, 0)]"
+run env CUPY_CACHE_DIR="$TMP/cache-cut" "$PROBE" doctor --sm 9.0 "$TMP/cache-empty"
+expect_grep "text: the cache's unread entries said" "$TMP/out" "0 files with device code checked, 0 stale, some entries not read"
 finish

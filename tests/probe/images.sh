@@ -221,7 +221,8 @@ expect_grep "the compat library is found by its final path" "$TMP/out" "cuda-com
 expect_grep "a 12.4 driver gets forward compatibility from it" "$TMP/out" "9.0 (driver CUDA 12.4): forward compatibility: CUDA 13.0 on data-center GPUs"
 run "$PROBE" check --sm 9.0 --driver 13.0 --json "$TMP/compat"
 expect_rc 0 "the same image against a 13.0 driver"
-expect_json "compat not needed on a 13.0 driver" "[v['outcome'] for x in d['files'] if x['kind'] == 'container_image' for c in x['container_image']['cuda_compat'] for v in c['verdicts']] == ['not_needed']"
+expect_json "compat not needed on a 13.0 driver; the library named by its final path, driver 580.65.06 (its file name), CUDA 13.0" \
+	"[(c['path'], c['driver'], c['cuda_version'], [v['outcome'] for v in c['verdicts']]) for x in d['files'] if x['kind'] == 'container_image' for c in x['container_image']['cuda_compat']] == [('/usr/local/cuda-13.0/compat/libcuda.so.580.65.06', '580.65.06', '13.0', ['not_needed'])]"
 
 # ---- the image's JIT switches (core/jit_env.h; docs/rules.md P6): its Env, not ours ----
 # Oracle: the CUDA Programming Guide's environment variables (docs/loading.md

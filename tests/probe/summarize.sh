@@ -107,6 +107,26 @@ if grep -E "^2 +.*218 CUDA_ERROR_INVALID_PTX +1 +node9 +5 " "$TMP/out" >/dev/nul
 expect_grep "text: fix of row 1" "$TMP/out" "fix 1: "
 expect_grep "text: summary line" "$TMP/out" "7 reports in 2 groups from 6 files on 2 hosts; 3 lines skipped"
 
+# ---- a text cell longer than its 512 bytes: cut at 511, nothing appended ----
+# Five GPUs of 207-character names in one group: the GPUs cell is the first
+# 511 characters of "NAME (SM 9.0), NAME (SM 9.0), ..." (its buffer's size
+# less the NUL); the "+N more" that would follow has no room and is not
+# written over the cut text.
+python3 - "$logs/kimg-$host-0.log" "$TMP/long/long.log" "$TMP/long/cell" <<'PY'
+import json, os, sys
+r = json.loads(next(l for l in open(sys.argv[1]) if l.startswith("{")))
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+names = ["GPU-%d-" % i + "x" * 200 for i in range(5)]
+with open(sys.argv[2], "w") as f:
+    for n in names:
+        r["device"]["name"] = n
+        f.write(json.dumps(r) + "\n")
+open(sys.argv[3], "w").write(", ".join("%s (SM %s)" % (n, r["device"]["sm"]) for n in names)[:511])
+PY
+run "$PROBE" summarize "$TMP/long/long.log"
+expect_rc 1 "summarize: one group of five long-named GPUs"
+expect_grep "the GPUs cell: the first 511 characters, nothing written over them" "$TMP/out" "$(cat "$TMP/long/cell") "
+
 # ---- no reports: exit 0; unreadable file and usage errors: exit 2 ----
 printf 'kimg: 2 kernels in 1 module failed to load (see above)\n' >"$TMP/empty.log"
 : >"$TMP/zero.log"

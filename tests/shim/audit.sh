@@ -26,6 +26,14 @@ check "KIMG_ON_ERROR=exit:3: status 3 inside the load, nothing after it ran" \
 check "KIMG_ON_ERROR=exit:3: the summary printed on the way out counts the module" \
 	grep -qx "kimg: audit: 1 module load checked, 1 cannot run on this device (see above)" "$TMP/libexit.err"
 
+# ---- a current device past the 64 whose facts kimg keeps (device_query.c):
+# asked of the driver at each load, and the report is about that device ----
+run dev70 KIMG_AUDIT=1 FAKE_CUDA_COUNT=72 FAKE_CUDA_DEVICE=70 -- "$DRV" dlsym lib "$FIX/sm80.fatbin" axpy
+check "the context's device is 70 of 72: the load is checked against device 70, one report" \
+	eval 'report dev70 "len(R) == 1 and R[0][\"audit\"] is True and R[0][\"device\"][\"ordinal\"] == 70
+		and R[0][\"device\"][\"sm\"] == \"9.0\"" &&
+		grep -qx "kimg: audit: 1 module load checked, 1 cannot run on this device (see above)" "$TMP/dev70.err"'
+
 # ---- modules that run: silent ----
 run good KIMG_AUDIT=1 KIMG_ON_ERROR=exit:3 -- "$DRV" dlsym lib "$FIX/multi.fatbin" axpy
 check "a module that runs: no report, status 0, launch works" \

@@ -71,6 +71,17 @@ assert any('main' in f for f in r['stack'])
 PY"
 
 
+# ---- KIMG_LOG's %h: the host's name; "localhost" when gethostname fails ----
+# (tests/probe/src/bad_hostname.so fails it with ENAMETOOLONG, the buffer
+# left full of a cut name, as glibc leaves it: that name must not be used)
+rm -f "$out"/h-*.log
+on_sm90 KIMG_LOG="$out/h-%h.log" "$prog" "$FIX/sm80.cubin" >/dev/null 2>&1
+check "%h: the host's name (hostname(1))" test -s "$out/h-$(hostname).log"
+rm -f "$out"/h-*.log
+on_sm90 LD_PRELOAD="$BUILD_DIR/tests/bad_hostname.so:$LIB" KIMG_LOG="$out/h-%h.log" "$prog" "$FIX/sm80.cubin" \
+	>/dev/null 2>&1
+check "%h with gethostname failing: localhost, not the cut name" \
+	eval '[ "$(cd "$out" && echo h-*.log)" = h-localhost.log ]'
 # ---- driver-API loads: by path, PTX too new for the device, PTX ISA too new ----
 o=$(on_sm90 KIMG_LOG= "$drv" dlsym path "$FIX/sm80.cubin" axpy 2>&1)
 check "path load: module is the file, offset 0, loaded by cuModuleLoad" \

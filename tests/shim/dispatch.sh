@@ -68,6 +68,13 @@ check "a fatal signal after it: the process still dies of SIGABRT (134), with on
 	eval '[ "$(cat "$TMP/abort.rc")" = 134 ] && grep -qx "kimg: fatal signal 6 after arch-dispatched load failures (modules for other GPUs):" "$TMP/abort.err" &&
 		grep -qx "kimg:   $D: 1 module for other GPUs failed to load (sm_100f), recorded not reported" "$TMP/abort.err"'
 
+# the first of the fatal signals kimg watches (SIGSEGV, as SIGBUS, SIGILL,
+# SIGFPE and SIGABRT): the same line, and the process dies of it (139)
+run segv -- "$MAIN" "$D" probe segv
+check "SIGSEGV after it: the process still dies of SIGSEGV (139), the same lines on stderr" \
+	eval '[ "$(cat "$TMP/segv.rc")" = 139 ] && grep -qx "kimg: fatal signal 11 after arch-dispatched load failures (modules for other GPUs):" "$TMP/segv.err" &&
+		grep -qx "kimg:   $D: 1 module for other GPUs failed to load (sm_100f), recorded not reported" "$TMP/segv.err"'
+
 run cudnn -- "$MAIN" "$DISP/libcudnn_disp.so" probe
 check "plain sm_80 code in a library that selects per GPU (a cuDNN name, F2): recorded, silent" \
 	eval 'has cudnn "probe B: 209" && report cudnn "R == []"'

@@ -138,4 +138,14 @@ check "KIMG_PTXAS_REASON=0: no re-compile, no jit_log" report p-off 'len(R) == 1
 env -u KIMG_DISABLE LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$LIB" KIMG_LOG= FAKE_CUDA_SM=75 "$PROGS/sym_dl" gpa ptx \
 	"$FIX/compute80.ptx" >/dev/null 2>"$TMP/p.err"
 check "text: ptxas said (kimg compiled it once more)" grep -q "^kimg:   ptxas said (kimg compiled it once more): ptxas fatal" "$TMP/p.err"
+# A ring is a thread's once the driver logged on it, not before: 70 live
+# threads whose loads the driver did not log (checked at load: KIMG_AUDIT=1
+# reads each thread's log mark) hold none of the 64 rings, so a later thread
+# whose PTX the JIT refuses still gets one, and its report the driver's lines.
+require "$PROGS/rings" "make shim-tests"
+{ cat "$FIX/compute80.ptx"; echo "// FAKE_JIT_REJECT: uses an instruction sm_90 lacks"; } >"$TMP/reject80.ptx"
+run rings KIMG_AUDIT=1 KIMG_PTXAS_REASON=0 FAKE_CUDA_SM=90 -- "$PROGS/rings" 70 "$FIX/multi.fatbin" "$TMP/reject80.ptx"
+check "70 live threads' loads unlogged, then a refused PTX on a new thread: its report has the driver's two lines" \
+	eval 'has rings "good: 70 of 70" && has rings "bad: 218" && report rings "len(R) == 1 and R[0][\"driver_log\"] ==
+		[\"JIT compilation failed\", \"Returning 218 (CUDA_ERROR_INVALID_PTX) from cuModuleLoadData\"]"'
 finish

@@ -17,6 +17,24 @@ check "no libcuda: same exit status (7)" test "$(cat "$TMP/a.rc") $(cat "$TMP/b.
 check "dlsym(RTLD_DEFAULT, cu*/cuda* names) stays NULL without a driver" \
 	grep -qx "probe cuLaunchKernel: absent" "$TMP/b.out"
 check "... for the runtime registration name too" grep -qx "probe __cudaRegisterFatBinary: absent" "$TMP/b.out"
+check "a NULL for a driver name leaves dlerror() naming it, RTLD_DEFAULT and dlopen(NULL) (ctypes.CDLL(None).cuInit crashed Python)" \
+	eval 'grep -qx "default cuInit: absent, dlerror names it" "$TMP/b.out" &&
+		grep -qx "self cuLaunchKernel: absent, dlerror names it" "$TMP/b.out"'
+
+# A program that references the driver and runtime weakly, linked against
+# neither: under kimg with neither present its references bind to kimg's
+# exports, which have nothing behind them (shim/hook/hook.h): cuInit 3
+# (CUDA_ERROR_NOT_INITIALIZED), each runtime call 35 (cudaErrorInsufficientDriver,
+# "no driver"), registrations NULL or nothing; never a call through NULL.
+require "$PROGS/weak_cuda" "make shim-tests"
+kimg "$PROGS/weak_cuda" >"$TMP/w.out" 2>"$TMP/w.err"; echo $? >"$TMP/w.rc"
+check "weak references, no driver or runtime: the program ends 0, nothing on stderr" \
+	eval '[ "$(cat "$TMP/w.rc")" = 0 ] && [ ! -s "$TMP/w.err" ]'
+check "... cuInit 3, every one of the 23 runtime calls 35, registrations NULL or nothing" \
+	eval 'grep -qx "cuInit: 3" "$TMP/w.out" && [ "$(grep -c "^cuda[A-Za-z_]*: 35$" "$TMP/w.out")" = 23 ] &&
+		grep -qx "__cudaRegisterFatBinary: NULL" "$TMP/w.out" &&
+		[ "$(grep -c "^__cudaRegister[A-Za-z]*: returned$" "$TMP/w.out")" = 3 ] &&
+		[ "$(wc -l <"$TMP/w.out")" = 28 ]'
 
 # with the fake driver installed but never used: still identical
 env -u LD_PRELOAD LD_LIBRARY_PATH="$FAKE" "$PROGS/no_cuda" >"$TMP/c.out" 2>"$TMP/c.err"; echo $? >"$TMP/c.rc"

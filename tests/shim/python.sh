@@ -45,14 +45,16 @@ for py in python3 /usr/bin/python3 "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3
 	done
 done
 check "at least one interpreter was tested" test "$tested" -gt 0
-# A script path with a 2-, 3- and 4-byte UTF-8 character (é, €, U+1F600):
-# Python holds it as a 4-byte-wide string, which pyframes.c writes back
-# as UTF-8 byte for byte.
+# A script path with 2-, 3- and 4-byte UTF-8 characters (é, €, U+1F600)
+# and the code points at the edges of the encodings (RFC 3629 s. 3: U+07FF
+# the last of 2 bytes, U+0800 the first of 3, U+FFFF the last of 3,
+# U+10000 the first of 4): Python holds it as a 4-byte-wide string, which
+# pyframes.c writes back as UTF-8 byte for byte.
 if [ -n "${first_py:-}" ]; then
-	wide=$TMP/dir-é€😀
+	wide=$TMP/dir-é€😀-$(printf '\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\xf0\x90\x80\x80')
 	mkdir -p "$wide" && cp "$SCRIPT" "$wide/fail_load.py"
 	run wide PYTHONPATH="$first_d" -- timeout 60 "$first_py" "$wide/fail_load.py" "$FIX/sm80.cubin" released
-	check "a script under $wide: python_stack names its file, every byte of é € U+1F600 kept" \
+	check "a script under $wide: python_stack names its file, every byte of é € U+1F600 U+07FF U+0800 U+FFFF U+10000 kept" \
 		eval 'report wide "len(R) == 1 and R[0][\"python_stack\"][0][\"file\"] == \"$wide/fail_load.py\"
 			and R[0][\"python_stack\"][0][\"line\"] == 11"'
 fi

@@ -20,7 +20,7 @@ SHIM_TEST_PROGS := $(addprefix $(SHIM_TEST_DIR)/,drv_direct drv_dl link_direct l
 	hello libwrap_puts.so threads fork secure diagnose_prog)
 SHIM_TEST_PROGS += $(SHIM_TEST_DIR)/next_cu
 # symbol lookups and the driver's error log (tests/shim/symbols.sh, driver_log.sh)
-SHIM_TEST_PROGS += $(addprefix $(SHIM_TEST_DIR)/,sym_direct sym_dl rtsym libfailalloc.so)
+SHIM_TEST_PROGS += $(addprefix $(SHIM_TEST_DIR)/,sym_direct sym_dl rtsym libfailalloc.so rings weak_cuda)
 # an extension loaded with RTLD_LOCAL and its loader (tests/shim/runtime.sh)
 SHIM_TEST_PROGS += $(addprefix $(SHIM_TEST_DIR)/,rt_ext.so rt_loader)
 # tests/shim/stack.sh: not under qemu (tests/aarch64/run.sh), so not in
@@ -83,6 +83,14 @@ $(SHIM_TEST_DIR)/link_dl: tests/shim/progs/link.c $(SHIM_PROG_DEPS)
 $(SHIM_TEST_DIR)/disp_main: tests/shim/progs/disp_main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -ldl
+# tests/shim/passthrough.sh: weak references to the driver and runtime, linked against neither.
+$(SHIM_TEST_DIR)/weak_cuda: tests/shim/progs/weak_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $<
+# tests/shim/driver_log.sh: more live threads than driver-log rings.
+$(SHIM_TEST_DIR)/rings: tests/shim/progs/rings.c $(SHIM_PROG_DEPS) $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -lcuda -ldl -lpthread
 $(SHIM_TEST_DIR)/sym_direct: tests/shim/progs/sym.c $(SHIM_PROG_DEPS) $(FAKE_CUDA)
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_TEST_CFLAGS) -DDIRECT -o $@ $< -L$(FAKE_DIR) -lcuda -ldl -lpthread

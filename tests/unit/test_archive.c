@@ -62,9 +62,17 @@ START_TEST(thin_and_foreign_inputs_are_refused)
 	struct kimg_ar ar;
 	struct kimg_error err = { 0, 0, "" };
 	static const char thin[] = "!<thin>\n";
+	/* each refused at its magic, offset 0 (err.offset preset to tell a
+	 * written 0 from one left over) */
+	err.offset = 77;
 	ck_assert_int_eq(kimg_ar_open(kimg_span_make(thin, 8), &ar, &err), -KIMG_ENOTSUP);
+	ck_assert_uint_eq(err.offset, 0);
+	err.offset = 77;
 	ck_assert_int_eq(kimg_ar_open(str_span("\177ELF not an archive"), &ar, &err), -KIMG_EFORMAT);
+	ck_assert_uint_eq(err.offset, 0);
+	err.offset = 77;
 	ck_assert_int_eq(kimg_ar_open(str_span("!<ar"), &ar, &err), -KIMG_EFORMAT);
+	ck_assert_uint_eq(err.offset, 0);
 }
 END_TEST
 

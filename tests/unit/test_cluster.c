@@ -95,6 +95,27 @@ START_TEST(k8s_nodelist_without_item_kinds_and_one_node)
 }
 END_TEST
 
+/* GFD's labels come as pairs (k8s-device-plugin docs/gpu-feature-discovery):
+ * cuda.runtime.major with .minor gives the CUDA version, whatever the
+ * compute labels; half a pair gives none (no driver release either: 0). */
+START_TEST(k8s_cuda_runtime_labels_are_a_pair)
+{
+	ck_assert_int_eq(k8s("{\"items\":["
+			     "{\"metadata\":{\"name\":\"named\",\"labels\":{\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\","
+			     "\"nvidia.com/cuda.runtime.major\":\"13\",\"nvidia.com/cuda.runtime.minor\":\"0\"}}},"
+			     "{\"metadata\":{\"name\":\"half\",\"labels\":{\"nvidia.com/gpu.compute.major\":\"9\","
+			     "\"nvidia.com/gpu.compute.minor\":\"0\",\"nvidia.com/cuda.runtime.minor\":\"8\"}}}],"
+			     "\"kind\":\"List\"}"),
+			 2);
+	ck_assert_uint_eq(got[0].gpus[0].sm, 90); /* from the product's name */
+	ck_assert_int_eq(got[0].gpus[0].driver_version, 13000);
+	ck_assert_str_eq(got[0].why, "");
+	ck_assert_uint_eq(got[1].gpus[0].sm, 90);
+	ck_assert_int_eq(got[1].gpus[0].driver_version, 0);
+	ck_assert_str_eq(got[1].why, "");
+}
+END_TEST
+
 START_TEST(k8s_mig_single_and_mixed)
 {
 	/* single: product "<GPU>-MIG-<profile>", gpu.count the MIG devices */
@@ -366,6 +387,42 @@ START_TEST(dcgm_malformed_lines)
 	n_got = 0;
 	ck_assert_int_eq(kimg_dcgm_parse(kimg_span_make(nul, sizeof nul - 1), keep, NULL, &err), -KIMG_EFORMAT);
 	ck_assert_int_eq(dcgm(""), 0);
+	ck_assert_int_eq(dcgm("DCGM_X{a=\"b\\"), -KIMG_EFORMAT);
+	ck_assert_str_eq(err.what, "line 1: a backslash at the end");
+}
+END_TEST
+
+/* Prometheus labels come in any order: the GPU instance's profile label
+ * (GPU_I_PROFILE) names the MIG slice before or after the model name,
+ * even a model name that carries a MIG suffix of its own. */
+START_TEST(dcgm_mig_profile_before_the_model)
+{
+	ck_assert_int_eq(dcgm("DCGM_X{GPU_I_PROFILE=\"2g.10gb\",modelName=\"NVIDIA A100-SXM4-40GB\",Hostname=\"n\"} 1\n"
+			      "DCGM_X{GPU_I_PROFILE=\"2g.10gb\",modelName=\"NVIDIA A100-SXM4-40GB MIG 1g.5gb\",Hostname=\"n\"} 1\n"
+			      "DCGM_X{modelName=\"NVIDIA A100-SXM4-40GB MIG 1g.5gb\",GPU_I_PROFILE=\"2g.10gb\",Hostname=\"n\"} 1\n"),
+			 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_str_eq(got[i].gpus[0].mig, "2g.10gb");
+		ck_assert_uint_eq(got[i].gpus[0].sm, 80);
+	}
+}
+END_TEST
+
+/* The caller's callback stops the reading: its non-zero result is the
+ * parse's, and no later series is handed over. */
+static int stop_at_second(void *ctx, const struct kimg_cluster_node *n)
+{
+	(void)n;
+	return ++*(int *)ctx == 2 ? -7 : 0;
+}
+
+START_TEST(dcgm_callback_stops_the_reading)
+{
+	static const char text[] = "DCGM_X{UUID=\"GPU-a\",Hostname=\"a\"} 1\nDCGM_X{UUID=\"GPU-b\",Hostname=\"b\"} 1\n"
+				   "DCGM_X{UUID=\"GPU-c\",Hostname=\"c\"} 1\n";
+	int calls = 0;
+	ck_assert_int_eq(kimg_dcgm_parse(str_span(text), stop_at_second, &calls, &err), -7);
+	ck_assert_int_eq(calls, 2);
 }
 END_TEST
 
@@ -388,6 +445,10 @@ START_TEST(products_and_driver_releases)
 	ck_assert_int_eq(kimg_driver_release_cuda_version("550.54.14"), 12040);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("550.40.07"), 12030);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("580.65.06"), 13000);
+	/* a 9 in any part is a digit like the others (CUDA 12.4 from 550.54.14,
+	 * 12.2 from 535.54.03: the toolkit release notes' minimum drivers) */
+	ck_assert_int_eq(kimg_driver_release_cuda_version("550.90.07"), 12040);
+	ck_assert_int_eq(kimg_driver_release_cuda_version("535.129.03"), 12020);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("565.57.01"), 12060); /* 12.7 has no public GA driver */
 	ck_assert_int_eq(kimg_driver_release_cuda_version("300.1"), 0);
 	ck_assert_int_eq(kimg_driver_release_cuda_version("abc"), 0);
@@ -402,6 +463,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(k, k8s_list_with_gfd_labels);
 	tcase_add_test(k, k8s_nodelist_without_item_kinds_and_one_node);
 	tcase_add_test(k, k8s_mig_single_and_mixed);
+	tcase_add_test(k, k8s_cuda_runtime_labels_are_a_pair);
 	tcase_add_test(k, k8s_driver_release_only);
 	tcase_add_test(k, k8s_odd_label_values);
 	tcase_add_test(k, k8s_malformed_documents);
@@ -416,6 +478,8 @@ static Suite *cluster_suite(void)
 	TCase *d = tcase_create("dcgm");
 	tcase_add_test(d, dcgm_series_hosts_interleaved_and_mig);
 	tcase_add_test(d, dcgm_malformed_lines);
+	tcase_add_test(d, dcgm_mig_profile_before_the_model);
+	tcase_add_test(d, dcgm_callback_stops_the_reading);
 	tcase_add_test(d, products_and_driver_releases);
 	suite_add_tcase(s, d);
 	return s;

@@ -329,6 +329,27 @@ START_TEST(truncations)
 }
 END_TEST
 
+/* The gABI's "no program header table" is e_phoff 0 and e_phnum 0 both.
+ * A table claimed at offset 0 (e_phnum 2, 56-byte entries) is read where
+ * it says, over the ELF header and .shstrtab: its second entry's segment
+ * lies past the end, so the image is refused; a count of 0 with an offset
+ * set is no table, and the image parses. */
+START_TEST(program_header_table_at_offset_0)
+{
+	struct elfbuf e;
+	struct kimg_error err = { 0 };
+	build_v2(&e);
+	put_le16(e.b + 54, 56);
+	put_le16(e.b + 56, 2);
+	int rc = parse_code(span_of(&e), &err);
+	ck_assert_msg(rc == -KIMG_ETRUNC || rc == -KIMG_EFORMAT, "table at 0: %d (%s)", rc, err.what);
+	build_v2(&e);
+	put_le64(e.b + 32, SHDR_OFF);
+	put_le16(e.b + 54, 56);
+	ck_assert_int_eq(parse_code(span_of(&e), &err), 0);
+}
+END_TEST
+
 /* A cubin cut inside its program header table (issue 12, item 11): the
  * section headers are intact, but the driver loads the image by its
  * segments and rejects it, so it must not parse as runnable. The table's
@@ -498,6 +519,7 @@ static Suite *cubin_suite(void)
 	TCase *bad = tcase_create("malformed");
 	tcase_add_test(bad, truncations);
 	tcase_add_test(bad, cut_inside_program_headers);
+	tcase_add_test(bad, program_header_table_at_offset_0);
 	tcase_add_test(bad, header_identity);
 	tcase_add_test(bad, bad_shstrndx);
 	tcase_add_test(bad, symtab_link_out_of_range);

@@ -97,6 +97,13 @@ static const struct lib_case libs[] = {
 	{ "libcublas.so.12", "cublas", 12, -1, "soname" },
 	{ "libcufft.so.12", "cufft", 13, -1, "soname" },   /* cuFFT 12.x ships with CUDA 13 */
 	{ "libcufft.so.11", "cufft", 12, -1, "soname" },
+	{ "libcufft.so.10", "cufft", 11, -1, "soname" },   /* CUDA 11's release notes: cuFFT 10.x */
+	{ "libcufftw.so.10", "cufftw", 11, -1, "soname" }, /* cuFFTW follows cuFFT's versions */
+	{ "libcufftw.so.11", "cufftw", 12, -1, "soname" },
+	{ "libcufftw.so.12", "cufftw", 13, -1, "soname" },
+	{ "libcusolver.so.12", "cusolver", 13, -1, "soname" },     /* cuSOLVER 12.x: CUDA 13 */
+	{ "libcusolverMg.so.12", "cusolvermg", 13, -1, "soname" },
+	{ "libcusolver.so.11", "cusolver", -1, -1, NULL },         /* 11.x spans CUDA 11 and 12 */
 	{ "libcurand.so.10", "curand", -1, -1, NULL },     /* spans CUDA majors */
 	{ "libcudart.so", "cudart", -1, -1, NULL },        /* dev link: the ELF would say */
 	{ "libcudart_static.a", NULL, 0, 0, NULL },

@@ -110,6 +110,8 @@ START_TEST(image_phrases)
 		ck_assert_msg(!kimg_driver_log_names_image_problem(no[i], strlen(no[i])), "%s", no[i]);
 	/* bounded by the length */
 	ck_assert(!kimg_driver_log_names_image_problem(yes[2], 10));
+	/* no message (a callback given NULL with a length): names nothing */
+	ck_assert(!kimg_driver_log_names_image_problem(NULL, 64));
 }
 END_TEST
 

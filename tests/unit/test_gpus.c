@@ -381,14 +381,57 @@ END_TEST
  * and every GPU row's CC among them. */
 START_TEST(known_ccs)
 {
-	static const unsigned yes[] = { 35, 50, 53, 61, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121 };
-	static const unsigned no[] = { 0, 9, 14, 38, 81, 99, 102, 130, 860, 999 };
-	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-		ck_assert_msg(kimg_cc_is_known(yes[i]), "%u", yes[i]);
-	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-		ck_assert_msg(!kimg_cc_is_known(no[i]), "%u", no[i]);
+	/* every one, written out from the CUDA C++ Programming Guide's
+	 * compute-capability tables and the CUDA GPUs / legacy GPUs pages (1.0
+	 * to 12.1; 8.8 and 10.1 nvcc targets), and nothing else up to 130.0 */
+	static const unsigned yes[] = { 10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72,
+					75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121 };
+	size_t next = 0;
+	for (unsigned sm = 0; sm <= 1300; sm++) {
+		bool want = next < sizeof yes / sizeof yes[0] && yes[next] == sm;
+		next += want;
+		ck_assert_msg(kimg_cc_is_known(sm) == want, "%u: known %d, want %d", sm, kimg_cc_is_known(sm), want);
+	}
+	ck_assert_uint_eq(next, sizeof yes / sizeof yes[0]);
 	for (size_t i = 0; kimg_gpu_at(i); i++)
 		ck_assert_msg(kimg_cc_is_known(kimg_gpu_at(i)->sm), "%s", kimg_gpu_at(i)->name);
+}
+END_TEST
+
+/* A name is read whole or not at all: up to 127 characters once
+ * lower-cased with single spaces (the lookup's buffer of 128 with its NUL)
+ * it still finds its row by prefix ("H100 " and 122 more letters); one
+ * more and it finds nothing, rather than a cut name. */
+START_TEST(longest_name_read)
+{
+	char name[160] = "H100 ";
+	memset(name + 5, 'x', 122);
+	name[127] = '\0';
+	ck_assert_ptr_nonnull(kimg_gpu_lookup(name));
+	ck_assert_str_eq(kimg_gpu_lookup(name)->name, "H100");
+	name[127] = 'x';
+	name[128] = '\0';
+	ck_assert_ptr_null(kimg_gpu_lookup(name));
+	/* the same with a space before the last word: the space counts */
+	memset(name, 0, sizeof name);
+	memcpy(name, "H100 ", 5);
+	memset(name + 5, 'x', 120);
+	memcpy(name + 125, " y", 2);
+	ck_assert_ptr_nonnull(kimg_gpu_lookup(name));
+	memcpy(name + 125, "x y", 3);
+	ck_assert_ptr_null(kimg_gpu_lookup(name));
+}
+END_TEST
+
+/* Vendor and line words are dropped as whole words only: "TeslaT4" and
+ * "GeForceRTX 4090" are no names of the table, though "Tesla T4" and
+ * "GeForce RTX 4090" are. */
+START_TEST(noise_words_whole_only)
+{
+	ck_assert_ptr_nonnull(kimg_gpu_lookup("Tesla T4"));
+	ck_assert_ptr_null(kimg_gpu_lookup("TeslaT4"));
+	ck_assert_ptr_nonnull(kimg_gpu_lookup("GeForce RTX 4090"));
+	ck_assert_ptr_null(kimg_gpu_lookup("GeForceRTX 4090"));
 }
 END_TEST
 
@@ -416,6 +459,8 @@ static Suite *gpus_suite(void)
 	tcase_add_test(tc, unknown_names);
 	tcase_add_test(tc, table_listing);
 	tcase_add_test(tc, known_ccs);
+	tcase_add_test(tc, longest_name_read);
+	tcase_add_test(tc, noise_words_whole_only);
 	tcase_add_test(tc, every_row_pinned);
 	tcase_add_test(tc, every_alias_pinned);
 	suite_add_tcase(s, tc);

@@ -59,6 +59,35 @@ START_TEST(tar_headers_and_pax_records)
 	uint8_t zero[512] = { 0 };
 	ck_assert_int_eq(kimg_tar_header_parse(kimg_span_make(zero, 512), &h, NULL), 0);
 	ck_assert_int_eq(kimg_tar_header_parse(kimg_span_make(zero, 100), &h, NULL), -KIMG_ETRUNC);
+	/* every name field full, with no NUL (POSIX ustar: name 100 bytes,
+	 * linkname 100, prefix 155; the path is prefix "/" name, 256 bytes):
+	 * the name fields as tarfile.TarInfo("p" * 155 + "/" + "n" * 100,
+	 * type=SYMTYPE, linkname="l" * 100).tobuf(USTAR) writes them, and
+	 * tarfile reads this block back as that name and link */
+	memset(b, 0, sizeof b);
+	memset(b, 'n', 100);
+	memcpy(b + 100, "0000777", 7);
+	memcpy(b + 124, "00000000000", 11);
+	b[156] = '2';
+	memset(b + 157, 'l', 100);
+	memcpy(b + 257, "ustar\0" "00", 8);
+	memset(b + 345, 'p', 155);
+	memset(b + 148, ' ', 8);
+	sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += b[i];
+	snprintf((char *)b + 148, 8, "%06o", sum);
+	ck_assert_int_eq(kimg_tar_header_parse(kimg_span_make(b, 512), &h, NULL), 1);
+	char want[257];
+	memset(want, 'p', 155);
+	want[155] = '/';
+	memset(want + 156, 'n', 100);
+	want[256] = '\0';
+	ck_assert_str_eq(h.name, want);
+	memset(want, 'l', 100);
+	want[100] = '\0';
+	ck_assert_str_eq(h.link, want);
+	ck_assert_int_eq(h.type, KIMG_TAR_SYMLINK);
 	const char pax[] = "30 path=blobs/sha256/abcdefgh\n12 size=123\n";
 	ck_assert_int_eq(kimg_tar_pax_apply(kimg_span_make(pax, strlen(pax)), &h, NULL), 0);
 	ck_assert_str_eq(h.name, "blobs/sha256/abcdefgh");

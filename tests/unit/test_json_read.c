@@ -104,6 +104,38 @@ START_TEST(utf8_strict)
 	ck_assert_int_eq(parse("\"\xe0\x80\xaf\""), -KIMG_EFORMAT); /* overlong, 3 bytes */
 	ck_assert_int_eq(parse("\"\xed\xa0\x80\""), -KIMG_EFORMAT); /* encoded surrogate */
 	ck_assert_int_eq(parse("\"\xf4\x90\x80\x80\""), -KIMG_EFORMAT); /* above U+10FFFF */
+	/* a second byte just past the continuation range 80..BF (RFC 3629 s. 4:
+	 * UTF8-tail = %x80-BF), after each kind of lead byte: c3, e2, f0 */
+	ck_assert_int_eq(parse("\"\xc3\xc0\""), -KIMG_EFORMAT);
+	ck_assert_int_eq(parse("\"\xe2\xc0\x80\""), -KIMG_EFORMAT);
+	ck_assert_int_eq(parse("\"\xf0\xc0\x80\x80\""), -KIMG_EFORMAT);
+	ck_assert_int_eq(parse("\"\xc3\xbf\""), 0); /* U+00FF: bf, the last tail byte, is one */
+	/* each edge of RFC 3629 s. 4's table, the first and last code point of
+	 * each row accepted, the byte just outside refused */
+	static const struct {
+		const char *text;
+		int rc;
+	} edges[] = {
+		{"\"\x7f\"", 0},                       /* U+007F, one byte */
+		{"\"\x80\"", -KIMG_EFORMAT},           /* a tail byte alone */
+		{"\"\xc1\xbf\"", -KIMG_EFORMAT},      /* c1: overlong U+007F */
+		{"\"\xc2\x80\"", 0},                  /* U+0080 */
+		{"\"\xdf\xbf\"", 0},                  /* U+07FF */
+		{"\"\xe0\x9f\xbf\"", -KIMG_EFORMAT}, /* overlong U+07FF */
+		{"\"\xe0\xa0\x80\"", 0},             /* U+0800 */
+		{"\"\xed\x9f\xbf\"", 0},             /* U+D7FF */
+		{"\"\xee\x80\x80\"", 0},             /* U+E000 */
+		{"\"\xef\xbf\xbf\"", 0},             /* U+FFFF */
+		{"\"\xe2\x82\xc0\"", -KIMG_EFORMAT}, /* third byte past the tail range */
+		{"\"\xe2\x82\x7f\"", -KIMG_EFORMAT}, /* third byte below it */
+		{"\"\xf0\x8f\xbf\xbf\"", -KIMG_EFORMAT}, /* overlong U+FFFF */
+		{"\"\xf0\x90\x80\x80\"", 0},        /* U+10000 */
+		{"\"\xf4\x8f\xbf\xbf\"", 0},        /* U+10FFFF */
+		{"\"\xf5\x80\x80\x80\"", -KIMG_EFORMAT}, /* f5: above U+10FFFF */
+		{"\"\xf0\x90\x80\xc0\"", -KIMG_EFORMAT}, /* fourth byte past the tail range */
+	};
+	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+		ck_assert_msg(parse(edges[i].text) == edges[i].rc, "edge %zu", i);
 	ck_assert_int_eq(parse("\"\xc3\""), -KIMG_EFORMAT);         /* lead byte then a quote */
 	ck_assert_int_eq(parse("\"\xe2\x82"), -KIMG_ETRUNC);        /* cut inside the sequence */
 	/* a continuation byte is 10xxxxxx whatever its low bits (RFC 3629 s. 3):
@@ -243,6 +275,19 @@ START_TEST(arena_limit)
 		kimg_jdoc_init(&doc, small, size);
 		int rc = kimg_jdoc_parse(&doc, kimg_span_make(text, strlen(text)), &err);
 		ck_assert_msg(rc == -KIMG_ELIMIT, "arena %zu of %zu: %d", size, need, rc);
+		ck_assert(doc.used <= size);
+	}
+	/* the same, for a string whose bytes come one escape or one UTF-8
+	 * sequence at a time (each added on its own, not in a plain run) */
+	static const char esc[] = "[\"\\u00e9\\n\\t\\\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\u20ac\\ud83d\\ude00\"]";
+	kimg_jdoc_init(&doc, small, sizeof small);
+	ck_assert_int_eq(kimg_jdoc_parse(&doc, kimg_span_make(esc, strlen(esc)), &err), 0);
+	ck_assert_str_eq(doc.root->child->str, "\xc3\xa9\n\t\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xe2\x82\xac\xf0\x9f\x98\x80");
+	size_t need_esc = doc.used;
+	for (size_t size = 0; size < need_esc; size++) {
+		kimg_jdoc_init(&doc, small, size);
+		int rc = kimg_jdoc_parse(&doc, kimg_span_make(esc, strlen(esc)), &err);
+		ck_assert_msg(rc == -KIMG_ELIMIT, "escapes, arena %zu of %zu: %d", size, need_esc, rc);
 		ck_assert(doc.used <= size);
 	}
 	kimg_jdoc_init(&doc, NULL, 100);

@@ -96,6 +96,14 @@ START_TEST(compat_libraries_against_drivers)
 	ck_assert_int_eq(lib.cuda_version, 13000);
 	ck_assert(!kimg_compat_lib_identify("/usr/local/cuda-13.0/compat/libcuda.so.1", &lib));
 	ck_assert(!kimg_compat_lib_identify("/usr/lib/libcuda.so.580.65.06", &lib));
+	/* only a driver version after "libcuda.so." (digits and dots, with a
+	 * dot, under 32 bytes) names a compat driver: not a copy's suffix, not
+	 * a bare branch, not a version longer than any driver's */
+	ck_assert(!kimg_compat_lib_identify("/usr/local/cuda/compat/libcuda.so.580.65.06.bak", &lib));
+	ck_assert(!kimg_compat_lib_identify("/usr/local/cuda/compat/libcuda.so.580", &lib));
+	ck_assert(!kimg_compat_lib_identify("/usr/local/cuda/compat/libcuda.so.580.65.06.0000000000000000000000", &lib));
+	ck_assert(kimg_compat_lib_identify("/usr/local/cuda/compat/libcuda.so.580.65.06.000000000000000000000", &lib));
+	ck_assert_str_eq(lib.driver, "580.65.06.000000000000000000000"); /* 31 bytes and its NUL: fits */
 	ck_assert(kimg_compat_lib_identify("/usr/local/cuda/compat/libcuda.so.580.65.06", &lib));
 	ck_assert_int_eq(kimg_compat_judge(&lib, 12040), KIMG_COMPAT_FORWARD);
 	ck_assert_int_eq(kimg_compat_judge(&lib, 13000), KIMG_COMPAT_NOT_NEEDED);

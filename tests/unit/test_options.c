@@ -51,6 +51,21 @@ START_TEST(format_text_json_any_case)
 }
 END_TEST
 
+/* With no room for warnings (NULL, or a size of 0: the secure-mode parse
+ * of options.c, which prints none), bad values are still counted and the
+ * defaults kept, and nothing is written: the buffer's byte stays. */
+START_TEST(bad_values_counted_without_a_warning_buffer)
+{
+	char *const bad[] = { "KIMG_FORMAT=xml", "KIMG_VERBOSE=maybe", "KIMG_AUDIT=1", NULL };
+	ck_assert_int_eq(kimg_options_parse(bad, &ctx_python, &o, &env, NULL, 0), 2);
+	ck_assert_int_eq(o.format, KIMG_FORMAT_TEXT);
+	ck_assert(!o.verbose && o.audit);
+	char one = 'x';
+	ck_assert_int_eq(kimg_options_parse(bad, &ctx_python, &o, &env, &one, 0), 2);
+	ck_assert_int_eq(one, 'x');
+}
+END_TEST
+
 START_TEST(bad_value_warns_once_naming_variable_and_keeps_default)
 {
 	ck_assert_int_eq(PARSE("KIMG_FORMAT=xml", "KIMG_VERBOSE=1"), 1);
@@ -502,6 +517,7 @@ int main(void)
 	tcase_add_test(tc, defaults_without_variables);
 	tcase_add_test(tc, format_text_json_any_case);
 	tcase_add_test(tc, bad_value_warns_once_naming_variable_and_keeps_default);
+	tcase_add_test(tc, bad_values_counted_without_a_warning_buffer);
 	tcase_add_test(tc, booleans);
 	tcase_add_test(tc, log_path_expansion);
 	tcase_add_test(tc, log_path_rank_must_be_a_number);

@@ -244,6 +244,48 @@ START_TEST(hostile_tars_give_eformat_after_the_good_entries)
 }
 END_TEST
 
+/* An entry read to its end, one call after another, until a call gives
+ * 0 (the end) or fails: the failing call's own error is what it says. */
+struct read_out {
+	int64_t last;
+	uint64_t got;
+	struct kimg_error err;
+};
+
+static int read_to_end(void *ctx, uint32_t ordinal, const struct kimg_tar_entry *e, struct kimg_tar_stream *s)
+{
+	struct read_out *o = ctx;
+	unsigned char buf[1000];
+	(void)ordinal;
+	(void)e;
+	memset(&o->err, 0, sizeof o->err);
+	while ((o->last = kimg_tar_stream_read(s, buf, sizeof buf, &o->err)) > 0)
+		o->got += (uint64_t)o->last;
+	return 0;
+}
+
+/* Entry data cut by the end of the layer (POSIX: a header's size counts
+ * its data, which must follow): the read that meets the end fails at once
+ * with EFORMAT and says so; the walk then ends with the same error. */
+START_TEST(a_read_past_the_layers_end_says_so)
+{
+	kimg_tar_set_library("libkimg-test-absent.so.13");
+	struct tb t = { 0 };
+	tb_header(&t, "b", '0', 5000, NULL);
+	tb_data(&t, "bbb", 3);
+	struct chunks c = { t.p, t.n, 0, 4096, 0 };
+	struct read_out o = { 0 };
+	struct kimg_error err = { 0, 0, "" };
+	ck_assert_int_eq(kimg_tar_stream_walk(chunk_src, &c, read_to_end, &o, &err), -KIMG_EFORMAT);
+	ck_assert_int_eq(o.last, -1);
+	ck_assert_uint_eq(o.got, 512); /* what the layer held of it: "bbb" and its block's padding */
+	ck_assert_int_eq(o.err.code, -KIMG_EFORMAT);
+	ck_assert_msg(strstr(o.err.what, "ends early") != NULL, "read error: '%s'", o.err.what);
+	ck_assert_int_eq(err.code, -KIMG_EFORMAT);
+	free(t.p);
+}
+END_TEST
+
 /* A source that gives its bytes in chunks, then fails with -EIO once
  * fail_at bytes have been handed out (as a layer file cut by a read error). */
 struct failing {
@@ -461,6 +503,25 @@ START_TEST(other_formats_need_libarchive_and_say_so)
 }
 END_TEST
 
+/* All its bytes in one call, then its end (0), then -EIO for any call
+ * past the end. */
+struct once_src {
+	const unsigned char *p;
+	size_t n;
+	int calls;
+};
+
+static int64_t once_src_read(void *ctx, const void **buf)
+{
+	struct once_src *o = ctx;
+	o->calls++;
+	if (o->calls == 1) {
+		*buf = o->p;
+		return (int64_t)o->n;
+	}
+	return o->calls == 2 ? 0 : -EIO;
+}
+
 START_TEST(bzip2_through_libarchive_when_present)
 {
 	void *la = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
@@ -480,6 +541,14 @@ START_TEST(bzip2_through_libarchive_when_present)
 	/* libarchive's names for the same entries as the native reader's */
 	ck_assert_int_eq(strncmp(o->log, reference_log, strlen(reference_log)), 0);
 	ck_assert_uint_eq(o->entries, 10);
+	/* a source read to its end is not read again (a pipe's end is final):
+	 * one that fails any call after its end gives the same entries */
+	struct once_src src = { bz.p, bz.n, 0 };
+	memset(o, 0, sizeof *o);
+	o->read_len = 15;
+	ck_assert_msg(kimg_tar_stream_walk(once_src_read, &src, record, o, &err) == 10, "%s", err.what);
+	ck_assert_uint_eq(o->entries, 10);
+	ck_assert_int_eq(src.calls, 2); /* its bytes, then its end */
 	free(o);
 	free(t.p);
 	free(bz.p);
@@ -497,6 +566,7 @@ int main(void)
 	tcase_add_test(tc, hostile_tars_give_eformat_after_the_good_entries);
 	tcase_add_test(tc, huge_declared_sizes_cost_nothing);
 	tcase_add_test(tc, a_failing_source_ends_the_walk_with_its_error);
+	tcase_add_test(tc, a_read_past_the_layers_end_says_so);
 	tcase_add_test(tc, compressed_damage);
 	tcase_add_test(tc, ten_thousand_tiny_entries);
 	tcase_add_test(tc, other_formats_need_libarchive_and_say_so);

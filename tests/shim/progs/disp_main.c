@@ -8,7 +8,7 @@
  *     module B registered with the shared runtime (libcudart.so.13, the
  *     stand-in), whose cudaFuncGetAttributes makes the lookup from inside
  *     libcudart (the runtime's call, not the program's).
- * END: ok (exit 0, default) | fail (exit 3) | abort (SIGABRT) */
+ * END: ok (exit 0, default) | fail (exit 3) | abort (SIGABRT) | segv (SIGSEGV raised) */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,5 +64,7 @@ int main(int argc, char **argv)
 	const char *end = argc > 3 ? argv[3] : "ok";
 	if (!strcmp(end, "abort"))
 		abort();
+	if (!strcmp(end, "segv"))
+		raise(SIGSEGV);
 	return !strcmp(end, "fail") ? 3 : 0;
 }

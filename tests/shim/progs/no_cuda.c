@@ -5,6 +5,20 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A lookup that fails leaves dlerror() naming the symbol (dlsym(3));
+ * Python's ctypes reads it after a NULL and crashed on none. */
+static void lookup(const char *what, void *handle, const char *name)
+{
+	(void)dlerror();
+	void *p = dlsym(handle, name);
+	const char *e = dlerror();
+	char want[80];
+	snprintf(want, sizeof want, "undefined symbol: %s", name);
+	printf("%s %s: %s, dlerror %s\n", what, name, p ? "found" : "absent",
+	       e ? (strstr(e, want) ? "names it" : "other") : "none");
+}
 
 int main(void)
 {
@@ -12,6 +26,8 @@ int main(void)
 	printf("probe cuGetProcAddress_v2: %s\n", dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2") ? "found" : "absent");
 	printf("probe cudaLaunchKernel: %s\n", dlsym(RTLD_DEFAULT, "cudaLaunchKernel") ? "found" : "absent");
 	printf("probe __cudaRegisterFatBinary: %s\n", dlsym(RTLD_DEFAULT, "__cudaRegisterFatBinary") ? "found" : "absent");
+	lookup("default", RTLD_DEFAULT, "cuInit");
+	lookup("self", dlopen(NULL, RTLD_NOW), "cuLaunchKernel");
 	void *h = dlopen("libcuda.so.1", RTLD_NOW);
 	printf("dlopen libcuda.so.1: %s\n", h ? "loaded" : "failed");
 	printf("next printf: %s\n", dlsym(RTLD_NEXT, "printf") ? "found" : "absent");
