@@ -236,6 +236,23 @@ START_TEST(targets_taken_behind_the_gate)
 }
 END_TEST
 
+/* The --sm lists are read up to n_lists and no further: a list past them
+ * (here one that is no GPU) is not the caller's. The oracle is the lists
+ * as written: 8.0 and 9.0, in order, a repeat kept once. */
+START_TEST(targets_from_the_lists_given)
+{
+	char *lists[] = { "8.0,9.0", "90", "not-a-gpu" };
+	struct probe_target *t = NULL;
+	ck_assert_int_eq(probe_parse_targets(lists, 2, 0, &t), 2);
+	ck_assert_uint_eq(t[0].dev.cc.sm, 80);
+	ck_assert_uint_eq(t[1].dev.cc.sm, 90);
+	free(t);
+	t = NULL;
+	ck_assert_int_eq(probe_parse_targets(lists + 2, 1, 0, &t), -1);
+	free(t);
+}
+END_TEST
+
 static Suite *judge_suite(void)
 {
 	Suite *s = suite_create("check_judge");
@@ -249,6 +266,7 @@ static Suite *judge_suite(void)
 	tcase_add_test(tc, placement_rows_for_groups);
 	tcase_add_test(tc, called_off_judges_nothing);
 	tcase_add_test(tc, targets_taken_behind_the_gate);
+	tcase_add_test(tc, targets_from_the_lists_given);
 	suite_add_tcase(s, tc);
 	return s;
 }
