@@ -450,19 +450,30 @@ void kimg_json_kv_bool(struct kimg_json *j, const char *key, bool v)
  * this (no key is), the general path. */
 #define LIT_KEY_MAX 64
 
-void kimg_json_kvl_string(struct kimg_json *j, const char *quoted_key, size_t len, const char *s)
+/* The comma and the quoted key into buf: the length so far. A key too
+ * long for buf goes out at once instead, and 0 says the value must too
+ * (a quoted key is 3 bytes at least, so 0 is never a length). */
+static size_t lit_key_into(struct kimg_json *j, char *buf, const char *quoted_key, size_t len)
 {
-	char buf[TOKEN_MAX];
 	if (len > LIT_KEY_MAX) {
 		value_prefix(j);
 		emit(j, quoted_key, len);
 		j->after_key = true;
-		kimg_json_string(j, s);
-		return;
+		return 0;
 	}
 	size_t at = prefix_into(j, buf);
 	memcpy(buf + at, quoted_key, len);
-	at += len;
+	return at + len;
+}
+
+void kimg_json_kvl_string(struct kimg_json *j, const char *quoted_key, size_t len, const char *s)
+{
+	char buf[TOKEN_MAX];
+	size_t at = lit_key_into(j, buf, quoted_key, len);
+	if (!at) {
+		kimg_json_string(j, s);
+		return;
+	}
 	if (!s) {
 		memcpy(buf + at, "null", 4);
 		emit(j, buf, at + 4);
@@ -480,14 +491,9 @@ void kimg_json_kvl_string(struct kimg_json *j, const char *quoted_key, size_t le
 void kimg_json_kvl_uint(struct kimg_json *j, const char *quoted_key, size_t len, uint64_t v)
 {
 	char buf[TOKEN_MAX];
-	if (len > LIT_KEY_MAX) {
-		value_prefix(j);
-		emit(j, quoted_key, len);
-		j->after_key = true;
+	size_t at = lit_key_into(j, buf, quoted_key, len);
+	if (!at)
 		kimg_json_uint(j, v);
-		return;
-	}
-	size_t at = prefix_into(j, buf);
-	memcpy(buf + at, quoted_key, len);
-	emit(j, buf, uint_into(buf, at + len, v));
+	else
+		emit(j, buf, uint_into(buf, at, v));
 }

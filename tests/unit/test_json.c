@@ -256,11 +256,16 @@ static void kv_pairs(struct kimg_json *j, bool literal, const char *value)
 		kimg_json_kvl_string(j, KIMG_JSON_LIT("arch"), value);
 		kimg_json_kvl_string(j, KIMG_JSON_LIT("ptx_isa"), NULL);
 		kimg_json_kvl_uint(j, KIMG_JSON_LIT("offset"), 0);
+		/* a key longer than the writer's buffer takes: the general path */
+		kimg_json_kvl_uint(j, KIMG_JSON_LIT("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"), 7);
+		kimg_json_kvl_string(j, KIMG_JSON_LIT("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"), value);
 	} else {
 		kimg_json_kv_uint(j, "size", UINT64_MAX);
 		kimg_json_kv_string(j, "arch", value);
 		kimg_json_kv_string(j, "ptx_isa", NULL);
 		kimg_json_kv_uint(j, "offset", 0);
+		kimg_json_kv_uint(j, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", 7);
+		kimg_json_kv_string(j, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", value);
 	}
 	kimg_json_end_object(j);
 }
